@@ -1,0 +1,146 @@
+"""The ``ppkit`` command: ``tree``, ``index``, ``ask`` and ``bench``.
+
+    ppkit tree FILE.md [--json]
+    ppkit index DOCS... [--index DIR] [--fresh] [--embedder local|gemini|hash]
+    ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--json]
+    ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT]
+
+Errors the user can fix (a missing file, a stale index, a missing key) are printed
+as one message with what to do, and exit with status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+__all__ = ["main"]
+
+
+def _cmd_tree(args) -> int:
+    from .tree import build_tree
+
+    tree = build_tree(args.file, args.name)
+    if args.json:
+        print(json.dumps(tree.to_dict(), ensure_ascii=False, indent=1))
+        return 0
+    if getattr(args, "check", False):
+        from .treecheck import check_tree, format_report
+
+        print(format_report(check_tree(tree, Path(args.file))))
+        return 0
+    print(f"{tree.doc}: {len(tree) - 1} headings, {tree.n_lines} lines, sha256 {tree.sha256[:12]}…")
+    for n in tree.headings():
+        imgs = f"  [{len(n.images)} images]" if n.images else ""
+        print(f"{n.node_id}  {'  ' * (n.depth - 1)}{n.title}  (L{n.level}, lines {n.line_start}-{n.text_end}"
+              f"/{n.subtree_end}){imgs}")
+    return 0
+
+
+def _cmd_index(args) -> int:
+    from .config import Config
+    from .index import build_index, default_index_dir
+
+    cfg = Config.from_env(embedder=args.embedder) if args.embedder else Config.from_env()
+    folder = Path(args.index) if args.index else default_index_dir()
+    index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet)
+    b = index.manifest["build"]
+    print(f"indexed {len(index.trees)} documents, {len(index.chunks)} chunks "
+          f"({b['chunks_embedded']} embedded, {b['chunks_reused']} reused) with {index.embedder.name} "
+          f"in {b['seconds_total']:.1f} s -> {folder}")
+    for rec in index.manifest["documents"]:
+        dropped = sum(1 for d in index.noise.get(rec["doc"], {}).values() if d.noise)
+        print(f"  {rec['doc']}: {len(index.trees[rec['doc']]) - 1} headings, {rec['n_chunks']} chunks, "
+              f"{dropped} noise sections dropped")
+    return 0
+
+
+def _cmd_ask(args) -> int:
+    from .index import load_index
+
+    index = load_index(args.index)
+    docs = [index.resolve_doc(d) for d in args.doc] if args.doc else None
+    answer = index.ask(args.question, args.k, docs=docs)
+    if args.json:
+        print(answer.to_json(indent=1))
+        return 0
+    print(answer)
+    if args.images:
+        print("\nImages:" if answer.images else "\nImages: none chosen")
+        for im in answer.images:
+            print(f"  {im.get('resolved') or im['path']}  ({im.get('label', '')})")
+    return 0
+
+
+def _cmd_bench(args) -> int:
+    from .bench.cli import run_bench
+
+    return run_bench(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ppkit", description="Proxy-Pointer RAG toolkit")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    t = sub.add_parser("tree", help="show a Markdown file's skeleton tree")
+    t.add_argument("file")
+    t.add_argument("--name", help="document name for breadcrumbs (default: file stem)")
+    t.add_argument("--json", action="store_true", help="print the tree as JSON")
+    t.add_argument("--check", action="store_true", help="report what will hurt retrieval")
+    t.set_defaults(func=_cmd_tree)
+
+    i = sub.add_parser("index", help="index Markdown documents (incremental by content hash)")
+    i.add_argument("docs", nargs="+")
+    i.add_argument("--index", help="index folder (default: $PPKIT_INDEX or the cache)")
+    i.add_argument("--fresh", action="store_true", help="rebuild from scratch")
+    i.add_argument("--embedder", choices=["local", "gemini", "hash"], help="default: local MiniLM")
+    i.add_argument("--quiet", action="store_true", help="no progress bars")
+    i.set_defaults(func=_cmd_index)
+
+    a = sub.add_parser("ask", help="answer a question from the index")
+    a.add_argument("question")
+    a.add_argument("--index", help="index folder (default: $PPKIT_INDEX or the cache)")
+    a.add_argument("--k", type=int, default=None, help="sections to use (default 5)")
+    a.add_argument("--doc", action="append", help="restrict to a document (repeatable)")
+    a.add_argument("--json", action="store_true", help="print the answer object as JSON")
+    a.add_argument("--images", action="store_true", help="list the images chosen for the answer")
+    a.set_defaults(func=_cmd_ask)
+
+    try:
+        from .bench.cli import add_bench_parser
+    except ImportError:
+        add_bench_parser = None
+    if add_bench_parser is not None:
+        add_bench_parser(sub, _cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from .data import DataNotFound
+    from .embed import EmbedderMismatch
+    from .index import IndexFormatError, StaleIndexError
+
+    user_errors = (FileNotFoundError, StaleIndexError, IndexFormatError, EmbedderMismatch, DataNotFound,
+                   KeyError, ValueError, ImportError)
+    try:
+        from .llm import LLMError
+
+        user_errors = user_errors + (LLMError,)
+    except ImportError:
+        pass
+    try:
+        return int(args.func(args) or 0)
+    except user_errors as e:
+        msg = e.args[0] if isinstance(e, KeyError) and e.args else e
+        print(f"ppkit {args.command}: error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,496 @@
+"""Build, update and load an index folder.
+
+An index folder holds plain files only (nothing executes code on load)::
+
+    manifest.json     format version, embedder name + dim, settings, documents (sha256, metadata)
+    chunks.jsonl      one chunk per line: id, doc, node id, lines, breadcrumb, text
+    trees/<doc>.json  each document's tree
+    noise.json        the noise decision for every flagged node: category, filter, reason
+    vectors.faiss     the vectors (faiss.write_index)
+
+Writes are atomic: a build goes to a temporary sibling folder that replaces the
+old one by rename only when complete, so an interrupted build leaves the previous
+index usable. Adding documents is incremental: a document whose sha256 is
+unchanged keeps its chunks and vectors. Querying with another embedder than the
+one that built the index is an error, as is a pointer into a source document that
+changed since it was indexed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .chunking import Chunk, chunk_tree, section_units
+from .config import Config, cache_dir
+from .embed import Embedder, EmbedderMismatch, get_embedder
+from .noise import NoiseDecision, RuleNoiseFilter, apply_overrides, kept_nodes
+from .progress import progress_bar
+from .store import FaissStore
+from .tree import Tree, build_tree, read_lines
+
+__all__ = ["Index", "build_index", "load_index", "reference_index", "StaleIndexError", "IndexFormatError",
+           "FORMAT_VERSION", "default_index_dir"]
+
+FORMAT_VERSION = 1
+# bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
+PIPELINE_VERSION = "2026.11.30-1"
+
+
+class StaleIndexError(RuntimeError):
+    """A source document changed (or vanished) since it was indexed."""
+
+
+class IndexFormatError(ValueError):
+    """The index folder is not a readable ppkit index."""
+
+
+def default_index_dir() -> Path:
+    """``$PPKIT_INDEX`` or ``<cache>/index``: where ``ppkit index`` writes and ``ppkit ask`` reads."""
+    env = os.environ.get("PPKIT_INDEX")
+    return Path(env).expanduser() if env else cache_dir() / "index"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class DocRecord:
+    """One indexed document."""
+
+    doc: str
+    source: str  # absolute path of the Markdown file
+    sha256: str
+    n_lines: int
+    n_chunks: int
+    metadata: dict = field(default_factory=dict)
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def _lock(folder: Path):
+    """An exclusive lock beside ``folder`` so two processes don't build the same index at once."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = folder.parent / f".{folder.name}.lock"
+    with open(lock_path, "w") as fh:
+        try:
+            import fcntl
+
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover - not POSIX
+            pass
+        yield
+
+
+class Index:
+    """A loaded index: trees, noise decisions, chunks, vectors, and the embedder to query them.
+
+    Build one with :func:`build_index`, open one with :func:`load_index`.
+    """
+
+    def __init__(self, folder: Path | None, manifest: dict, trees: dict[str, Tree],
+                 noise: dict[str, dict[str, NoiseDecision]], chunks: list[Chunk], store,
+                 embedder: Embedder, config: Config | None = None):
+        self.folder = Path(folder) if folder is not None else None
+        self.manifest = manifest
+        self.trees = trees  # doc -> Tree
+        self.noise = noise  # doc -> node_id -> decision
+        self.chunks = chunks
+        self.store = store
+        self.embedder = embedder
+        self.config = config or Config.from_env()
+        self._chunk_pos = {c.chunk_id: i for i, c in enumerate(chunks)}  # chunk id -> position in self.chunks
+        self._lines: dict[str, list[str]] = {}  # doc -> verified source lines
+        self._units: dict[str, dict[str, tuple[int, int]]] = {}  # doc -> node_id -> unit line range
+        by_doc: dict[str, list[int]] = {}  # doc -> chunk ids
+        self._by_node: dict[tuple[str, str], list[Chunk]] = {}  # (doc, node_id) -> its chunks
+        for c in chunks:
+            by_doc.setdefault(c.doc, []).append(c.chunk_id)
+            self._by_node.setdefault((c.doc, c.node_id), []).append(c)
+        self._doc_chunk_ids = {d: np.asarray(v, dtype=np.int64) for d, v in by_doc.items()}
+
+    def __repr__(self) -> str:
+        where = str(self.folder) if self.folder else "in memory"
+        return (f"Index({len(self.trees)} documents, {len(self.chunks)} chunks, "
+                f"embedder={self.manifest['embedder']['name']!r}, {where})")
+
+    # -- documents -------------------------------------------------------------------------
+    @property
+    def docs(self) -> list[str]:
+        return list(self.trees)
+
+    def record(self, doc: str) -> DocRecord:
+        for d in self.manifest["documents"]:
+            if d["doc"] == doc:
+                return DocRecord(**d)
+        raise KeyError(f"no document {doc!r} in this index (it has: {', '.join(self.docs)})")
+
+    def resolve_doc(self, name: str) -> str:
+        """The indexed document called ``name`` (case-insensitive), or a clear error."""
+        for d in self.trees:
+            if d.casefold() == name.casefold():
+                return d
+        raise KeyError(f"no document {name!r} in this index (it has: {', '.join(self.docs)})")
+
+    def lines(self, doc: str) -> list[str]:
+        """The source lines of ``doc``, after checking the file is the one that was indexed."""
+        if doc not in self._lines:
+            rec = self.record(doc)
+            src = Path(rec.source)
+            if not src.is_file():
+                raise StaleIndexError(
+                    f"{doc}: the indexed source {src} is gone; restore it or re-index with "
+                    f"`ppkit index <files> --fresh`")
+            sha = _sha256(src)
+            if sha != rec.sha256:
+                raise StaleIndexError(
+                    f"{doc}: {src} changed since it was indexed (sha256 {sha[:12]}… != {rec.sha256[:12]}…); "
+                    f"line ranges would point at the wrong text. Re-index it: `ppkit index {src}`")
+            self._lines[doc] = read_lines(src)
+        return self._lines[doc]
+
+    def chunks_of(self, doc: str, node_id: str) -> list[Chunk]:
+        """The chunks of one section, in order."""
+        return self._by_node.get((doc, node_id), [])
+
+    def units(self, doc: str) -> dict[str, tuple[int, int]]:
+        """node_id -> (first, last) line of each indexed section of ``doc``."""
+        if doc not in self._units:
+            kept = kept_nodes(self.trees[doc], self.noise.get(doc, {}))
+            self._units[doc] = section_units(self.trees[doc], self.lines(doc), kept,
+                                             min_chars=self.manifest["settings"]["min_chars"])
+        return self._units[doc]
+
+    def chunk(self, chunk_id: int) -> Chunk:
+        return self.chunks[self._chunk_pos[int(chunk_id)]]
+
+    def chunk_ids(self, docs: list[str] | None = None) -> np.ndarray | None:
+        """Chunk ids of ``docs`` (``None``: no restriction)."""
+        if docs is None:
+            return None
+        arrays = [self._doc_chunk_ids.get(self.resolve_doc(d), np.zeros(0, np.int64)) for d in docs]
+        return np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
+
+    # -- querying ---------------------------------------------------------------------------
+    def check_embedder(self, embedder: Embedder) -> None:
+        want = self.manifest["embedder"]
+        if embedder.name != want["name"] or embedder.dim != want["dim"]:
+            raise EmbedderMismatch(
+                f"this index was built with {want['name']!r} ({want['dim']} dims); it cannot be queried "
+                f"with {embedder.name!r} ({embedder.dim} dims). Load it with the same embedder or rebuild it.")
+
+    def retrieve(self, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None, **kw):
+        """Two-stage retrieval; see :func:`ppkit.retrieve.retrieve`."""
+        from .retrieve import retrieve
+
+        return retrieve(self, question, k=k, docs=docs, reranker=reranker, **kw)
+
+    def ask(self, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
+            synthesizer=None, **kw):
+        """Retrieve, then synthesize an Answer; see :func:`ppkit.synth.ask`."""
+        from .synth import ask
+
+        return ask(self, question, k=k, docs=docs, reranker=reranker, synthesizer=synthesizer, **kw)
+
+    # -- persistence ------------------------------------------------------------------------
+    def save(self, folder: Path | str) -> Path:
+        """Write the index atomically into ``folder`` (replacing what is there)."""
+        folder = Path(folder)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = folder.parent / f".{folder.name}.tmp-{os.getpid()}"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        (tmp / "trees").mkdir(parents=True)
+        for doc, tree in self.trees.items():
+            tree.save(tmp / "trees" / f"{_safe(doc)}.json")
+        with open(tmp / "chunks.jsonl", "w", encoding="utf-8") as f:
+            for c in self.chunks:
+                f.write(json.dumps(asdict(c), ensure_ascii=False) + "\n")
+        noise = {doc: [d.to_dict() for d in dec.values()] for doc, dec in self.noise.items()}
+        (tmp / "noise.json").write_text(json.dumps(noise, ensure_ascii=False, indent=1), encoding="utf-8")
+        self.store.save(tmp)
+        (tmp / "manifest.json").write_text(json.dumps(self.manifest, ensure_ascii=False, indent=1), encoding="utf-8")
+        old = folder.parent / f".{folder.name}.old-{os.getpid()}"
+        if folder.exists():
+            if not (folder / "manifest.json").exists() and any(folder.iterdir()):
+                shutil.rmtree(tmp)
+                raise IndexFormatError(f"{folder} exists and is not a ppkit index; refusing to replace it")
+            os.replace(folder, old)
+        os.replace(tmp, folder)
+        if old.exists():
+            shutil.rmtree(old)
+        self.folder = folder
+        return folder
+
+
+def _safe(doc: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in doc)
+
+
+def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = None,
+               config: Config | None = None) -> Index:
+    """Open an index folder (default: :func:`default_index_dir`).
+
+    Args:
+        folder: the index folder.
+        embedder: the embedder to query with; default: the one named in the manifest.
+            Another embedder is an :class:`EmbedderMismatch`.
+
+    Raises:
+        FileNotFoundError: no index there (says how to build one).
+        IndexFormatError: a corrupt or incompatible index (says to rebuild).
+    """
+    folder = Path(folder) if folder is not None else default_index_dir()
+    mpath = folder / "manifest.json"
+    if not mpath.is_file():
+        raise FileNotFoundError(f"no index at {folder}: build one with `ppkit index DOCS... --index {folder}`")
+    try:
+        manifest = json.loads(mpath.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise IndexFormatError(f"{mpath} is corrupt ({e}); rebuild with `ppkit index ... --fresh`") from None
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise IndexFormatError(
+            f"{folder} has index format {manifest.get('format_version')!r}, this ppkit reads {FORMAT_VERSION}; "
+            "rebuild with `ppkit index ... --fresh`")
+    try:
+        trees = {}
+        for d in manifest["documents"]:
+            trees[d["doc"]] = Tree.load(folder / "trees" / f"{_safe(d['doc'])}.json")
+        chunks = []
+        with open(folder / "chunks.jsonl", encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    chunks.append(Chunk(**json.loads(line)))
+        raw_noise = json.loads((folder / "noise.json").read_text(encoding="utf-8"))
+    except (OSError, KeyError, TypeError, json.JSONDecodeError) as e:
+        raise IndexFormatError(f"{folder} is incomplete or corrupt ({type(e).__name__}: {e}); "
+                               "rebuild with `ppkit index ... --fresh`") from None
+    noise = {doc: {d["node_id"]: NoiseDecision(**d) for d in decs} for doc, decs in raw_noise.items()}
+    dim = manifest["embedder"]["dim"]
+    store_name = manifest.get("store", {}).get("name", "faiss")
+    if store_name == "faiss":
+        store = FaissStore.load(folder, dim)
+    else:
+        from .qdrant_store import QdrantStore
+
+        store = QdrantStore.load(folder, dim, manifest["store"])
+    if len(store) != len(chunks):
+        raise IndexFormatError(f"{folder}: {len(store)} vectors for {len(chunks)} chunks; rebuild with --fresh")
+    if embedder is None:
+        name = manifest["embedder"]["name"]
+        kind = manifest["embedder"].get("kind", name.split(":")[0].split("-")[0])
+        embedder = get_embedder(kind, **manifest["embedder"].get("kwargs", {}))
+    index = Index(folder, manifest, trees, noise, chunks, store, embedder, config)
+    index.check_embedder(embedder)
+    return index
+
+
+def _embedder_kind(embedder: Embedder) -> tuple[str, dict]:
+    from .embed import GeminiEmbedder, HashEmbedder, LocalEmbedder
+
+    if isinstance(embedder, LocalEmbedder):
+        return "local", {"max_seq_length": embedder.max_seq_length}
+    if isinstance(embedder, HashEmbedder):
+        return "hash", {"dim": embedder.dim}
+    if isinstance(embedder, GeminiEmbedder):
+        return "gemini", {"model": embedder.model_name, "dim": embedder.dim}
+    return "custom", {}
+
+
+def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,
+                config: Config | None = None, fresh: bool = False, noise_filter=None,
+                overrides: dict[str, dict[str, bool | str]] | None = None, names: list[str] | None = None,
+                metadata: dict[str, dict] | None = None, progress: bool = True, save: bool = True) -> Index:
+    """Index Markdown documents.
+
+    Args:
+        paths: Markdown files.
+        folder: index folder (default :func:`default_index_dir`); ``save=False`` keeps it in memory.
+        embedder: default from ``config.embedder`` (the local MiniLM).
+        fresh: ignore what is in ``folder`` and rebuild everything.
+        noise_filter: default: the offline rule/fuzzy/semantic filter using ``embedder``
+            (or Gemini's when the config is online).
+        overrides: ``{doc: {node_id: False | True | category}}`` applied after the filter.
+        names: document names (default: file stems); must be unique.
+        metadata: ``{doc: {...}}`` stored in the manifest.
+
+    Returns:
+        The Index (saved to ``folder`` unless ``save=False``).
+
+    >>> index = build_index(["../shared/data/10k/AMD.md"], "/tmp/amd-index")  # doctest: +SKIP
+    """
+    config = config or Config.from_env()
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise ValueError("no documents to index")
+    names = list(names) if names is not None else [p.stem for p in paths]
+    if len(names) != len(paths):
+        raise ValueError("give one name per document")
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        raise ValueError(f"two documents share the name(s) {sorted(dupes)}: rename the files or pass names=")
+    for p in paths:
+        if not p.is_file():
+            raise FileNotFoundError(f"no such document: {p}")
+    embedder = embedder or get_embedder(config.embedder)
+    folder = Path(folder) if folder is not None else (default_index_dir() if save else None)
+    settings = {"chunk_size": config.chunk_size, "chunk_overlap": config.chunk_overlap, "min_chars": 40,
+                "pipeline_version": PIPELINE_VERSION}
+
+    previous: Index | None = None
+    if folder is not None and not fresh and (folder / "manifest.json").exists():
+        try:
+            previous = load_index(folder, embedder=embedder, config=config)
+        except (IndexFormatError, EmbedderMismatch, FileNotFoundError, ValueError) as e:
+            raise type(e)(f"{e}\n(to rebuild the index at {folder} from scratch, use fresh=True / --fresh)") from None
+        if previous.manifest["settings"] != settings:
+            raise IndexFormatError(f"{folder} was built with settings {previous.manifest['settings']}, "
+                                   f"now {settings}: rebuild with --fresh")
+
+    if noise_filter is None:
+        if config.use_gemini and config.noise_online:
+            from .llm_parts import GeminiNoiseFilter
+
+            noise_filter = GeminiNoiseFilter(config=config)
+        else:
+            noise_filter = RuleNoiseFilter(embedder if not _is_test_embedder(embedder) else None)
+
+    t0 = time.perf_counter()
+    trees: dict[str, Tree] = {}
+    noise: dict[str, dict[str, NoiseDecision]] = {}
+    records: dict[str, dict] = {}
+    kept_chunks: list[Chunk] = []  # chunks reused from the previous index
+    kept_vecs: list[np.ndarray] = []
+    new_chunks: list[Chunk] = []
+    if previous is not None:  # documents not named this time stay in the index
+        for rec in previous.manifest["documents"]:
+            if rec["doc"] not in names:
+                trees[rec["doc"]] = previous.trees[rec["doc"]]
+                noise[rec["doc"]] = previous.noise.get(rec["doc"], {})
+                records[rec["doc"]] = rec
+    timings: dict[str, float] = {}
+    for name, path in progress_bar(list(zip(names, paths)), desc="parsing", disable=not progress):
+        sha = _sha256(path)
+        prev_rec = None
+        if previous is not None:
+            prev_rec = next((r for r in previous.manifest["documents"] if r["doc"] == name), None)
+        if prev_rec is not None and prev_rec["sha256"] == sha and not (overrides and name in overrides):
+            trees[name] = previous.trees[name]
+            noise[name] = previous.noise.get(name, {})
+            records[name] = {**prev_rec, "source": str(path.resolve()),
+                             "metadata": {**prev_rec.get("metadata", {}), **(metadata or {}).get(name, {})}}
+            continue
+        t = time.perf_counter()
+        tree = build_tree(path, name)
+        lines = read_lines(path)
+        decisions = noise_filter.decide(tree, lines)
+        if overrides and name in overrides:
+            decisions = apply_overrides(decisions, tree, overrides[name])
+        chunks = chunk_tree(tree, lines, kept_nodes(tree, decisions), size=config.chunk_size,
+                            overlap=config.chunk_overlap, min_chars=settings["min_chars"])
+        timings[name] = round(time.perf_counter() - t, 3)
+        trees[name], noise[name] = tree, decisions
+        new_chunks.extend(chunks)
+        records[name] = {"doc": name, "source": str(path.resolve()), "sha256": sha, "n_lines": tree.n_lines,
+                         "n_chunks": len(chunks), "metadata": (metadata or {}).get(name, {})}
+
+    if previous is not None:
+        reuse = [c for c in previous.chunks if c.doc in records and records[c.doc]["sha256"] ==
+                 previous.record(c.doc).sha256 and c.doc not in {ch.doc for ch in new_chunks}]
+        if reuse:
+            kept_chunks = reuse
+            kept_vecs = [previous.store.vectors(np.asarray([c.chunk_id for c in reuse], dtype=np.int64))]
+
+    t = time.perf_counter()
+    new_vecs = embedder.embed_documents([c.text for c in new_chunks], progress=progress) if new_chunks else None
+    embed_s = time.perf_counter() - t
+
+    # renumber all chunks 0..n-1 in document order of `records`
+    all_chunks, all_vecs = [], []
+    order = {d: i for i, d in enumerate(records)}
+    pairs = list(zip(kept_chunks, np.concatenate(kept_vecs) if kept_vecs else [])) + \
+        (list(zip(new_chunks, new_vecs)) if new_vecs is not None else [])
+    pairs.sort(key=lambda cv: (order[cv[0].doc], cv[0].line_start, cv[0].seq))
+    for i, (c, v) in enumerate(pairs):
+        all_chunks.append(Chunk(i, c.doc, c.node_id, c.seq, c.line_start, c.line_end, c.breadcrumb, c.text))
+        all_vecs.append(v)
+    store = FaissStore(embedder.dim)
+    if all_vecs:
+        store.add(np.arange(len(all_vecs), dtype=np.int64), np.stack(all_vecs))
+    for rec in records.values():
+        rec["n_chunks"] = sum(1 for c in all_chunks if c.doc == rec["doc"])
+
+    kind, kwargs = _embedder_kind(embedder)
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "embedder": {"name": embedder.name, "dim": embedder.dim, "kind": kind, "kwargs": kwargs},
+        "store": {"name": "faiss", "file": FaissStore.FILENAME},
+        "noise_filter": getattr(noise_filter, "name", type(noise_filter).__name__),
+        "settings": settings,
+        "documents": list(records.values()),
+        "build": {"seconds_parse_noise_chunk": timings, "seconds_embed": round(embed_s, 2),
+                  "chunks_embedded": len(new_chunks), "chunks_reused": len(kept_chunks),
+                  "seconds_total": round(time.perf_counter() - t0, 2)},
+    }
+    index = Index(folder, manifest, trees, noise, all_chunks, store, embedder, config)
+    if save and folder is not None:
+        with _lock(folder):
+            index.save(folder)
+    return index
+
+
+def _is_test_embedder(embedder) -> bool:
+    from .embed import HashEmbedder
+
+    return isinstance(embedder, HashEmbedder)
+
+
+def reference_index(corpus: str = "10k", *, embedder: Embedder | None = None, config: Config | None = None,
+                    progress: bool = True) -> Index:
+    """The index of a reference corpus (``"10k"`` or ``"papers"``), built once and cached.
+
+    The cache key covers the documents' sha256, the embedder, the settings and the
+    pipeline version, so tests, notebooks and benchmarks share one build per machine
+    and a changed input or setting builds a new one.
+    """
+    from . import data
+
+    config = config or Config.from_env()
+    paths = data.tenk_paths() if corpus == "10k" else data.paper_paths() if corpus == "papers" else None
+    if paths is None:
+        raise ValueError(f"unknown corpus {corpus!r}: use '10k' or 'papers'")
+    embedder = embedder or get_embedder(config.embedder)
+    key = hashlib.sha256(json.dumps({
+        "docs": [_sha256(p) for p in paths], "embedder": embedder.name, "dim": embedder.dim,
+        "chunk": [config.chunk_size, config.chunk_overlap], "pipeline": PIPELINE_VERSION,
+        "format": FORMAT_VERSION, "online_noise": bool(config.use_gemini and config.noise_online),
+    }, sort_keys=True).encode()).hexdigest()[:16]
+    folder = cache_dir() / "indexes" / f"{corpus}-{key}"
+    with _lock(folder):
+        if (folder / "manifest.json").exists():
+            try:
+                return load_index(folder, embedder=embedder, config=config)
+            except (IndexFormatError, ValueError, FileNotFoundError):
+                pass  # a corrupt cache entry is rebuilt below
+        index = build_index(paths, folder, embedder=embedder, config=config, fresh=True, progress=progress, save=False)
+        index.save(folder)
+        return index

@@ -1,0 +1,165 @@
+"""Stage 2: re-rank the candidate sections by where they live and what they say.
+
+A re-ranker is any object with ``name`` and ``rerank(question, candidates) ->
+candidates`` (same shape in and out, best first, ``stage2_score`` filled in).
+
+:class:`StructuralReranker` is the offline default. For each of the (up to 50)
+candidates it computes a few general features and adds their z-scores with fixed
+weights (never tuned to particular questions):
+
+* ``dense``    - the stage-1 evidence: best chunk similarity and the mean of the
+  section's top chunk similarities;
+* ``hits``     - how many of the recalled chunks fall in the section (log);
+* ``path_sem`` - cosine similarity of the question and the breadcrumb path;
+* ``path_lex`` - share of the question's (idf-weighted) stems found in the path;
+* ``text_lex`` - BM25 of the question over the candidate sections' full text
+  (idf over the candidates), which rewards exact line items and terms that a
+  256-token embedder truncated away;
+* ``numeric``  - for quantitative questions, the density of numeric table rows.
+
+The Gemini re-ranker (:class:`ppkit.llm_parts.GeminiReranker`) asks the model to
+pick from the numbered breadcrumb list, like the reference system.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import replace
+from typing import Protocol
+
+import numpy as np
+
+from .retrieve import Candidate
+from .text import stems
+
+__all__ = ["Reranker", "StructuralReranker", "Stage1Reranker", "default_reranker"]
+
+
+class Reranker(Protocol):
+    name: str
+
+    def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]: ...
+
+
+class Stage1Reranker:
+    """No re-ranking: stage-1 order (the ablation baseline)."""
+
+    name = "stage1-order"
+
+    def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]:
+        return [replace(c, stage2_score=c.stage1_score) for c in candidates]
+
+
+_QUANT = re.compile(r"\b(ratio|margin|percent|percentage|%|how much|how many|total|amount|growth|rate|compute|"
+                    r"calculate|change|increase|decrease|revenue|income|cash|expense|cost|eps|dividend|share)\b", re.I)
+
+
+def _z(v: np.ndarray) -> np.ndarray:
+    sd = v.std()
+    return (v - v.mean()) / sd if sd > 1e-9 else np.zeros_like(v)
+
+
+def _bm25(query: list[str], docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """BM25 (Robertson & Zaragoza 2009) of one query over a small set of documents, idf from that set."""
+    n = len(docs)
+    if n == 0:
+        return np.zeros(0)
+    df = Counter(t for d in docs for t in set(d))
+    avg = sum(len(d) for d in docs) / n or 1.0
+    out = np.zeros(n)
+    q = set(query)
+    for i, d in enumerate(docs):
+        tf = Counter(d)
+        s = 0.0
+        for t in q:
+            f = tf.get(t, 0)
+            if f:
+                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                s += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len(d) / avg))
+        out[i] = s
+    return out
+
+
+def _numeric_density(text: str) -> float:
+    rows = [ln for ln in text.split("\n") if ln.lstrip().startswith("|")]
+    if not rows:
+        return 0.0
+    numeric = sum(1 for r in rows if re.search(r"\d[\d,]{2,}", r))
+    return numeric / max(1, len(text.split("\n")))
+
+
+class StructuralReranker:
+    """Offline structural re-ranker over breadcrumb, snippet/text and stage-1 evidence.
+
+    Args:
+        embedder: used for the breadcrumb similarity (``None`` skips that feature).
+        weights: feature -> weight; see the module docstring for the features.
+    """
+
+    name = "structural"
+    DEFAULT_WEIGHTS = {"dense": 1.0, "hits": 0.3, "path_sem": 0.6, "path_lex": 0.5, "text_lex": 0.8, "numeric": 0.3}
+
+    def __init__(self, embedder=None, weights: dict[str, float] | None = None):
+        self.embedder = embedder
+        self.weights = {**self.DEFAULT_WEIGHTS, **(weights or {})}
+        self._path_vecs: dict[str, np.ndarray] = {}  # breadcrumb (without doc) -> vector
+        self.calls: list = []
+        self.last_notes: list[str] = []
+
+    def __repr__(self) -> str:
+        return f"StructuralReranker(weights={self.weights})"
+
+    def _paths(self, paths: list[str]) -> np.ndarray:
+        missing = [p for p in dict.fromkeys(paths) if p not in self._path_vecs]
+        if missing:
+            for p, v in zip(missing, self.embedder.embed_documents(missing)):
+                self._path_vecs[p] = v
+        return np.stack([self._path_vecs[p] for p in paths])
+
+    def features(self, question: str, candidates: list[Candidate]) -> dict[str, np.ndarray]:
+        """The raw feature values (one array per feature, aligned with ``candidates``)."""
+        n = len(candidates)
+        paths = [c.breadcrumb.split(" > ", 1)[1] if " > " in c.breadcrumb else c.breadcrumb for c in candidates]
+        q_stems = stems(question)
+        feats: dict[str, np.ndarray] = {
+            "dense": np.array([c.stage1_score + 0.5 * np.mean(c.chunk_scores[:3]) for c in candidates]),
+            "hits": np.log1p([c.chunk_hits for c in candidates]),
+        }
+        if self.embedder is not None:
+            qv = self.embedder.embed_query(question)
+            feats["path_sem"] = self._paths(paths) @ qv
+        # idf of question stems over the candidates' paths
+        path_stems = [set(stems(p)) for p in paths]
+        df = Counter(t for s in path_stems for t in s)
+        idf = {t: math.log(1 + n / (1 + df[t])) for t in set(q_stems)}
+        total = sum(idf.values()) or 1.0
+        feats["path_lex"] = np.array([sum(idf[t] for t in set(q_stems) if t in s) / total for s in path_stems])
+        feats["text_lex"] = _bm25(q_stems, [stems(c.text) for c in candidates])
+        quant = bool(_QUANT.search(question))
+        feats["numeric"] = np.array([_numeric_density(c.text) if quant else 0.0 for c in candidates])
+        return feats
+
+    def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]:
+        if not candidates:
+            return []
+        feats = self.features(question, candidates)
+        score = np.zeros(len(candidates))
+        for name, v in feats.items():
+            score += self.weights.get(name, 0.0) * _z(np.asarray(v, dtype=float))
+        out = [replace(c, stage2_score=round(float(s), 4),
+                       features={k: round(float(v[i]), 4) for k, v in feats.items()})
+               for i, (c, s) in enumerate(zip(candidates, score))]
+        # stable: ties keep stage-1 order
+        return sorted(out, key=lambda c: (-c.stage2_score, c.stage1_rank))
+
+
+def default_reranker(index):
+    """Gemini when the index's config is online for re-ranking, else the structural re-ranker."""
+    cfg = index.config
+    if cfg.use_gemini and cfg.rerank_online:
+        from .llm_parts import GeminiReranker
+
+        return GeminiReranker(config=cfg)
+    return StructuralReranker(index.embedder)

@@ -1,0 +1,274 @@
+"""Two-stage retrieval and pointer loading.
+
+Stage 1 recalls the ``recall`` (200) chunks nearest to the question, then dedups
+them by (doc, node id) in rank order to the first ``candidates`` (50) sections.
+Stage 2 hands those sections (breadcrumb, snippet, stage-1 evidence) to a
+re-ranker, which orders them; the top ``k`` become pointers, and each pointer's
+**full** section text is read from the source Markdown (hash-checked), trimmed to
+a per-section budget when it is larger (the trim is recorded).
+
+Shapes: :class:`Candidate` (a section in the funnel), :class:`Section` (what the
+synthesizer gets), :class:`Retrieval` (both plus a trace). ``Retrieval.run()``
+gives the ranx/BEIR shape ``{section_id: score}``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+
+from .tree import Image
+
+__all__ = ["Candidate", "Section", "Retrieval", "retrieve", "recall_candidates", "load_sections", "section_id"]
+
+
+def section_id(doc: str, node_id: str) -> str:
+    """The id of a section in runs and qrels: ``"AMD#0066"``."""
+    return f"{doc}#{node_id}"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A section that stage 1 recalled."""
+
+    doc: str
+    node_id: str
+    breadcrumb: str
+    stage1_score: float  # best chunk similarity
+    stage1_rank: int  # 1-based, by best chunk
+    chunk_hits: int  # recalled chunks of this section
+    chunk_scores: tuple[float, ...]  # their similarities, best first
+    line_start: int
+    line_end: int
+    snippet: str  # first characters of the section's text (after the heading)
+    text: str = field(default="", repr=False)  # the section's full unit text (for re-rankers)
+    stage2_score: float | None = None
+    stage2_rank: int | None = None
+    features: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def section_id(self) -> str:
+        return section_id(self.doc, self.node_id)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("text")
+        d["section_id"] = self.section_id
+        return d
+
+
+@dataclass(frozen=True)
+class Section:
+    """A retrieved section: a pointer into the source and the text sent on."""
+
+    doc: str
+    node_id: str
+    breadcrumb: str
+    line_start: int  # the section's first line (its heading)
+    line_end: int  # the section's last line
+    text: str  # what is sent to the synthesizer (trimmed to the budget if needed)
+    rank: int
+    score: float
+    sent_ranges: tuple[tuple[int, int], ...] = ()  # line ranges actually in `text`
+    chars_total: int = 0  # characters of the whole section
+    trimmed: bool = False
+    images: tuple[Image, ...] = ()
+
+    @property
+    def section_id(self) -> str:
+        return section_id(self.doc, self.node_id)
+
+    def contains_line(self, line: int) -> bool:
+        """Whether source line ``line`` is in the text that was sent."""
+        return any(a <= line <= b for a, b in self.sent_ranges)
+
+    def __repr__(self) -> str:
+        trim = f", trimmed from {self.chars_total}" if self.trimmed else ""
+        return (f"Section(#{self.rank} {self.doc}#{self.node_id} lines {self.line_start}-{self.line_end}, "
+                f"{len(self.text)} chars{trim}: {self.breadcrumb!r})")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["section_id"] = self.section_id
+        return d
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    """The result of :func:`retrieve`."""
+
+    question: str
+    sections: list[Section]
+    candidates: list[Candidate]  # in stage-2 order
+    trace: dict
+
+    def run(self) -> dict[str, float]:
+        """``{section_id: stage-2 score}`` over all candidates (the ranx/BEIR run shape for one query)."""
+        return {c.section_id: float(c.stage2_score if c.stage2_score is not None else c.stage1_score)
+                for c in self.candidates}
+
+    @property
+    def context_chars(self) -> int:
+        return sum(len(s.text) for s in self.sections)
+
+    def __repr__(self) -> str:
+        lines = [f"Retrieval({self.question!r}: {len(self.candidates)} candidates -> {len(self.sections)} sections, "
+                 f"{self.context_chars} chars)"]
+        lines += [f"  {s.rank}. {s.doc}#{s.node_id} [{s.line_start}-{s.line_end}] {s.breadcrumb}" for s in self.sections]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {"question": self.question, "sections": [s.to_dict() for s in self.sections],
+                "candidates": [c.to_dict() for c in self.candidates], "trace": self.trace}
+
+
+def _unit_text(index, doc: str, node_id: str) -> tuple[int, int, str]:
+    a, b = index.units(doc)[node_id]
+    return a, b, "\n".join(index.lines(doc)[a - 1 : b])
+
+
+def recall_candidates(index, question: str, *, docs: list[str] | None = None, recall: int = 200,
+                      candidates: int = 50, query_vec: np.ndarray | None = None,
+                      snippet_chars: int = 150) -> tuple[list[Candidate], dict]:
+    """Stage 1: the top ``recall`` chunks, deduplicated to the first ``candidates`` sections.
+
+    Returns (candidates in stage-1 order, trace info).
+    """
+    t0 = time.perf_counter()
+    qv = index.embedder.embed_query(question) if query_vec is None else query_vec
+    t_embed = time.perf_counter() - t0
+    ids, scores = index.store.search(qv, recall, allowed_ids=index.chunk_ids(docs))
+    t_search = time.perf_counter() - t0 - t_embed
+    order: list[tuple[str, str]] = []  # (doc, node) in order of first appearance
+    hits: dict[tuple[str, str], list[float]] = {}  # (doc, node) -> chunk scores, best first
+    for cid, s in zip(ids, scores):
+        c = index.chunk(int(cid))
+        key = (c.doc, c.node_id)
+        if key not in hits:
+            hits[key] = []
+            order.append(key)
+        hits[key].append(float(s))
+    out = []
+    for rank, (doc, node_id) in enumerate(order[:candidates], start=1):
+        a, b, text = _unit_text(index, doc, node_id)
+        body = text.split("\n", 1)[1] if "\n" in text and node_id != "0000" else text
+        snippet = " ".join(body.split())[:snippet_chars]
+        out.append(Candidate(doc, node_id, index.trees[doc][node_id].breadcrumb, hits[(doc, node_id)][0], rank,
+                             len(hits[(doc, node_id)]), tuple(hits[(doc, node_id)]), a, b, snippet, text))
+    info = {"chunks_recalled": int(len(ids)), "sections_recalled": len(order), "candidates": len(out),
+            "seconds": {"embed_query": round(t_embed, 4), "vector_search": round(t_search, 4)}}
+    return out, info
+
+
+def _trim(index, doc: str, node_id: str, a: int, b: int, qv: np.ndarray | None, budget: int) -> tuple[str, tuple, bool]:
+    """The section's text within ``budget`` characters: its heading plus its chunks most similar
+    to the question, in document order, ``[…]`` marking the cuts."""
+    lines = index.lines(doc)
+    full = "\n".join(lines[a - 1 : b])
+    if len(full) <= budget:
+        return full, ((a, b),), False
+    chunks = index.chunks_of(doc, node_id)
+    if not chunks or qv is None:
+        # no chunk geometry: keep the head
+        text = full[:budget]
+        n = text.count("\n")
+        return text + "\n[…]", ((a, a + n),), True
+    vecs = index.store.vectors(np.asarray([c.chunk_id for c in chunks], dtype=np.int64))
+    sims = vecs @ qv
+    chosen: list = []
+    used = len(lines[a - 1]) + 1
+    for j in np.argsort(-sims):
+        c = chunks[int(j)]
+        size = len(c.body) + 6
+        if used + size > budget and chosen:
+            continue
+        chosen.append(c)
+        used += size
+        if used >= budget:
+            break
+    chosen.sort(key=lambda c: c.line_start)
+    # merge overlapping line ranges, then read them back from the source
+    ranges: list[list[int]] = [[a, a]]
+    for c in chosen:
+        if c.line_start <= ranges[-1][1] + 1:
+            ranges[-1][1] = max(ranges[-1][1], c.line_end)
+        else:
+            ranges.append([c.line_start, c.line_end])
+    parts = ["\n".join(lines[x - 1 : y]) for x, y in ranges]
+    text = "\n[…]\n".join(parts)
+    if len(text) > budget * 1.25:  # a single huge table row, say
+        text = text[: int(budget * 1.25)] + "\n[…]"
+    return text, tuple((x, y) for x, y in ranges), True
+
+
+def load_sections(index, chosen: list[Candidate], *, budget: int, query_vec: np.ndarray | None = None) -> list[Section]:
+    """Follow the pointers: read each chosen section from its (hash-checked) source."""
+    out = []
+    for rank, c in enumerate(chosen, start=1):
+        a, b = index.units(c.doc)[c.node_id]
+        text, ranges, trimmed = _trim(index, c.doc, c.node_id, a, b, query_vec, budget)
+        full_chars = len("\n".join(index.lines(c.doc)[a - 1 : b]))
+        tree = index.trees[c.doc]
+        images = tuple(im for n in tree.nodes.values() if a <= n.line_start <= b for im in n.images
+                       if any(x <= im.line <= y for x, y in ranges))
+        score = c.stage2_score if c.stage2_score is not None else c.stage1_score
+        out.append(Section(c.doc, c.node_id, c.breadcrumb, a, b, text, rank, float(score), ranges,
+                           full_chars, trimmed, images))
+    return out
+
+
+def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
+             recall: int | None = None, candidates: int | None = None, budget: int | None = None):
+    """Two-stage retrieval over ``index``.
+
+    Args:
+        question: the user's question.
+        k: sections to return (default ``config.k``, 5).
+        docs: restrict to these documents (names as indexed; ``None``: all).
+        reranker: any object with ``rerank(question, candidates) -> candidates``;
+            default: Gemini when the config is online, else the structural re-ranker.
+        recall / candidates: stage-1 sizes (200 / 50).
+        budget: characters of one section sent on (default ``config.section_budget``).
+
+    Returns:
+        A :class:`Retrieval` with the k sections, all candidates in stage-2 order, and a trace.
+
+    >>> index.retrieve("What is AMD's quick ratio?", k=5).sections[0].breadcrumb  # doctest: +SKIP
+    """
+    cfg = index.config
+    k = cfg.k if k is None else k
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    if not question or not question.strip():
+        raise ValueError("the question is empty")
+    recall = cfg.recall_chunks if recall is None else recall
+    n_cand = cfg.candidates if candidates is None else candidates
+    budget = cfg.section_budget if budget is None else budget
+    if reranker is None:
+        from .rerank import default_reranker
+
+        reranker = default_reranker(index)
+    t0 = time.perf_counter()
+    qv = index.embedder.embed_query(question)
+    cands, info = recall_candidates(index, question, docs=docs, recall=recall, candidates=n_cand, query_vec=qv)
+    t1 = time.perf_counter()
+    calls_before = len(getattr(reranker, "calls", []))
+    ranked = reranker.rerank(question, cands)
+    t2 = time.perf_counter()
+    ranked = [replace(c, stage2_rank=i) for i, c in enumerate(ranked, start=1)]
+    sections = load_sections(index, ranked[:k], budget=budget, query_vec=qv)
+    t3 = time.perf_counter()
+    trace = {
+        "k": k, "docs_filter": docs, "recall": recall, "reranker": getattr(reranker, "name", type(reranker).__name__),
+        "embedder": index.embedder.name, **info,
+        "seconds": {**info["seconds"], "stage1": round(t1 - t0, 4), "stage2": round(t2 - t1, 4),
+                    "load": round(t3 - t2, 4), "total": round(t3 - t0, 4)},
+        "trimmed": [{"section_id": s.section_id, "chars_total": s.chars_total, "chars_sent": len(s.text)}
+                    for s in sections if s.trimmed],
+        "context_chars": sum(len(s.text) for s in sections),
+        "model_calls": list(getattr(reranker, "calls", []))[calls_before:],
+        "notes": list(getattr(reranker, "last_notes", [])),
+    }
+    return Retrieval(question, sections, ranked, trace)
