@@ -220,13 +220,17 @@ def load_sections(index, chosen: list[Candidate], *, budget: int, query_vec: np.
 
 
 def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
-             recall: int | None = None, candidates: int | None = None, budget: int | None = None):
+             recall: int | None = None, candidates: int | None = None, budget: int | None = None,
+             auto_filter: bool = True):
     """Two-stage retrieval over ``index``.
 
     Args:
         question: the user's question.
         k: sections to return (default ``config.k``, 5).
-        docs: restrict to these documents (names as indexed; ``None``: all).
+        docs: restrict to these documents (names as indexed). ``None``: the documents the
+            question names (:func:`ppkit.analyze.analyze_query`), or all when it names none.
+        auto_filter: with ``docs=None``, take the document filter from the question (default);
+            ``False`` searches all documents.
         reranker: any object with ``rerank(question, candidates) -> candidates``;
             default: Gemini when the config is online, else the structural re-ranker.
         recall / candidates: stage-1 sizes (200 / 50).
@@ -251,17 +255,25 @@ def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | No
 
         reranker = default_reranker(index)
     t0 = time.perf_counter()
-    qv = index.embedder.embed_query(question)
-    cands, info = recall_candidates(index, question, docs=docs, recall=recall, candidates=n_cand, query_vec=qv)
+    filters = None
+    if docs is None and auto_filter:
+        from .analyze import analyze_query
+
+        filters = analyze_query(index, question)
+        docs = filters.docs
+    search_text = filters.search_text if filters and filters.docs else question
+    qv = index.embedder.embed_query(search_text)
+    cands, info = recall_candidates(index, search_text, docs=docs, recall=recall, candidates=n_cand, query_vec=qv)
     t1 = time.perf_counter()
     calls_before = len(getattr(reranker, "calls", []))
-    ranked = reranker.rerank(question, cands)
+    ranked = reranker.rerank(search_text, cands)
     t2 = time.perf_counter()
     ranked = [replace(c, stage2_rank=i) for i, c in enumerate(ranked, start=1)]
     sections = load_sections(index, ranked[:k], budget=budget, query_vec=qv)
     t3 = time.perf_counter()
     trace = {
-        "k": k, "docs_filter": docs, "recall": recall, "reranker": getattr(reranker, "name", type(reranker).__name__),
+        "k": k, "search_text": search_text, "docs_filter": docs, "filter_source": ("question" if filters and filters.docs else
+                                                      "caller" if docs else "none"), "recall": recall, "reranker": getattr(reranker, "name", type(reranker).__name__),
         "embedder": index.embedder.name, **info,
         "seconds": {**info["seconds"], "stage1": round(t1 - t0, 4), "stage2": round(t2 - t1, 4),
                     "load": round(t3 - t2, 4), "total": round(t3 - t0, 4)},
