@@ -179,15 +179,19 @@ class GeminiClient:
             hint = ""
             if e.code in (401, 403) or (e.code == 400 and "key" in str(e.message or "").lower()):
                 hint = " Check that GEMINI_API_KEY holds a valid key."
-            return LLMError(f"Gemini {what} failed{tries}: HTTP {e.code} {e.status or ''}: "
-                            f"{e.message or 'no message'}.{hint} {_NOTHING_LOST}", status=e.code)
+            status = f"HTTP {e.code} {e.status}" if e.status else f"HTTP {e.code}"
+            return LLMError(f"Gemini {what} failed{tries}: {status}: {e.message or 'no message'}.{hint} "
+                            f"{_NOTHING_LOST}", status=e.code)
         if isinstance(e, ValueError):  # the body was not JSON, or not the expected shape
             return LLMError(f"Gemini {what} failed: the server's reply could not be read ({e}). {_NOTHING_LOST}")
         where = self.base_url or "the Gemini API"
-        return LLMError(f"Gemini {what} failed: could not reach {where}{f' after {self.attempts} attempts' if self.attempts > 1 else ''} "
-                        f"({type(e).__name__}: {e}). {_NOTHING_LOST}")
+        tries = f" after {self.attempts} attempts" if self.attempts > 1 else ""
+        return LLMError(f"Gemini {what} failed: got no reply from {where}{tries} ({type(e).__name__}: {e}). "
+                        f"{_NOTHING_LOST}")
 
-    def _log(self, kind: str, model: str, tokens_in: int | None, tokens_out: int | None, cached: bool, seconds: float, **extra):
+    def _log(self, kind: str, model: str, tokens_in: int | None, tokens_out: int | None, cached: bool,
+             seconds: float, **extra) -> None:
+        # embeddings: the Gemini API reports no token counts, so tokens are None and ``texts`` says how many
         self.calls.append({"kind": kind, "model": model, "tokens_in": tokens_in, "tokens_out": tokens_out,
                            "cached": cached, "seconds": round(seconds, 4), **extra})
 
@@ -326,12 +330,18 @@ class GeminiClient:
 
 
 def _is_transport_error(e: Exception) -> bool:
-    """Timeouts and connection failures (httpx, which google-genai uses)."""
-    try:
-        import httpx
-    except ImportError:  # pragma: no cover - google-genai depends on httpx
-        return False
-    return isinstance(e, httpx.HTTPError)
+    """Timeouts and connection failures of the HTTP client google-genai uses (httpx, or its
+    fork httpx2, whose classes are not httpx's)."""
+    import importlib
+
+    for name in ("httpx", "httpx2"):
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        if isinstance(e, mod.HTTPError):
+            return True
+    return False
 
 
 def _reply_text(resp) -> str | None:

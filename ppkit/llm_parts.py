@@ -343,7 +343,8 @@ _IMAGES_RULE = """- Some sections contain images written as ![label](path). If a
 
 _SOURCE_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*(?P<bc>.*?)\s*\(\s*(?:ID|Id|id|node|Node)?\s*[:#]?\s*"
                           r"(?:(?P<doc>[^()#:]+)#)?(?P<id>\d{1,4})\s*\)\s*\.?\s*$")
-_HEADER = re.compile(r"^\s*[*_#]*\s*(sources?|images?)\s*[*_]*\s*:?\s*[*_]*\s*(.*)$", re.I)
+# "Sources:", "**Sources:**", "## Sources" (a colon, or nothing else on the line); group 2: text after the colon
+_HEADER = re.compile(r"^\s*[*_#]*\s*(sources?|images?)\s*[*_]*\s*(?::\s*[*_]*\s*(.*)|[*_]*\s*)$", re.I)
 
 
 def parse_sources(text: str, sections=()) -> list[dict]:
@@ -369,7 +370,7 @@ def parse_sources(text: str, sections=()) -> list[dict]:
             start = i
     if start is None:
         return []
-    first = _HEADER.match(lines[start]).group(2)
+    first = _HEADER.match(lines[start]).group(2) or ""
     body = ([first] if first.strip() else []) + lines[start + 1 :]
     out, seen = [], set()
     for ln in body:
@@ -397,8 +398,8 @@ def _parse_images(text: str, sections) -> list[dict]:
     from .synth import image_record
 
     lines = text.split("\n")
-    start = next((i for i, ln in enumerate(lines) if (m := _HEADER.match(ln)) and m.group(1).lower().startswith("image")),
-                 None)
+    heads = [i for i, ln in enumerate(lines) if (m := _HEADER.match(ln)) and m.group(1).lower().startswith("image")]
+    start = heads[-1] if heads else None
     if start is None:
         return []
     known = {im.path: (s, im) for s in sections for im in s.images}

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -35,10 +36,12 @@ __all__ = ["GeminiServer", "Reply", "text_reply", "json_reply", "error_reply", "
 
 @dataclass
 class Reply:
-    """One scripted HTTP reply: a status and a body (dict -> JSON, str -> sent as is)."""
+    """One scripted HTTP reply: a status and a body (dict -> JSON, str -> sent as is), sent after
+    ``delay`` seconds (to exercise the client's timeout)."""
 
     status: int = 200
     body: dict | str = field(default_factory=dict)
+    delay: float = 0.0
 
 
 def text_reply(text: str, *, tokens_in: int = 11, tokens_out: int = 7, thoughts: int = 0,
@@ -98,6 +101,8 @@ class _Handler(BaseHTTPRequestHandler):
         owner.requests.append({"path": path, "model": model, "action": action, "body": body,
                                "api_key": self.headers.get("x-goog-api-key")})
         reply = owner._next(action, body)
+        if reply.delay:
+            time.sleep(reply.delay)
         payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
         data = payload.encode()
         self.send_response(reply.status)

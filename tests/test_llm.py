@@ -105,6 +105,25 @@ def test_a_bad_key_is_not_retried_and_says_what_to_check(gemini, client):
     assert len(gemini.requests) == 1
 
 
+def test_a_slow_reply_times_out_and_is_retried(gemini):
+    slow = text_reply("late")
+    slow.delay = 1.0
+    gemini.script("generateContent", slow, text_reply("in time"))
+    c = GeminiClient(timeout=0.3, attempts=2, initial_delay=0.01, max_delay=0.02)
+    assert c.generate("q").text == "in time"
+    assert len(gemini.requests) == 2
+
+
+def test_an_unreachable_server_is_a_clear_error(gemini):
+    from gemini_server import GeminiServer
+
+    with GeminiServer() as gone:
+        url = gone.url
+    c = GeminiClient(base_url=url, attempts=2, initial_delay=0.01, max_delay=0.02)
+    with pytest.raises(LLMError, match=f"got no reply from {url} after 2 attempts .*ConnectError"):
+        c.generate("q")
+
+
 def test_a_body_that_is_not_json_is_a_clear_error(gemini, client):
     gemini.script("generateContent", Reply(200, "{this is not json"))
     with pytest.raises(LLMError, match="could not be read"):

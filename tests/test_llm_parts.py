@@ -217,6 +217,8 @@ def test_parse_sources_variants():
     got = parse_sources("**Sources:** Paper > Results (ID: Paper#5)\n1. `AMD > Item 8` (id 0085).", secs)
     assert [(c["doc"], c["node_id"], c["in_context"]) for c in got] == [("Paper", "0005", True), ("AMD", "0085", True)]
     assert parse_sources("No sources here (ID: 0085)", secs) == []
+    assert parse_sources("Sources of cash (ID: 0085)", secs) == []  # prose, not the Sources: line
+    assert [c["node_id"] for c in parse_sources("## Sources\n* AMD > Item 8 (ID: 85)", secs)] == ["0085"]
 
 
 # --------------------------------------------------------------------------- end to end
