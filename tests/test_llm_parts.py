@@ -3,6 +3,7 @@ client against the local Gemini stand-in (the ``gemini`` fixture in tests/confte
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -245,5 +246,9 @@ def test_online_ask_end_to_end(gemini):
 
 def test_rerank_snippet_length_is_a_setting(gemini, client):
     long = [Candidate("Doc", "0001", "Doc > A", 0.9, 1, 1, (0.9,), 1, 3, "x" * 150, "## A\n" + "word " * 100)]
-    assert GeminiReranker(client=client, snippet_chars=10).prompt("q", long).split("\n")[3] == "1. Doc > A :: " + "x" * 10
+    assert GeminiReranker(client=client, snippet_chars=10).prompt("q", long).split("\n")[3] == "1. Doc > A :: word word"
+    no_text = [replace(long[0], text="")]  # a candidate without its text: the stage-1 snippet
+    assert GeminiReranker(client=client, snippet_chars=10).prompt("q", no_text).split("\n")[3] == "1. Doc > A :: " + "x" * 10
     assert "1. Doc > A :: " + "word " * 59 + "word\n" in GeminiReranker(client=client, snippet_chars=299).prompt("q", long)
+    table = [replace(long[0], text="## T\n<table><tr><th>2022</th><td>4,100</td></tr></table>")]
+    assert GeminiReranker(client=client).prompt("q", table).split("\n")[3] == "1. Doc > A :: 2022 4,100"
