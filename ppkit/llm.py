@@ -131,12 +131,18 @@ class GeminiClient:
             errors are retried).
         initial_delay / max_delay: exponential backoff between attempts, in seconds.
 
+    The endpoint is not part of a cache key (the same model and request give the same
+    reply wherever it is served), so a test server needs its own ``cache_dir``; the tests'
+    ``gemini`` fixture gives each test a fresh ``PPKIT_CACHE_DIR``.
+
     >>> GeminiClient().generate("Say hi").text  # doctest: +SKIP
     """
 
     def __init__(self, api_key: str | None = None, *, base_url: str | None = None, model: str | None = None,
                  config: Config | None = None, cache_dir: Path | str | None = None, use_cache: bool = True,
                  timeout: float = 60.0, attempts: int = 5, initial_delay: float = 1.0, max_delay: float = 30.0):
+        if attempts < 1:
+            raise ValueError(f"attempts must be at least 1 (the first try), not {attempts}")
         self.config = config or Config.from_env()
         key = api_key or gemini_key()
         if not key:
@@ -161,7 +167,8 @@ class GeminiClient:
         http = types.HttpOptions(timeout=int(timeout * 1000), retry_options=retry,
                                  **({"base_url": self.base_url} if self.base_url else {}))
         self._client = genai.Client(api_key=key, http_options=http)
-        self.calls: list[dict] = []  # one dict per call: kind, model, tokens_in, tokens_out, cached, seconds
+        # one dict per call: kind, model, tokens_in, tokens_out, cached, seconds (+ texts for embeddings)
+        self.calls: list[dict] = []
 
     def __repr__(self) -> str:
         where = f", base_url={self.base_url!r}" if self.base_url else ""

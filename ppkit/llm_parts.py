@@ -194,6 +194,7 @@ Return JSON: {"ids": [numbers from the list]}."""
 _RERANK_SCHEMA = {"type": "object", "properties": {"ids": {"type": "array", "items": {"type": "integer"}}},
                   "required": ["ids"]}
 
+_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
 _INT = re.compile(r"^\s*[#\[(]?\s*(\d+)\s*[\])]?\s*\.?\s*$")
 
 
@@ -282,10 +283,12 @@ class GeminiReranker(_GeminiPart):
         return f"GeminiReranker(model={self.config.gemini_model!r}, snippet_chars={self.snippet_chars})"
 
     def _snippet(self, c) -> str:
-        if len(c.snippet) >= self.snippet_chars or not c.text:
+        """The first ``snippet_chars`` of the section's text below its heading, HTML table tags removed
+        (LlamaParse writes tables as HTML; 150 characters of ``<table> <thead> <tr>`` say nothing)."""
+        if not c.text:
             return c.snippet[: self.snippet_chars]
         body = c.text.split("\n", 1)[1] if "\n" in c.text and c.node_id != "0000" else c.text
-        return " ".join(body.split())[: self.snippet_chars]
+        return " ".join(_TAG.sub(" ", body).split())[: self.snippet_chars].rstrip()
 
     def prompt(self, question: str, candidates) -> str:
         """The user prompt: the question and the numbered candidate list."""
