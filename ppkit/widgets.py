@@ -349,8 +349,9 @@ class QueryExplorer:
         if self.result is None:
             return {}
         t = self.result.trace
+        added = len(t.get("statements_added", []))
         return {"chunks": t["chunks_recalled"], "sections": t["sections_recalled"],
-                "candidates": len(self.result.candidates), "k": len(self.chosen),
+                "candidates": len(self.result.candidates) - added, "statements_added": added, "k": len(self.chosen),
                 "context_chars": sum(len(s.text) for s in self.chosen)}
 
     def _candidate(self, section_id: str) -> Candidate:
@@ -407,7 +408,9 @@ class QueryExplorer:
                "<div style='font-size:18px'><b>{}</b></div><small>{}</small></div>")
         steps = [box.format(f["chunks"], "chunks recalled (stage 1)"),
                  box.format(f["sections"], "distinct sections among them"),
-                 box.format(f["candidates"], "candidate sections (dedup)"),
+                 box.format(f["candidates"] + f["statements_added"],
+                            "candidate sections (dedup)" + (f" incl. {f['statements_added']} primary statements"
+                                                            if f["statements_added"] else "")),
                  box.format(f["k"], f"chosen after re-ranking · {f['context_chars']:,} chars sent")]
         arrow = "<div style='font-size:20px'>→</div>"
         return f"<div style='display:flex;gap:8px;align-items:center;margin:6px 0'>{arrow.join(steps)}</div>"

@@ -124,7 +124,7 @@ def test_explorer_query_and_k_change_the_shown_sections(tiny_index):
 
 def test_explorer_funnel_and_candidates(tiny_index):
     ex = QueryExplorer(tiny_index, "rocket revenue", k=3)
-    assert ex.funnel_counts() == {"chunks": 7, "sections": 7, "candidates": 7, "k": 3,
+    assert ex.funnel_counts() == {"chunks": 7, "sections": 7, "candidates": 7, "statements_added": 0, "k": 3,
                                   "context_chars": sum(len(s.text) for s in ex.chosen)}
     rows = ex.candidate_rows()
     assert [r["rank"] for r in rows] == list(range(1, 8))
