@@ -206,7 +206,7 @@ class OfflineExtractor:
             parsed = None
             layout_pages = []
             sizes: set[int] = set()  # font sizes of all headings seen, for level ranking
-            for pno in progress_bar(numbers, desc=f"{pdf.name} pages"):
+            for pno in progress_bar(numbers, desc=f"{pdf.name} pages", disable=not progress):
                 one = self._dl.parse_document(doc, pages=[pno - 1], use_ocr=False, force_text=True)
                 parsed = parsed or one
                 for box in one.pages[0].boxes:
@@ -270,7 +270,7 @@ class LlamaParseExtractor:
         kwargs = {}
         if pages is not None:
             kwargs["page_ranges"] = {"target_pages": ",".join(str(p) for p in pages)}
-        with progress_bar(total=1, desc=f"{pdf.name} (LlamaParse)") as bar:
+        with progress_bar(total=1, desc=f"{pdf.name} (LlamaParse)", disable=not progress) as bar:
             uploaded = self.client.files.create(file=pdf, purpose="parse")
             result = self.client.parsing.parse(
                 file_id=uploaded.id, tier=self.tier, version=self.version, expand=["markdown"],

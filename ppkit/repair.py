@@ -20,7 +20,9 @@ module infers each heading's level from, in order of trust:
    among the unnumbered headings of its run (its parent is the nearest earlier
    unnumbered heading with a smaller raw level), re-rooted one level below the
    innermost open numbered heading. A run ends at the next numbered heading.
-   Financial statements are leaves: what follows them belongs to the item.
+   Financial statements are leaves: what follows them belongs to the item. In papers,
+   back matter (References, Acknowledgments, Appendix) closes the numbered sections
+   and becomes a sibling of the outermost one.
 
 Repair only rewrites the ``#`` run of existing heading lines: no heading is added
 or removed and no line moves. Node ids are assigned in file order
@@ -43,7 +45,7 @@ from pathlib import Path
 from .tree import Tree, parse_markdown
 
 __all__ = ["Numbering", "heading_number", "normalize_title", "LevelChange", "Repair",
-           "repair_markdown", "repair_file", "numbered_structure", "find_toc_blocks"]
+           "repair_markdown", "repair_file", "numbered_structure", "find_toc_blocks", "heading_kinds"]
 
 _ROMAN = "IVXLC"
 _RE_PART = re.compile(r"^part\s+([ivx]{1,5})\b", re.I)
@@ -55,6 +57,9 @@ _RE_LETTER = re.compile(r"^([A-Z])[.)]\s+\S")
 _RE_STATEMENT = re.compile(
     r"^(?:consolidated\s+)?(?:statements?\s+of\b|balance\s+sheets?\b)", re.I)
 _RE_APPENDIX = re.compile(r"^(references|bibliography|appendix|appendices|supplementary)", re.I)
+# back matter closes the numbered sections: it is a sibling of the outermost one
+_RE_BACK = re.compile(r"^(references|bibliography|acknowledge?ments?|appendix|appendices|impact statement|"
+                      r"supplementary material|signatures?)\b", re.I)
 
 # schemes whose headings are leaves: the unnumbered headings after a financial
 # statement belong to the item around it, not to the statement
@@ -239,7 +244,7 @@ def _toc_schemes(entries: list[str]) -> dict[str, Numbering]:
             continue
         key = normalize_title(e)
         if last is not None and key and key not in out:
-            out[key] = Numbering("toc", last.family, last.rank, f"TOC entry after {last.label}")
+            out[key] = Numbering("toc", last.family, last.rank, f"{e[:40]!r} (TOC, after {last.label})")
     return out
 
 
@@ -289,6 +294,16 @@ def _classify(heads: list[_Head], lines: list[str], outline) -> list[Numbering |
     return kinds
 
 
+def heading_kinds(tree: Tree, lines: list[str], outline=None) -> list[Numbering | None]:
+    """What each heading of ``tree`` says about its level (numbering, outline, TOC), in pre-order.
+
+    The same classification repair uses; the tree check uses it to find levels that
+    contradict the numbering.
+    """
+    heads = [_Head(i, n.line_start, n.level, n.title) for i, n in enumerate(tree.headings())]
+    return _classify(heads, lines, outline)
+
+
 def numbered_structure(kinds: list[Numbering | None]) -> list[tuple[int | None, int | None]]:
     """For each numbered heading: (index of its numbering parent, index of its previous numbering sibling).
 
@@ -326,6 +341,8 @@ def _infer_levels(heads: list[_Head], kinds: list[Numbering | None], lines: list
     struct = numbered_structure(kinds)
     ctx: list[int] = []  # indices of the open numbered headings, innermost last
     run: list[tuple[int, int]] = []  # (raw level, new level) of the open unnumbered headings in this context
+    back_level = 0  # level of the last back-matter heading (0: none yet)
+    repeated = _repeated_headers(heads, kinds, lines)  # heading index -> times its title repeats
     for i, h in enumerate(heads):
         k = kinds[i]
         if k is not None:
@@ -347,23 +364,42 @@ def _infer_levels(heads: list[_Head], kinds: list[Numbering | None], lines: list
             ctx = chain[::-1]
             run = []
             continue
+        if _RE_BACK.match(_clean(h.title)) and (back_level or ctx and kinds[ctx[0]].family != "10k"):
+            levels[i] = levels[ctx[0]] if ctx else back_level
+            reasons[i] = "back matter: sibling of the outermost numbered heading"
+            back_level = levels[i]
+            ctx, run = [], [(0, levels[i])]  # what follows nests under it (raw level 0: never popped)
+            continue
         base = levels[ctx[-1]] + 1 if ctx else 1
         while run and run[-1][0] >= h.raw_level:  # the raw parent is the nearest shallower open heading
             run.pop()
         levels[i] = min(6, run[-1][1] + 1 if run else base)
-        run.append((h.raw_level, levels[i]))
+        if i not in repeated:  # a repeated header is never a parent (it takes the next heading's level below)
+            run.append((h.raw_level, levels[i]))
         under = f"inside {kinds[ctx[-1]].label}" if ctx else "before any numbered heading"
         reasons[i] = f"unnumbered, {under}" + (", keeps its raw parent" if run[:-1] else "")
 
-    # repeated headers with no text of their own: a sibling of the heading that follows
-    counts = Counter(normalize_title(h.title) for h in heads)
-    for i in range(n - 2, -1, -1):
-        h, nxt = heads[i], heads[i + 1]
-        own = [ln for ln in lines[h.line: nxt.line - 1] if ln.strip()]
-        if kinds[i] is None and counts[normalize_title(h.title)] >= 3 and not own and levels[i] != levels[i + 1]:
-            levels[i] = levels[i + 1]
-            reasons[i] = f"repeated header ({counts[normalize_title(h.title)]}x, no text): level of the next heading"
+    # repeated headers: a sibling of the heading that follows
+    for i in sorted(repeated, reverse=True):
+        levels[i] = levels[i + 1]
+        reasons[i] = f"repeated header ({repeated[i]}x, no text): level of the next heading"
     return list(zip(levels, reasons))
+
+
+def _repeated_headers(heads: list[_Head], kinds: list[Numbering | None], lines: list[str]) -> dict[int, int]:
+    """heading index -> repeat count, for unnumbered titles seen 3+ times, never with text of their own
+    and always followed by another heading (page or statement headers such as "ACME Inc. and Subsidiaries")."""
+    groups: dict[str, list[int]] = {}
+    for i, h in enumerate(heads):
+        if kinds[i] is None:
+            groups.setdefault(normalize_title(h.title), []).append(i)
+    out = {}
+    for idx in groups.values():
+        if len(idx) < 3 or idx[-1] == len(heads) - 1:
+            continue
+        if all(not any(ln.strip() for ln in lines[heads[i].line: heads[i + 1].line - 1]) for i in idx):
+            out.update({i: len(idx) for i in idx})
+    return out
 
 
 # ---------------------------------------------------------------------------- public API

@@ -34,7 +34,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from .repair import _clean, find_toc_blocks, heading_number, normalize_title, numbered_structure
+from .repair import _clean, find_toc_blocks, heading_kinds, normalize_title, numbered_structure
 from .tree import Tree, read_lines
 
 __all__ = ["Finding", "check_tree", "format_report", "Agreement", "heading_agreement"]
@@ -118,7 +118,7 @@ def check_tree(tree: Tree, source: str | Path | None = None, *, lines: list[str]
                                f"level {n.level} right after level {prev.level} ({prev.title!r})", "warning"))
 
     # levels against numbering: siblings by numbering at different levels, children not deeper
-    kinds = [heading_number(n.title) for n in heads]
+    kinds = heading_kinds(tree, lines)
     for i, (parent, sib) in enumerate(numbered_structure(kinds)):
         n, k = heads[i], kinds[i]
         if k is None:
