@@ -404,14 +404,15 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
     pdf = Path(pdf)
     _check_pdf(pdf)
     extractor = get_extractor(backend) if isinstance(backend, str) else backend
-    if isinstance(pages, str) or pages is None:
-        page_count = _page_count(pdf)
-        page_list = parse_page_range(pages, page_count) if page_count else None
-        if pages and page_count is None:
-            page_list = parse_page_range(pages, 10**9)
+    page_count = _page_count(pdf)  # None without pymupdf (LlamaParse alone): the service checks the range
+    if pages is None or isinstance(pages, str):
+        page_list = parse_page_range(pages, page_count or 10**9)
     else:
-        page_list = sorted(set(int(p) for p in pages))
+        page_list = parse_page_range(",".join(str(int(p)) for p in pages), page_count or 10**9)
     texts = extractor.extract_pages(pdf, page_list, progress=progress)
+    if not texts.pages:
+        failed = "; ".join(f"page {p}: {err}" for p, err in texts.failed[:5])
+        raise ExtractionError(f"{pdf}: no page produced Markdown ({failed or 'nothing extracted'})")
     text, ranges = _join_pages(texts.pages)
     out = Path(out_dir)
     stem = name or pdf.stem

@@ -318,7 +318,14 @@ def numbered_structure(kinds: list[Numbering | None]) -> list[tuple[int | None, 
             out.append((None, None))
             continue
         sib = None
-        if any(f == k.family for f, _, _ in stack):
+        if k.family == "outline":
+            # outline levels are absolute: close everything at or below this depth
+            while len(stack) >= k.rank:
+                depth = len(stack)
+                _, _, j = stack.pop()
+                if depth == k.rank:
+                    sib = j
+        elif any(f == k.family for f, _, _ in stack):
             while stack:
                 f, r, j = stack[-1]
                 if f == k.family and r < k.rank:

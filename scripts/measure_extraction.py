@@ -14,6 +14,7 @@ Prints a Markdown table. Writes nothing.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -33,17 +34,16 @@ PAIRS = {  # extracted stem -> reference Markdown (relative to the data folder)
 }
 
 
-def _time_log(path: Path) -> tuple[float | None, float | None]:
-    """(wall seconds, peak RSS in MB) from a /usr/bin/time -v log."""
-    if not path.is_file():
-        return None, None
+def _time_log(path: Path) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds, peak RSS in MB) from a /usr/bin/time -v log."""
     text = path.read_text()
     wall = rss = None
+    cpu = sum(float(x) for x in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", text))
     if m := re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)", text):
         wall = int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3))
     if m := re.search(r"Maximum resident set size \(kbytes\): (\d+)", text):
         rss = int(m.group(1)) / 1024
-    return wall, rss
+    return wall, cpu, rss
 
 
 def _problems(tree, text: str) -> int:
@@ -51,28 +51,30 @@ def _problems(tree, text: str) -> int:
 
 
 def main(out_dir: str, log_dir: str) -> None:
-    print("| document | pages | wall s | peak RSS MB | ref headings | extracted | titles found | precision "
-          "| levels equal raw | steps agree raw | steps agree repaired/repaired | level problems raw -> repaired |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| document | pages | wall s | CPU s | peak RSS MB | reference headings | extracted headings "
+          "| titles found | precision | levels equal (raw) | steps agree (raw) | levels equal (repaired) "
+          "| steps agree (repaired) | level problems in extraction, raw -> repaired |")
+    print("|---|" + "---|" * 13)
     for stem, ref_rel in PAIRS.items():
         md = Path(out_dir) / f"{stem}.md"
         if not md.is_file():
             print(f"| {stem} | not extracted |")
             continue
-        import json
-
-        pages = len(json.loads(md.with_name(stem + ".pages.json").read_text())["pages"])
+        pm = json.loads(md.with_name(stem + ".pages.json").read_text())
+        pages = len(pm["pages"])
+        outline = [(o["level"], o["title"], o["page"]) for o in pm.get("outline", [])] or None
         ext_text = md.read_text(encoding="utf-8")
         ref_text = (data_dir() / ref_rel).read_text(encoding="utf-8")
         ext, ref = parse_markdown(ext_text, stem), parse_markdown(ref_text, stem)
-        ext_rep = repair_markdown(ext_text)
+        ext_rep = repair_markdown(ext_text, outline=outline)
         ref_rep = repair_markdown(ref_text)
         raw = heading_agreement(ext, ref)
         rr = heading_agreement(ext_rep.tree(stem), ref_rep.tree(stem))
-        wall, rss = _time_log(Path(log_dir) / f"{stem}.time")
-        print(f"| {stem} | {pages} | {wall:.0f} | {rss:.0f} | {raw.n_reference} | {raw.n_extracted} "
+        wall, cpu, rss = _time_log(Path(log_dir) / f"{stem}.time")
+        print(f"| {stem} | {pages} | {wall:.0f} | {cpu:.0f} | {rss:.0f} | {raw.n_reference} | {raw.n_extracted} "
               f"| {raw.titles_found:.1%} | {raw.precision:.1%} | {raw.level_agreement:.1%} | {raw.step_agreement:.1%} "
-              f"| {rr.step_agreement:.1%} | {_problems(ext, ext_text)} -> {_problems(ext_rep.tree(stem), ext_rep.text)} |")
+              f"| {rr.level_agreement:.1%} | {rr.step_agreement:.1%} "
+              f"| {_problems(ext, ext_text)} -> {_problems(ext_rep.tree(stem), ext_rep.text)} |")
 
 
 if __name__ == "__main__":

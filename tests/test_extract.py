@@ -101,6 +101,11 @@ def test_page_range_ranks_levels_over_the_range(tiny_pdf, tmp_path):
     assert ex.page_map.page_of(tree.find("2.1 Setup")[0].line_start) == 3
 
 
+def test_page_list_is_checked(tiny_pdf, tmp_path):
+    with pytest.raises(ExtractionError, match="past the last page"):
+        extract_pdf(tiny_pdf, tmp_path, pages=[2, 4], backend="offline", progress=False)
+
+
 def test_parse_page_range():
     assert parse_page_range("2-4,7", 10) == [2, 3, 4, 7]
     assert parse_page_range(" 3 ", 10) == [3]

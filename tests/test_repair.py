@@ -111,6 +111,11 @@ def test_repair_uses_the_pdf_outline():
     assert _levels(repair_markdown(text, outline=outline).text) == [
         (1, "Introduction"), (2, "Background"), (1, "Related Work"), (2, "Details")]
     assert _levels(repair_markdown(text).text) == [(1, t) for t in ("Introduction", "Background", "Related Work", "Details")]
+    # outline levels are absolute: a top-level bookmark closes the numbered sections open above it
+    text = "### I. INTRODUCTION\n### A. Scope\n### Summary Table\n"
+    assert _levels(repair_markdown(text, outline=[(1, "Summary Table", 3)]).text) == [
+        (1, "I. INTRODUCTION"), (2, "A. Scope"), (1, "Summary Table")]
+    assert _levels(repair_markdown(text).text)[2] == (3, "Summary Table")
 
 
 def test_repeated_header_becomes_sibling_of_what_follows():
