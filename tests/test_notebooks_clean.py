@@ -26,7 +26,7 @@ def test_there_are_notebooks():
 def test_notebook_is_clean(path):
     nb = json.loads(path.read_text(encoding="utf-8"))
     timeout = nb["metadata"].get("execution", {}).get("timeout")
-    assert isinstance(timeout, int) and 0 < timeout <= 600, f"{path.name}: set metadata.execution.timeout (<= 600 s)"
+    assert isinstance(timeout, int) and 0 < timeout <= 900, f"{path.name}: set metadata.execution.timeout (<= 900 s)"
     cells = nb["cells"]
     assert cells and cells[0]["cell_type"] == "markdown", f"{path.name}: start with a Markdown statement of what it shows"
     for i, cell in enumerate(cells):
