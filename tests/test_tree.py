@@ -55,6 +55,8 @@ def test_no_headings_is_one_section():
     ("*Other Impairment Charges*", "Other Impairment Charges"),
     ("6.2 **Special Rules**.", "6.2 Special Rules."),
     ("NOTE 4 – Segment Reporting", "NOTE 4 – Segment Reporting"),
+    ("**_We depend on airlines._**", "We depend on airlines."),
+    ("snake_case_name stays", "snake_case_name stays"),
 ])
 def test_clean_title(raw, clean):
     assert clean_title(raw) == clean
