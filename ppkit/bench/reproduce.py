@@ -24,7 +24,7 @@ from .metrics import covered
 from .reference import load_run_logs, parse_scorecard, scorecard_summary
 
 __all__ = ["reference_summary", "summary_markdown", "reference_runs", "failure_analysis", "failure_markdown",
-           "per_question_comparison"]
+           "per_question_comparison", "reference_sections"]
 
 SCORECARDS = {
     ("Comprehensive", 5): "comprehensive_k5/consolidated_scorecard.md",
@@ -183,4 +183,15 @@ def per_question_comparison(index, bench_dir, result: dict, *, questions: list[d
             row[f"reference_k{k}"] = len(gold & ref) / len(gold) if gold else None
             row[f"ppkit_k{k}"] = r["results"].get(str(k), {}).get("recall")
         out.append(row)
+    return out
+
+
+def reference_sections(index, bench_dir, questions: list[dict]) -> dict[str, dict[str, list[str]]]:
+    """The reference run's sections per question id: ``{qid: {"3": [section ids], "5": [...]}}``
+    (the shape :func:`ppkit.bench.views.question_browser` takes)."""
+    runs = reference_runs(bench_dir, index)
+    out = {}
+    for q in questions:
+        key = (resolve_doc_name(q["doc"], index.docs), q["qno"])
+        out[q["qid"]] = {str(k): runs[k].get(key, {"sections": []})["sections"] for k in (3, 5)}
     return out
