@@ -67,7 +67,8 @@ def _data_dir_near(questions: Path):
     except DataNotFound:
         found = False
     root = questions.resolve().parent.parent
-    if not found and questions.resolve().parent.name == "benchmarks" and (root / "10k").is_dir() | (root / "papers").is_dir():
+    beside = questions.resolve().parent.name == "benchmarks" and ((root / "10k").is_dir() or (root / "papers").is_dir())
+    if not found and beside:
         os.environ["PPKIT_DATA_DIR"] = str(root)
     try:
         yield
@@ -136,9 +137,9 @@ def _retrieval(args) -> int:
     if not args.no_baselines:
         baselines, info = build_baselines(index, index.embedder, index=index, progress=not args.quiet)
         for name, i in info.items():
-            src = "cache" if i.get("from_cache") else f"embedded {i.get('embedded', 0)}"
-            print(f"  baseline {name}: {i['chunks']} chunks ({src if 'embedded' in i or 'from_cache' in i else 'bm25'})",
-                  file=sys.stderr)
+            how = ("lexical" if "cache" not in i else "vectors from the cache" if i["from_cache"] else
+                   f"embedded {i['embedded']}, {i['reused_from_index']} reused from the index")
+            print(f"  baseline {name}: {i['chunks']} chunks ({how})", file=sys.stderr)
     result = run_retrieval_bench(index, questions, g, benchmark=fmt, ks=ks, modes=modes, baselines=baselines,
                                  progress=not args.quiet)
     result["questions_file"] = str(path)
@@ -150,8 +151,11 @@ def _retrieval(args) -> int:
         out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
         print(f"\nwrote {out}", file=sys.stderr)
     if not args.no_figure:
-        import matplotlib
-
+        try:
+            import matplotlib
+        except ImportError:
+            print("figure skipped: it needs matplotlib (pip install 'ppkit[notebooks]')", file=sys.stderr)
+            return 0
         matplotlib.use("Agg")
         from .plots import plot_retrieval
 

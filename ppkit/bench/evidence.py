@@ -11,7 +11,8 @@ therefore need different evidence:
 * **prose** is matched by word 8-grams of normalised text (lower case, no markup,
   ``16,434`` -> ``16434``), which survive line breaks and markup;
 * **tables** are matched by their *distinctive numbers*: numbers with at least three
-  digits that are not years, in whatever order the rows and columns come out.
+  digits that are not years, in whatever order the rows and columns come out (a
+  table with fewer than three such numbers falls back to its words' 8-grams).
 
 Every feature is weighted by its rarity in the document (``1 / number of lines
 holding it``) and very common ones (boilerplate 8-grams, numbers on dozens of lines)
@@ -26,9 +27,10 @@ This module only maps text; it does not load question files.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 
 __all__ = ["EvidenceMatch", "DocText", "map_evidence", "normalise", "evidence_kind"]
@@ -140,10 +142,8 @@ class EvidenceMatch:
                 "reason": self.reason, "lines": {k: sorted(v)[:20] for k, v in self.lines.items()}}
 
 
-def _owner(tree, line: int, starts: list[int], ids: list[str]) -> str:
-    """The node whose own text holds ``line`` (binary search over heading lines)."""
-    import bisect
-
+def _owner(line: int, starts: list[int], ids: list[str]) -> str:
+    """The node whose own text holds ``line``: the last heading at or above it (``0000`` above the first)."""
     i = bisect.bisect_right(starts, line) - 1
     return ids[i] if i >= 0 else "0000"
 
@@ -172,7 +172,8 @@ def map_evidence(text: str, tree, lines: list[str], *, doc_text: DocText | None 
     dt = doc_text or DocText(lines)
     feats: dict[object, set[int]] = {}  # feature -> lines holding it
     n_feats = 0
-    if kind == "prose":
+    nums = _numbers(text)
+    if kind == "prose" or len(nums) < 3:  # a table without distinctive numbers falls back to its words
         toks = _tokens(text)
         grams = {tuple(toks[i : i + NGRAM]) for i in range(len(toks) - NGRAM + 1)}
         n_feats += len(grams)
@@ -180,7 +181,6 @@ def map_evidence(text: str, tree, lines: list[str], *, doc_text: DocText | None 
             where = dt.ngram_lines.get(g)
             if where and len(where) <= MAX_NGRAM_DF:
                 feats[("g", g)] = where
-    nums = _numbers(text)
     n_feats += len(nums)
     for num in nums:
         where = dt.number_lines.get(num)
@@ -200,7 +200,7 @@ def map_evidence(text: str, tree, lines: list[str], *, doc_text: DocText | None 
     node_lines: dict[str, set[int]] = defaultdict(set)
     for f, where in feats.items():
         for ln in where:
-            nid = _owner(tree, ln, starts, ids)
+            nid = _owner(ln, starts, ids)
             node_feats[nid].add(f)
             node_lines[nid].add(ln)
     # found: share of features present anywhere (unweighted: each 8-gram/number counts once)
@@ -228,8 +228,3 @@ def map_evidence(text: str, tree, lines: list[str], *, doc_text: DocText | None 
     return EvidenceMatch(tuple(chosen), kind, n_feats, found, cov,
                          {nid: node_lines[nid] for nid in chosen}, mapped, reason)
 
-
-def feature_counts(text: str) -> Counter:
-    """How many 8-grams and numbers an evidence text yields (for reports)."""
-    toks = _tokens(text)
-    return Counter({"ngrams": max(0, len(toks) - NGRAM + 1), "numbers": len(_numbers(text))})
