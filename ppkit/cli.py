@@ -1,8 +1,8 @@
 """The ``ppkit`` command: ``tree``, ``index``, ``ask`` and ``bench``.
 
     ppkit tree FILE.md [--json]
-    ppkit index DOCS... [--index DIR] [--fresh] [--embedder local|gemini|hash]
-    ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--json]
+    ppkit index DOCS... [--index DIR] [--fresh] [--embedder local|gemini|hash] [--store faiss|qdrant] [--qdrant-url URL]
+    ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json]
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT]
 
 Errors the user can fix (a missing file, a stale index, a missing key) are printed
@@ -45,7 +45,8 @@ def _cmd_index(args) -> int:
 
     cfg = Config.from_env(embedder=args.embedder) if args.embedder else Config.from_env()
     folder = Path(args.index) if args.index else default_index_dir()
-    index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet)
+    index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet,
+                        store=getattr(args, "store", "faiss"), qdrant_url=getattr(args, "qdrant_url", None))
     b = index.manifest["build"]
     print(f"indexed {len(index.trees)} documents, {len(index.chunks)} chunks "
           f"({b['chunks_embedded']} embedded, {b['chunks_reused']} reused) with {index.embedder.name} "
@@ -62,7 +63,8 @@ def _cmd_ask(args) -> int:
 
     index = load_index(args.index)
     docs = [index.resolve_doc(d) for d in args.doc] if args.doc else None
-    answer = index.ask(args.question, args.k, docs=docs)
+    extra = {"retrieval": args.retrieval} if getattr(args, "retrieval", None) else {}
+    answer = index.ask(args.question, args.k, docs=docs, **extra)
     if args.json:
         print(answer.to_json(indent=1))
         return 0
@@ -97,6 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--fresh", action="store_true", help="rebuild from scratch")
     i.add_argument("--embedder", choices=["local", "gemini", "hash"], help="default: local MiniLM")
     i.add_argument("--quiet", action="store_true", help="no progress bars")
+    i.add_argument("--store", choices=["faiss", "qdrant"], default="faiss",
+                   help="vector store (default faiss; qdrant: a local collection in the index folder)")
+    i.add_argument("--qdrant-url", help="with --store qdrant: a Qdrant server instead of the local collection")
     i.set_defaults(func=_cmd_index)
 
     a = sub.add_parser("ask", help="answer a question from the index")
@@ -106,6 +111,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--doc", action="append", help="restrict to a document (repeatable)")
     a.add_argument("--json", action="store_true", help="print the answer object as JSON")
     a.add_argument("--images", action="store_true", help="list the images chosen for the answer")
+    a.add_argument("--retrieval", choices=["dense", "bm25", "hybrid"], help="stage-1 recall (default dense)")
     a.set_defaults(func=_cmd_ask)
 
     try:
