@@ -124,7 +124,8 @@ def _clean(search: str) -> str:
     """Tidy the text left when names were cut out (``\\x00`` marks where a name was)."""
     search = re.sub(rf"\x00{_JOINER}\x00", "\x00", search)
     search = re.sub(rf"\x00{_JOINER}\x00", "\x00", search)  # three or more names
-    search = re.sub(r"\b(?:of|for|between|at|by|from|in|about|and)\s+\x00(?=\s*(?:[,.?;:!()]|$))", "", search, flags=re.I)
+    # "the current ratios of <names> at the end" -> "the current ratios at the end"
+    search = re.sub(r"\b(?:of|for|between|at|by|from|in|about|and)\s+\x00", "", search, flags=re.I)
     search = search.replace("\x00", " ")
     search = re.sub(r"\(\s*[,;]?\s*\)", "", search)  # "( )" left by a name in brackets
     search = re.sub(r"\s+", " ", search)

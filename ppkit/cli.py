@@ -46,7 +46,7 @@ def _cmd_index(args) -> int:
     cfg = Config.from_env(embedder=args.embedder) if args.embedder else Config.from_env()
     folder = Path(args.index) if args.index else default_index_dir()
     index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet,
-                        store=getattr(args, "store", "faiss"), qdrant_url=getattr(args, "qdrant_url", None))
+                        store=getattr(args, "store", None), qdrant_url=getattr(args, "qdrant_url", None))
     b = index.manifest["build"]
     print(f"indexed {len(index.trees)} documents, {len(index.chunks)} chunks "
           f"({b['chunks_embedded']} embedded, {b['chunks_reused']} reused) with {index.embedder.name} "
@@ -99,8 +99,9 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--fresh", action="store_true", help="rebuild from scratch")
     i.add_argument("--embedder", choices=["local", "gemini", "hash"], help="default: local MiniLM")
     i.add_argument("--quiet", action="store_true", help="no progress bars")
-    i.add_argument("--store", choices=["faiss", "qdrant"], default="faiss",
-                   help="vector store (default faiss; qdrant: a local collection in the index folder)")
+    i.add_argument("--store", choices=["faiss", "qdrant"],
+                   help="vector store (default: what the index uses, else faiss; qdrant: a local collection "
+                        "kept in the index folder)")
     i.add_argument("--qdrant-url", help="with --store qdrant: a Qdrant server instead of the local collection")
     i.set_defaults(func=_cmd_index)
 

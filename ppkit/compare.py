@@ -56,7 +56,9 @@ def retrieve_decomposed(index, question: str, filters, *, k: int, reranker=None,
     subs = []
     for doc in docs:
         sub_filters = replace(filters, docs=[doc], companies=[doc], matched={doc: filters.matched.get(doc, "")})
-        subs.append(retrieve(index, f"{question} [{doc}]", k, reranker=reranker, recall=recall, candidates=candidates,
+        # the sub-question names only its own company (searched with when names are not stripped)
+        sub_q = f"For {filters.matched.get(doc) or doc}: {filters.search_text}"
+        subs.append(retrieve(index, sub_q, k, reranker=reranker, recall=recall, candidates=candidates,
                              budget=budget, retrieval=retrieval, filters=sub_filters, decompose=False))
     sections = [replace(s, rank=i) for i, s in enumerate(merge_round_robin([r.sections for r in subs], k), start=1)]
     cands = merge_round_robin([r.candidates for r in subs], sum(len(r.candidates) for r in subs))

@@ -95,8 +95,11 @@ def rewrite_offline(index, question: str, history) -> Rewrite:
         return Rewrite(question, question, "none", notes=["no earlier turn names a company, year or Item"])
     if now.companies:
         if _bare(question, now.matched.values()):
-            topic = prev.search_text.rstrip(" ?") + "?"
-            q = f"{_prefix(now.companies, now.years or prev.years, now.items or prev.items)}: {topic[0].lower() + topic[1:]}"
+            # the previous topic, without a "FY2022, Item 7:" prefix an earlier rewrite may have put there
+            topic = re.sub(r"^(?:(?:FY\d{4}|Item \w+)(?:,\s*)?)+:\s*", "", prev.search_text).rstrip(" ?") + "?"
+            if not topic[:2].isupper():  # "What is" -> "what is", but "EPS" stays
+                topic = topic[0].lower() + topic[1:]
+            q = f"{_prefix(now.companies, now.years or prev.years, now.items or prev.items)}: {topic}"
             return Rewrite(q, question, "offline-new-company",
                            {"topic": prev.search_text, "years": prev.years if not now.years else [],
                             "items": prev.items if not now.items else []})

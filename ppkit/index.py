@@ -358,7 +358,7 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
                 config: Config | None = None, fresh: bool = False, noise_filter=None,
                 overrides: dict[str, dict[str, bool | str]] | None = None, names: list[str] | None = None,
                 metadata: dict[str, dict] | None = None, progress: bool = True, save: bool = True,
-                store: str = "faiss", qdrant_url: str | None = None) -> Index:
+                store: str | None = None, qdrant_url: str | None = None) -> Index:
     """Index Markdown documents.
 
     Args:
@@ -372,8 +372,8 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
         names: document names (default: file stems); must be unique.
         metadata: ``{doc: {...}}`` stored in the manifest, over what :mod:`ppkit.metadata`
             derives from the document and its ``<stem>.meta.json`` sidecar.
-        store: ``"faiss"`` (default) or ``"qdrant"`` (a local-mode collection in the folder,
-            or the server at ``qdrant_url``).
+        store: ``"faiss"`` or ``"qdrant"`` (a local-mode collection in the folder, or the server
+            at ``qdrant_url``); default: what the index in ``folder`` already uses, else FAISS.
 
     Returns:
         The Index (saved to ``folder`` unless ``save=False``).
@@ -407,6 +407,11 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
         if previous.manifest["settings"] != settings:
             raise IndexFormatError(f"{folder} was built with settings {previous.manifest['settings']}, "
                                    f"now {settings}: rebuild with --fresh")
+        prev_store = previous.manifest.get("store", {})
+        store = store or prev_store.get("name", "faiss")
+        if store == "qdrant" and prev_store.get("name") == "qdrant":
+            qdrant_url = qdrant_url or prev_store.get("url")
+    store = store or "faiss"
 
     if noise_filter is None:
         if config.use_gemini and config.noise_online:

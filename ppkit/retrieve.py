@@ -240,6 +240,8 @@ def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | No
             section rankings; see :mod:`ppkit.hybrid`); default ``config.extra["retrieval"]``
             or :data:`ppkit.hybrid.DEFAULT_RETRIEVAL`.
         filters: a :class:`ppkit.analyze.QueryFilters` to use instead of analysing the question.
+            Its ``search_text`` (names removed) is searched with, unless ``config.extra["strip_names"]``
+            is False (then the question as asked).
         decompose: a question naming several companies is answered by one filtered
             sub-retrieval per company, merged so each is represented (:mod:`ppkit.compare`).
 
@@ -279,7 +281,9 @@ def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | No
 
             return retrieve_decomposed(index, question, filters, k=k, reranker=reranker, recall=recall,
                                        candidates=n_cand, budget=budget, retrieval=mode)
-    search_text = filters.search_text if filters is not None and filters.companies else question
+    # the names that became filters are left out of the search text unless config.extra["strip_names"] is False
+    strip = cfg.extra.get("strip_names", True)
+    search_text = filters.search_text if filters is not None and filters.companies and strip else question
     te = time.perf_counter()
     qv = index.embedder.embed_query(search_text)
     t_embed = time.perf_counter() - te

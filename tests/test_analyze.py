@@ -113,3 +113,8 @@ def test_online_analyzer_through_google_genai(fixture_index, monkeypatch, tmp_pa
         body = server.of("generateContent")[0]["body"]
     assert (f.docs, f.items, f.search_text) == (["Beta"], ["1A"], "commodity risk")
     assert body["generationConfig"]["responseMimeType"] == "application/json"
+
+
+def test_names_in_the_middle_of_the_question(fixture_index):
+    f = analyze_query(fixture_index, "Compare the current ratios of Alpha and Beta at the end of FY2022.")
+    assert f.search_text == "Compare the current ratios at the end of FY2022."

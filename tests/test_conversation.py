@@ -51,3 +51,13 @@ def test_online_rewrite_with_a_stub_client(fixture_index):
     rw = rewrite_online(fixture_index, "And its free cash flow?", ["Tell me about Beta."], client=stub)
     assert (rw.question, rw.rewriter) == ("What is Beta's free cash flow?", "gemini")
     assert "User: Tell me about Beta." in stub.prompt and "Last question: And its free cash flow?" in stub.prompt
+
+
+def test_three_turns_chain(fixture_index):
+    a1 = fixture_index.ask("What was Alpha's net revenue in FY2022?", 2)
+    a2 = fixture_index.ask("What about their cash?", 2, history=[a1])
+    a3 = fixture_index.ask("And Beta?", 2, history=[a1, a2])
+    assert a2.question == "For Alpha, FY2022: What about their cash?"
+    # the topic of the rewritten second turn, without its "FY2022:" prefix, asked about Beta
+    assert a3.question == "For Beta, FY2022: what about their cash?"
+    assert a3.trace["docs_filter"] == ["Beta"]

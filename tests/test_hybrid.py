@@ -96,3 +96,22 @@ def test_old_index_without_bm25_builds_it_in_memory(tmp_path):
     ids, _ = back.lexical.search("sprockets", 5)
     assert len(ids) > 0 and not (tmp_path / "ix" / "bm25").exists()
     assert np.all(back.lexical.chunk_ids == np.arange(len(back.chunks)))
+
+
+def test_strip_names_switch(fixture_index):
+    from dataclasses import replace
+
+    r = fixture_index.retrieve("What were Alpha's total current assets?", 3)
+    assert r.trace["search_text"] == "What were total current assets?"
+    keep = replace(fixture_index.config, extra={"strip_names": False})
+    old = fixture_index.config
+    fixture_index.config = keep
+    try:
+        r = fixture_index.retrieve("What were Alpha's total current assets?", 3)
+        assert r.trace["search_text"] == "What were Alpha's total current assets?"
+        assert r.trace["docs_filter"] == ["Alpha"]  # still filtered
+        d = fixture_index.retrieve("Compare the current ratios of Beta and Alpha", 3)
+        assert [x["search_text"] for x in d.trace["decomposition"]] == ["For Beta: Compare the current ratios",
+                                                                         "For Alpha: Compare the current ratios"]
+    finally:
+        fixture_index.config = old

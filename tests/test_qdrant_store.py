@@ -134,3 +134,14 @@ def test_qdrant_matches_faiss_on_the_10ks(tenk_index):
             a = [s.section_id for s in tenk_index.retrieve(q, 5, retrieval=mode, reranker=rr).sections]
             b = [s.section_id for s in qix.retrieve(q, 5, retrieval=mode, reranker=rr).sections]
             assert a == b, (q, mode, a, b)
+
+
+def test_incremental_build_keeps_the_qdrant_store(tmp_path):
+    from ppkit import build_index
+
+    build_index(DOCS[:1], tmp_path / "ix", embedder=HashEmbedder(64), progress=False, store="qdrant")
+    ix = build_index(DOCS[1:], tmp_path / "ix", embedder=HashEmbedder(64), progress=False)  # no store= given
+    assert ix.manifest["store"]["name"] == "qdrant" and len(ix.store) == len(ix.chunks)
+    back = load_index(tmp_path / "ix", embedder=HashEmbedder(64))
+    r = back.retrieve("What commodity risks does Beta face?", 2)
+    assert r.sections[0].section_id == "Beta#0003"

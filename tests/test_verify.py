@@ -114,14 +114,21 @@ def test_ask_attaches_verification(fixture_index):
 @pytest.mark.corpus
 @pytest.mark.model
 def test_reference_answer_on_the_real_index(tenk_index):
-    """The reference system's answer to Comprehensive AMD Q2, checked against our retrieved sections."""
-    r = tenk_index.retrieve("For AMD, compute the operating margin for FY2022 and compare it with FY2021.", 5)
+    """The reference system's answer to Comprehensive AMD Q2, checked against the real statement of operations."""
+    from ppkit.retrieve import Candidate, load_sections
+
+    chosen = []
+    for node in ("0085", "0062"):
+        a, b = tenk_index.units("AMD")[node]
+        chosen.append(Candidate("AMD", node, tenk_index.trees["AMD"][node].breadcrumb, 1.0, 1, 1, (1.0,), a, b, ""))
+    sections = load_sections(tenk_index, chosen, budget=100_000)
     text = ("Based on the Consolidated Statements of Operations (ID: 0085): Operating Income: $1,264 million; "
             "Net Revenue: $23,601 million; Operating Margin: ($1,264 / $23,601) ≈ 5.36%. FY2021: $3,648 million "
             "and $16,434 million: 22.20%. A decrease of 16.84 percentage points.")
-    assert "AMD#0085" in [s.section_id for s in r.sections]
-    rep = verify_answer(text, r.sections)
-    assert rep["ok"] is True and rep["counts"]["not_found"] == 0
-    assert _by_text(rep)["$1,264 million"]["where"][0]["section_id"] == "AMD#0085"
-    bad = verify_answer(text.replace("$16,434 million", "$16,443 million"), r.sections)
+    rep = verify_answer(text, sections)
+    assert rep["ok"] is True and rep["counts"]["not_found"] == 0 and rep["checked_against"] == ["AMD#0085"]
+    c = _by_text(rep)
+    assert c["$1,264 million"]["where"][0]["section_id"] == "AMD#0085"
+    assert c["5.36%"]["status"] == "computed" and c["16.84 percentage points"]["formula"] == "22.20% - 5.36%"
+    bad = verify_answer(text.replace("$16,434 million", "$16,443 million"), sections)
     assert _by_text(bad)["$16,443 million"]["status"] == "not_found" and not bad["ok"]
