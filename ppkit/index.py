@@ -142,8 +142,6 @@ class Index:
         one built in memory from its chunks (a second or so).
         """
         if self._lexical is None:
-            from .lexical import LexicalIndex
-
             path = self.folder / "bm25" if self.folder is not None else None
             if path is not None and (path / LexicalIndex.META).is_file():
                 self._lexical = LexicalIndex.load(path)

@@ -71,6 +71,8 @@ class QdrantStore:
         url: a Qdrant server (``None``: local mode in memory).
         collection: the collection name.
         client: an existing ``QdrantClient`` (tests).
+        create: (re)create the collection; an existing collection of that name is dropped.
+            ``False`` opens an existing one (what :meth:`load` does for a server).
     """
 
     name = "qdrant"

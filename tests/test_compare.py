@@ -57,7 +57,8 @@ def test_comparison_gold_sections_exist():
 def test_decomposition_removes_contamination_on_the_10ks(tenk_index):
     from ppkit.rerank import StructuralReranker
 
-    m = measure_contamination(tenk_index, k=5, reranker=StructuralReranker(tenk_index.embedder))
+    qs = load_comparison_questions()[::2]  # five of the ten (cmp-01, 03, 05, 07, 09): the test checks guarantees
+    m = measure_contamination(tenk_index, qs, k=5, reranker=StructuralReranker(tenk_index.embedder))
     s = m["settings"]
     # what decomposition guarantees: no foreign company, every named company represented, in every question
     assert s["decomposed"]["wrong_company_share"] == 0.0 and s["decomposed"]["all_represented"] == 1.0

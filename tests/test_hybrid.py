@@ -115,3 +115,8 @@ def test_strip_names_switch(fixture_index):
                                                                          "For Alpha: Compare the current ratios"]
     finally:
         fixture_index.config = old
+
+
+def test_ask_takes_a_mode_string_for_retrieval(fixture_index):
+    a = fixture_index.ask("What were Alpha's total current assets?", 2, retrieval="bm25")
+    assert a.trace["retrieval"] == "bm25" and a.sections[0].section_id == "Alpha#0012"
