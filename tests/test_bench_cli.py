@@ -90,3 +90,17 @@ def test_answers_offline_needs_a_key(env, capsys, monkeypatch):
     assert rc == 2
     err = capsys.readouterr().err
     assert "needs a Gemini key" in err and "Traceback" not in err
+
+
+def test_retrieval_modes_side_by_side(env):
+    tmp, index = env
+    out = tmp / "modes.json"
+    rc = main(["bench", "retrieval", "--questions", str(FIX / "bench_financebench.jsonl"), "--index", str(tmp / "index"),
+               "--k", "3", "--modes", "auto,none", "--retrieval", "dense", "--retrieval", "bm25",
+               "--retrieval", "hybrid", "--no-baselines", "--no-figure", "--json", str(out), "--quiet"])
+    assert rc == 0
+    res = json.loads(out.read_text())
+    assert list(res["modes"]) == ["auto", "none", "auto:bm25", "none:bm25", "auto:hybrid", "none:hybrid"]
+    row = res["per_question"][0]["modes"]
+    assert row["auto"]["filter"] == row["auto:bm25"]["filter"] == row["auto:hybrid"]["filter"] == ["Acme"]
+    assert row["none:hybrid"]["filter"] is None

@@ -32,6 +32,9 @@ def add_bench_parser(subparsers, handler) -> None:
     r.add_argument("--index", help="index folder (default: the shared reference index of the corpus)")
     r.add_argument("--no-baselines", action="store_true", help="skip the chunk baselines")
     r.add_argument("--modes", default="auto,none,gold", help="document-filter modes (default auto,none,gold)")
+    r.add_argument("--retrieval", action="append", choices=["dense", "bm25", "hybrid"],
+                   help="also run the auto and none modes with this stage-1 recall (repeatable), "
+                        "e.g. --retrieval bm25 --retrieval hybrid")
     r.add_argument("--reference-logs", help="Comprehensive gold: folder of the reference k=5 logs")
     r.add_argument("--reference-log", help="multimodal gold: the reference run's JSON log")
     r.add_argument("--figure", help="where to write the figure (default: figures/bench_retrieval_<set>.png)")
@@ -122,6 +125,11 @@ def _retrieval(args) -> int:
     bad = [m for m in modes if m not in ("auto", "none", "gold")]
     if bad:
         raise ValueError(f"unknown mode(s) {bad}: use auto, none, gold")
+    from ..hybrid import DEFAULT_RETRIEVAL
+
+    for extra in dict.fromkeys(args.retrieval or []):  # the default recall is already in the plain modes
+        if extra != DEFAULT_RETRIEVAL:
+            modes += tuple(f"{m}:{extra}" for m in ("auto", "none") if m in modes)
     with _data_dir_near(path):
         index = _open_index(args, fmt)
         g = load_gold(fmt, questions, path, index, args)

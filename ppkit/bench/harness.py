@@ -49,7 +49,8 @@ DEFINITIONS = {
                   "stage 1 kept before re-ranking",
     "wrong_doc": "share of the first k items that come from a document other than the question's",
     "modes": "auto = the pipeline's own document filter (from the question); none = one index over all "
-             "documents, no filter; gold = filtered to the question's gold document(s)",
+             "documents, no filter; gold = filtered to the question's gold document(s); a suffix names the "
+             "stage-1 recall when it is not the default: auto:bm25, none:hybrid (dense, bm25 or hybrid RRF)",
     "chunk baselines": "a chunk covers the source lines of its text; a header-path chunk also covers its "
                        "section's heading line (its prefix carries it); hit = a gold heading line inside a "
                        "sent chunk's lines, exactly as for ppkit",
@@ -159,7 +160,10 @@ def _bench_question(index, q: dict, g: list, qdocs: list[str], *, ks, modes, rer
     kmax = max(ks)
     row = {"qid": q["qid"], "question": q["text"], "docs": qdocs, "gold": [x[0] for x in g], "modes": {}}
     for mode in modes:
-        kw = {"auto_filter": False} if mode == "none" else {"docs": qdocs} if mode == "gold" else {}
+        filt, _, recall_mode = mode.partition(":")  # "auto:hybrid" -> filter "auto", stage-1 recall "hybrid"
+        kw = {"auto_filter": False} if filt == "none" else {"docs": qdocs} if filt == "gold" else {}
+        if recall_mode:
+            kw["retrieval"] = recall_mode
         r = index.retrieve(q["text"], k=kmax, reranker=reranker, **kw)
         cands = _sent_of_candidates(r.candidates)
         entry = {**score_question(r.sections, g, ks, doc=qdocs),
