@@ -66,6 +66,7 @@ class LocalEmbedder:
         self.max_seq_length = max_seq_length
         self.name = "local:all-MiniLM-L6-v2" + ("" if max_seq_length == 256 else f"@{max_seq_length}")
         self._model = None
+        self._queries: dict[str, np.ndarray] = {}  # question -> vector (the last 256)
 
     def __repr__(self) -> str:
         return f"LocalEmbedder({self.name!r}, dim={self.dim})"
@@ -109,7 +110,14 @@ class LocalEmbedder:
         return _normalise(v)
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed_documents([text])[0]
+        # retrieval and re-ranking both embed the question: remember the last few
+        v = self._queries.get(text)
+        if v is None:
+            v = self.embed_documents([text])[0]
+            if len(self._queries) >= 256:
+                self._queries.pop(next(iter(self._queries)))
+            self._queries[text] = v
+        return v
 
 
 _TOKEN = re.compile(r"[a-z0-9]+")

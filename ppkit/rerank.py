@@ -214,10 +214,18 @@ class StructuralReranker:
 
 
 def default_reranker(index):
-    """Gemini when the index's config is online for re-ranking, else the structural re-ranker."""
+    """Gemini when the index's config is online for re-ranking, else the structural re-ranker.
+
+    The structural one is kept on the index, so its breadcrumb vectors are computed once per
+    breadcrumb, not once per question.
+    """
     cfg = index.config
     if cfg.use_gemini and cfg.rerank_online:
         from .llm_parts import GeminiReranker
 
         return GeminiReranker(config=cfg)
-    return StructuralReranker(index.embedder)
+    cached = getattr(index, "_structural_reranker", None)
+    if cached is None or cached.embedder is not index.embedder:
+        cached = StructuralReranker(index.embedder)
+        index._structural_reranker = cached
+    return cached
