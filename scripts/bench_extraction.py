@@ -2,7 +2,7 @@
 
 Usage (after `ppkit extract ... --backend offline` of the three 10-K PDFs into OFFLINE_DIR):
 
-    python scripts/bench_extraction.py OFFLINE_DIR WORK_DIR [--step repair|index|bench|table|all]
+    python scripts/bench_extraction.py OFFLINE_DIR WORK_DIR [--step repair|index|bench|table|all] [--mode auto]
 
 Steps, in order (``all`` runs them one after the other; each step reuses what exists):
 
@@ -16,13 +16,15 @@ Steps, in order (``all`` runs them one after the other; each step reuses what ex
    reference index), no baselines; ``WORK_DIR/results/<index>-<questions>.json``.
 4. ``table``: the Markdown table of the results (printed).
 
-Indexes and results go under WORK_DIR, never into the repository.
+Everything runs offline (``PPKIT_OFFLINE=1`` is set): local MiniLM, rule noise filter, structural
+re-ranker. Indexes and results go under WORK_DIR (e.g. ``.ppkit/extract``), never into the repository.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -109,6 +111,7 @@ def main(argv=None) -> int:
     p.add_argument("--step", choices=["repair", "index", "bench", "table", "all"], default="all")
     p.add_argument("--mode", default="auto", help="document-filter mode shown in the table (auto, none, gold)")
     a = p.parse_args(argv)
+    os.environ["PPKIT_OFFLINE"] = "1"  # the offline measurement: no Gemini noise filter or re-ranker, even with a key
     steps = ["repair", "index", "bench", "table"] if a.step == "all" else [a.step]
     if "repair" in steps:
         repair(a.offline, a.work)

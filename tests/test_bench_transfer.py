@@ -56,7 +56,8 @@ def test_every_reference_heading_onto_the_offline_extraction():
     assert rep.transfers["Acme#0007"].text_nodes == ("0008", "0009")
     assert rep.transfers["Acme#0011"].target_title == \
         "The Acme Company and Subsidiaries Consolidated Statements of Operations"
-    assert rep.unmapped == {"Acme#0014": "no heading with this title; text not placed (no feature found in the document)"}
+    assert rep.unmapped == {
+        "Acme#0014": "no heading with this title; text not placed (no feature found in the document)"}
     assert rep.by_how() == {"title+text": 5, "title": 5, "similar title+text": 1, "similar title": 0, "text": 2,
                             "unmapped": 1}
     assert rep.coverage == 13 / 14

@@ -20,7 +20,8 @@ Decision for one gold heading (``how`` in the result):
 =====================  ==============================================================
 ``title+text``         aligned by title, and the text lies in that heading's own text or
                        in its span (up to the next aligned heading: an extractor that
-                       split the section into more headings)
+                       split the section into more headings); a repeated title aligned
+                       to another occurrence moves to the occurrence holding the text
 ``title``              aligned by title; the text could not be placed (too little
                        text) or was placed elsewhere (said in ``note``)
 ``similar title+text`` no exact title, but a heading between the aligned neighbours
