@@ -526,6 +526,17 @@ def _is_test_embedder(embedder) -> bool:
     return isinstance(embedder, HashEmbedder)
 
 
+def _code_fingerprint() -> str:
+    """sha256 of the modules that decide what goes into an index, so a cached reference index
+    built by other code (another checkout, an edited module) is never mistaken for this one."""
+    h = hashlib.sha256()
+    for name in ("tree", "markup", "noise", "chunking", "metadata", "lexical", "index", "embed", "store"):
+        path = Path(__file__).with_name(f"{name}.py")
+        if path.exists():
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def reference_index(corpus: str = "10k", *, embedder: Embedder | None = None, config: Config | None = None,
                     progress: bool = True) -> Index:
     """The index of a reference corpus (``"10k"`` or ``"papers"``), built once and cached.
@@ -544,7 +555,8 @@ def reference_index(corpus: str = "10k", *, embedder: Embedder | None = None, co
     key = hashlib.sha256(json.dumps({
         "docs": [_sha256(p) for p in paths], "embedder": embedder.name, "dim": embedder.dim,
         "chunk": [config.chunk_size, config.chunk_overlap], "pipeline": PIPELINE_VERSION,
-        "format": FORMAT_VERSION, "online_noise": bool(config.use_gemini and config.noise_online),
+        "format": FORMAT_VERSION, "code": _code_fingerprint(),
+        "online_noise": bool(config.use_gemini and config.noise_online),
     }, sort_keys=True).encode()).hexdigest()[:16]
     folder = cache_dir() / "indexes" / f"{corpus}-{key}"
     with _lock(folder):
