@@ -60,10 +60,15 @@ def repair(offline: Path, work: Path) -> None:
 
 def index(offline: Path, work: Path) -> None:
     from ppkit import build_index
+    from ppkit.index import IndexFormatError
 
     for variant in VARIANTS:  # one at a time: each embeds thousands of chunks on a shared machine
         paths = _sources(variant, offline, work)
-        idx = build_index(paths, work / f"index-{variant}", names=list(FILINGS), progress=False)
+        try:  # incremental: unchanged documents are reused
+            idx = build_index(paths, work / f"index-{variant}", names=list(FILINGS), progress=False)
+        except IndexFormatError as e:  # built by another pipeline version or settings
+            print(f"index-{variant}: rebuilding from scratch ({str(e).splitlines()[0]})", file=sys.stderr)
+            idx = build_index(paths, work / f"index-{variant}", names=list(FILINGS), progress=False, fresh=True)
         b = idx.manifest["build"]
         print(f"index-{variant}: {len(idx.chunks)} chunks ({b['chunks_embedded']} embedded) in "
               f"{b['seconds_total']:.0f} s", file=sys.stderr)
