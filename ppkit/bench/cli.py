@@ -1,6 +1,7 @@
 """``ppkit bench``: the retrieval benchmark, the online answer benchmark, and the reference tables.
 
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT] [--index DIR] [--no-baselines]
+                          [--gold-from-reference]   (an index of another extraction of the reference filings)
     ppkit bench answers   --questions FILE [--k 5] [--index DIR] [--out DIR]     (needs a Gemini key)
     ppkit bench reproduce [--k 3]                                                 (reference tables, k=3 failures)
 
@@ -37,6 +38,12 @@ def add_bench_parser(subparsers, handler) -> None:
                         "e.g. --retrieval bm25 --retrieval hybrid")
     r.add_argument("--reference-logs", help="Comprehensive gold: folder of the reference k=5 logs")
     r.add_argument("--reference-log", help="multimodal gold: the reference run's JSON log")
+    r.add_argument("--gold-from-reference", action="store_true",
+                   help="the index holds another extraction of the reference filings (documents named like the "
+                        "reference): make the gold over the reference Markdown and transfer it onto the index")
+    r.add_argument("--reference-md", action="append", metavar="FILE",
+                   help="with --gold-from-reference: a reference Markdown file (repeatable; default: the reference "
+                        "10-Ks and papers in the data folder)")
     r.add_argument("--figure", help="where to write the figure (default: figures/bench_retrieval_<set>.png)")
     r.add_argument("--no-figure", action="store_true", help="do not draw the figure")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
@@ -130,9 +137,20 @@ def _retrieval(args) -> int:
     for extra in dict.fromkeys(args.retrieval or []):  # the default recall is already in the plain modes
         if extra != DEFAULT_RETRIEVAL:
             modes += tuple(f"{m}:{extra}" for m in ("auto", "none") if m in modes)
+    if getattr(args, "reference_md", None) and not getattr(args, "gold_from_reference", False):
+        raise ValueError("--reference-md names the reference for --gold-from-reference: add that flag")
     with _data_dir_near(path):
         index = _open_index(args, fmt)
-        g = load_gold(fmt, questions, path, index, args)
+        transfer = None
+        if getattr(args, "gold_from_reference", False):
+            from .transfer import gold_from_reference
+
+            g, transfer = gold_from_reference(fmt, questions, path, index, args, reference_paths=args.reference_md)
+            print(transfer.summary(), file=sys.stderr)
+            for sid, why in transfer.unmapped.items():
+                print(f"  gold {sid} not transferred: {why}", file=sys.stderr)
+        else:
+            g = load_gold(fmt, questions, path, index, args)
     rep = g.report()
     print(f"{path.name}: {fmt}, {len(questions)} questions; gold for {rep['with_gold']} "
           f"({rep['coverage']:.0%}), {rep['gold_sections']} gold sections", file=sys.stderr)
@@ -152,6 +170,8 @@ def _retrieval(args) -> int:
                                  progress=not args.quiet)
     result["questions_file"] = str(path)
     result["format"] = fmt
+    if transfer is not None:
+        result["transfer"] = transfer.to_dict()
     print(markdown_table(result))
     if args.json:
         out = Path(args.json)
