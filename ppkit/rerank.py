@@ -15,7 +15,11 @@ weights (never tuned to particular questions):
 * ``text_lex`` - BM25 of the question over the candidate sections' full text
   (idf over the candidates), which rewards exact line items and terms that a
   256-token embedder truncated away;
-* ``numeric``  - for quantitative questions, the density of numeric table rows.
+* ``numeric``  - for quantitative questions, the density of numeric table rows;
+* ``anchor``   - when the question names an anchor ("Figure 5", "Table I", "Eq. 3",
+  "Section 4.2"), 2 if the section defines it, 1 if it mentions or encloses it
+  (:mod:`ppkit.anchors`). It is not added to the score: sections with an anchor are
+  put first, in score order (:func:`ppkit.anchors.apply_anchor_priority`).
 
 The Gemini re-ranker (:class:`ppkit.llm_parts.GeminiReranker`) asks the model to
 pick from the numbered breadcrumb list, like the reference system.
@@ -31,6 +35,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .anchors import anchor_tiers
 from .retrieve import Candidate
 from .text import stems
 
@@ -99,7 +104,8 @@ class StructuralReranker:
     """
 
     name = "structural"
-    DEFAULT_WEIGHTS = {"dense": 1.0, "hits": 0.3, "path_sem": 0.6, "path_lex": 0.5, "text_lex": 0.8, "numeric": 0.3}
+    DEFAULT_WEIGHTS = {"dense": 1.0, "hits": 0.3, "path_sem": 0.6, "path_lex": 0.5, "text_lex": 0.8, "numeric": 0.3,
+                       "anchor": 0.0}  # anchor: a priority, not a weight
 
     def __init__(self, embedder=None, weights: dict[str, float] | None = None):
         self.embedder = embedder
@@ -139,6 +145,7 @@ class StructuralReranker:
         feats["text_lex"] = _bm25(q_stems, [stems(c.text) for c in candidates])
         quant = bool(_QUANT.search(question))
         feats["numeric"] = np.array([_numeric_density(c.text) if quant else 0.0 for c in candidates])
+        feats["anchor"] = np.array(anchor_tiers(question, candidates), dtype=float)
         return feats
 
     def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]:
@@ -151,8 +158,8 @@ class StructuralReranker:
         out = [replace(c, stage2_score=round(float(s), 4),
                        features={k: round(float(v[i]), 4) for k, v in feats.items()})
                for i, (c, s) in enumerate(zip(candidates, score))]
-        # stable: ties keep stage-1 order
-        return sorted(out, key=lambda c: (-c.stage2_score, c.stage1_rank))
+        # sections holding an anchor the question names first; stable: ties keep stage-1 order
+        return sorted(out, key=lambda c: (-c.features.get("anchor", 0.0), -c.stage2_score, c.stage1_rank))
 
 
 def default_reranker(index):
