@@ -233,7 +233,7 @@ class ImageReport:
     problems: list[ImageProblem] = field(default_factory=list)
 
     def __str__(self) -> str:
-        kinds = ", ".join(f"{n} {k}s" for k, n in sorted(self.by_kind.items()))
+        kinds = ", ".join(f"{n} {k}{'s' if n != 1 else ''}" for k, n in sorted(self.by_kind.items()))
         head = f"{self.total} image links ({kinds}): {self.loadable} loadable, {len(self.problems)} not loaded"
         return "\n".join([head] + [f"  - {p}" for p in self.problems])
 
@@ -319,6 +319,12 @@ _ASKS_MATH = re.compile(r"\b(?:formula\w*|equations?|eqs?\.|math\w*|deriv\w*|pro
 FORMULA_PENALTY = 0.5  # a formula image is shown for a plain question only when it matches twice as well
 
 
+def _without_anchors(question: str, anchors) -> str:
+    for a in anchors:
+        question = question.replace(a.text, " ")
+    return question
+
+
 def score_images(question: str, sections) -> list[ImageChoice]:
     """Every image of ``sections`` scored against ``question``, best first.
 
@@ -334,10 +340,11 @@ def score_images(question: str, sections) -> list[ImageChoice]:
     docs = [set(stems(t)) for _, lines in per_section for t in lines.values() if t.strip()]
     n = max(1, len(docs))
     df = Counter(t for d in docs for t in d)
-    q = set(stems(question))
+    found = find_anchors(question)
+    anchors = {(a.kind, a.number) for a in found}
+    q = set(stems(_without_anchors(question, found)))  # "Table 1" is the anchor's evidence, not a match term
     idf = {t: math.log(1 + n / (1 + df[t])) for t in q}
     total = sum(idf.values()) or 1.0
-    anchors = {(a.kind, a.number) for a in find_anchors(question)}
     math_asked = bool(_ASKS_MATH.search(question))
     out = []
     for s, lines in per_section:
@@ -362,7 +369,8 @@ def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHO
                   scored: list[ImageChoice] | None = None) -> list[ImageChoice]:
     """The images to show with an answer: only from ``sections``, at least ``threshold``, at most ``max_images``.
 
-    Several images sharing one caption (the panels of one figure) count once: the
+    An image must also share at least two of the question's terms (all of them for a
+    one-term question): a single common word ("work") is not evidence. Several images sharing one caption (the panels of one figure) count once: the
     best-scoring panel is kept. The result may be empty. ``scored``: the output of
     :func:`score_images` when the caller already has it.
 
@@ -372,8 +380,11 @@ def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHO
     chosen, seen = [], set()
     if max_images <= 0:
         return chosen
+    need = min(2, len(set(stems(_without_anchors(question, find_anchors(question))))))
     for c in score_images(question, sections) if scored is None else scored:
         if c.reason.startswith("not shown") or c.score < threshold:
+            continue
+        if c.reason != "anchor" and len(c.matched) < need:
             continue
         key = (c.section.doc, c.image.label) if _caption_key(c.image.label) else (c.section.doc, c.image.path)
         if key in seen:
@@ -624,23 +635,44 @@ def image_grid(answer, *, cols: int = 3, size: float = 3.2):
     return fig
 
 
-def answer_widget(index, *, k: int = 5, question: str = ""):
-    """A small ipywidgets box: type a question, get the answer with its images inline."""
+def _answer_view(answer, width: int):
+    """Widgets for an answer: its text, then each image (an ``ipywidgets.Image``) with label and section."""
+    import html
+
+    import ipywidgets as w
+
+    kids = [w.HTML(f"<pre style='white-space: pre-wrap'>{html.escape(str(answer))}</pre>")]
+    for im in answer.images:
+        kids.append(w.HTML(f"<b>{html.escape(im.get('label') or im['path'])}</b><br>from "
+                           f"<i>{html.escape(im.get('breadcrumb', ''))}</i> (<code>{im['doc']}#{im['node_id']}</code>)"))
+        try:
+            data, mime = read_image_bytes(im)
+            kids.append(w.Image(value=data, format=mime.split("/")[1], width=width))
+        except (ValueError, OSError) as e:
+            kids.append(w.HTML(f"<i>not shown: {html.escape(str(e))}</i>"))
+    if not answer.images:
+        kids.append(w.HTML("<i>No image chosen for this answer.</i>"))
+    return kids
+
+
+def answer_widget(index, *, k: int = 5, question: str = "", width: int = 480):
+    """A small ipywidgets box: type a question, get the answer with its images inline.
+
+    Images are ``ipywidgets.Image`` children rather than output captured in an
+    ``Output`` widget, which headless runners (nbclient) handle poorly for large outputs.
+    """
     import ipywidgets as w
 
     box = w.Text(value=question, placeholder="Ask about the papers…", layout=w.Layout(width="80%"))
     kk = w.IntSlider(value=k, min=1, max=10, description="k")
     go = w.Button(description="Ask")
-    out = w.Output()
+    result = w.VBox([])
 
     def run(_=None):
-        out.clear_output()
-        with out:
-            if box.value.strip():
-                show_answer(index.ask(box.value, kk.value))
+        if box.value.strip():
+            result.children = _answer_view(index.ask(box.value, kk.value), width)
 
     go.on_click(run)
-    ui = w.VBox([w.HBox([box, go]), kk, out])
     if question:
         run()
-    return ui
+    return w.VBox([w.HBox([box, go]), kk, result])
