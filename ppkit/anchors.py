@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["Anchor", "find_anchors", "find_captions", "anchor_tier", "anchor_tiers", "apply_anchor_priority",
-           "norm_number"]
+           "AnchorPriority", "norm_number"]
 
 # numbers as papers write them: 3, 3a, S1, I, IV, 4.2, C.1, III-A
 _ROMAN = re.compile(r"^[IVXL]+$")
@@ -237,3 +237,27 @@ def apply_anchor_priority(question: str, ranked_candidates: list) -> list:
     tiers = anchor_tiers(question, ranked_candidates)
     order = sorted(range(len(ranked_candidates)), key=lambda i: -tiers[i])  # stable: ties keep the given order
     return [ranked_candidates[i] for i in order]
+
+
+class AnchorPriority:
+    """Any re-ranker followed by :func:`apply_anchor_priority`, with the same interface.
+
+    >>> reranker = AnchorPriority(GeminiReranker(config=cfg))  # doctest: +SKIP
+
+    Attributes other than ``name`` and ``rerank`` (``calls``, ``last_notes``,
+    ``uses_search_text``…) are the inner re-ranker's.
+    """
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name = f"{getattr(inner, 'name', type(inner).__name__)}+anchors"
+
+    def __repr__(self) -> str:
+        return f"AnchorPriority({self.inner!r})"
+
+    def __getattr__(self, attr):  # only called for attributes not found on self
+        return getattr(self.inner, attr)
+
+    def rerank(self, question: str, candidates: list) -> list:
+        return apply_anchor_priority(question, self.inner.rerank(question, candidates))
+

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .markup import render
 from .tree import Tree
 
-__all__ = ["Chunk", "section_units", "chunk_tree", "split_text", "fixed_size_chunks"]
+__all__ = ["Chunk", "section_units", "chunk_tree", "split_text", "split_numbered", "fixed_size_chunks"]
 
 
 @dataclass(frozen=True)
@@ -64,18 +65,25 @@ def _split_long_line(line: str, size: int) -> list[str]:
 def split_text(lines: list[str], first_line: int, size: int = 2000, overlap: int = 200) -> list[tuple[int, int, str]]:
     """Cut ``lines`` (numbered from ``first_line``) into (line_start, line_end, text) pieces.
 
-    Breaks prefer a blank line in the second half of a piece, then any line end;
-    a line longer than ``size`` is cut at spaces unless it is a table row. The
-    next piece starts with the last whole lines of the previous one that fit in
-    ``overlap`` characters.
+    See :func:`split_numbered`.
 
     >>> [p[:2] for p in split_text(["a" * 30, "", "b" * 30], 1, size=40, overlap=0)]
     [(1, 2), (3, 3)]
     """
+    return split_numbered([(first_line + i, line) for i, line in enumerate(lines)], size, overlap)
+
+
+def split_numbered(numbered: list[tuple[int, str]], size: int = 2000, overlap: int = 200) -> list[tuple[int, int, str]]:
+    """Cut (source line, text) pairs into (line_start, line_end, text) pieces.
+
+    Breaks prefer a blank line in the second half of a piece, then any line end;
+    a line longer than ``size`` is cut at spaces unless it is a table row. The
+    next piece starts with the last whole lines of the previous one that fit in
+    ``overlap`` characters.
+    """
     # atoms: (line number, text); long prose lines become several atoms with the same number
     atoms: list[tuple[int, str]] = []
-    for i, line in enumerate(lines):
-        ln = first_line + i
+    for ln, line in numbered:
         if len(line) > size and not line.lstrip().startswith("|"):
             atoms.extend((ln, part) for part in _split_long_line(line, size))
         else:
@@ -174,7 +182,8 @@ def chunk_tree(tree: Tree, lines: list[str], kept: set[str] | None = None, *, si
     """Structure-guided chunks of one document.
 
     Args:
-        tree: the document's tree; ``lines`` its lines.
+        tree: the document's tree; ``lines`` its lines (HTML tables in them are embedded
+            as compact pipe rows, see :mod:`ppkit.markup`).
         kept: node ids that survived the noise filter (default: all).
         size / overlap: characters per chunk body and repeated between chunks.
         first_id: chunk id of the first chunk (ids are unique within an index).
@@ -188,7 +197,9 @@ def chunk_tree(tree: Tree, lines: list[str], kept: set[str] | None = None, *, si
         n = tree[node_id]
         body_first = first if node_id == "0000" else first + 1  # the heading is in the prefix
         prefix = f"[{n.breadcrumb}]\n"
-        for seq, (a, b, text) in enumerate(split_text(lines[body_first - 1 : last], body_first, size, overlap)):
+        # HTML tables are rendered as pipe rows (ppkit.markup); line numbers stay those of the source
+        body = render(lines[body_first - 1 : last], body_first)
+        for seq, (a, b, text) in enumerate(split_numbered(body, size, overlap)):
             out.append(Chunk(cid, tree.doc, node_id, seq, a, b, n.breadcrumb, prefix + text))
             cid += 1
     return out

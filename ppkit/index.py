@@ -42,7 +42,7 @@ __all__ = ["Index", "build_index", "load_index", "reference_index", "StaleIndexE
 
 FORMAT_VERSION = 1
 # bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
-PIPELINE_VERSION = "2026.11.30-2"  # -2: image kinds and caption labels in the trees
+PIPELINE_VERSION = "2026.11.30-3"  # -3: image kinds and caption labels in the trees
 
 
 class StaleIndexError(RuntimeError):

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = ["MMQuery", "load_multimodal", "match_breadcrumb", "image_key", "section_hit", "section_recall",
-           "image_hit", "image_precision", "run_multimodal"]
+           "image_hit", "image_precision", "image_metrics", "run_multimodal"]
 
 
 @dataclass(frozen=True)
@@ -206,6 +206,34 @@ def image_precision(chosen: list[str], gold: list[str]) -> float | None:
     return sum(c in g for c in chosen) / len(chosen)
 
 
+def image_metrics(question: str, sections, gold_images, *, synthesizer=None, gold_by_caption=None) -> dict:
+    """Images chosen for ``question`` from ``sections`` and their scores against the gold.
+
+    The per-question, per-k piece a benchmark harness calls (``ppkit bench retrieval``
+    over the multimodal set): ``gold_images`` are ``Doc/folder/file.png`` keys (as in
+    ``GoldSet.images[qid]``).
+
+    Returns:
+        ``{"images", "image_labels", "image_hit", "image_precision", "image_reachable"}``
+        (+ the ``_by_caption`` pair when ``gold_by_caption`` is given); a metric is None
+        where it is undefined (see the module docstring).
+    """
+    from .synth import ExtractiveSynthesizer
+
+    synthesizer = synthesizer or ExtractiveSynthesizer()
+    _, info = synthesizer.synthesize(question, sections)
+    chosen = [image_key(im["path"], im["doc"]) for im in info.get("images", [])]
+    gold = list(gold_images)
+    out = {"images": chosen, "image_labels": [im.get("label", "") for im in info.get("images", [])],
+           "image_hit": image_hit(chosen, gold), "image_precision": image_precision(chosen, gold),
+           # the best image_hit any choice could get from these sections (retrieval's ceiling)
+           "image_reachable": image_hit([image_key(im.path, s.doc) for s in sections for im in s.images], gold)}
+    if gold_by_caption is not None:
+        out["image_hit_by_caption"] = image_hit(chosen, list(gold_by_caption))
+        out["image_precision_by_caption"] = image_precision(chosen, list(gold_by_caption))
+    return out
+
+
 def _mean(values) -> float | None:
     vals = [float(v) for v in values if v is not None]
     return round(sum(vals) / len(vals), 4) if vals else None
@@ -241,22 +269,13 @@ def run_multimodal(index, ks=(3, 5), *, synthesizer=None, reranker=None, queries
                "unmatched_sources": list(q.unmatched), "docs_filter": r.trace.get("docs_filter"), "k": {}}
         for k in ks:
             secs = r.sections[:k]
-            _, info = synthesizer.synthesize(q.question, secs)
-            chosen = [image_key(im["path"], im["doc"]) for im in info.get("images", [])]
             row["k"][str(k)] = {
                 "sections": [s.section_id for s in secs],
                 "hit": section_hit(secs, q.gold_sections, index.trees),
                 "recall": section_recall(secs, q.gold_sections, index.trees),
                 "context_chars": sum(len(s.text) for s in secs),
-                "images": chosen,
-                "image_labels": [im.get("label", "") for im in info.get("images", [])],
-                "image_hit": image_hit(chosen, list(q.gold_images)),
-                "image_precision": image_precision(chosen, list(q.gold_images)),
-                # the best image_hit any choice could get from these sections (retrieval's ceiling)
-                "image_reachable": image_hit([image_key(im.path, s.doc) for s in secs for im in s.images],
-                                             list(q.gold_images)),
-                "image_hit_by_caption": image_hit(chosen, list(q.gold_by_caption)),
-                "image_precision_by_caption": image_precision(chosen, list(q.gold_by_caption)),
+                **image_metrics(q.question, secs, q.gold_images, synthesizer=synthesizer,
+                                gold_by_caption=q.gold_by_caption),
                 "wrong_doc": sum(s.doc not in q.papers for s in secs),
             }
         per_q.append(row)

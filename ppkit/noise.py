@@ -68,7 +68,7 @@ EXEMPLARS: dict[str, list[str]] = {
 }
 
 _NUMBERING = re.compile(
-    r"^((part|item|section|chapter|appendix)\s+[ivxlc\d]+[a-z]?[.:)]?\s*|[ivxlc]+[.)]\s+|[a-z][.)]\s+|[a-z]?\d+(\.\d+)*[.)]?\s+)",
+    r"^((part|item|section|chapter|appendix)\s+[ivxlc\d]+[a-z]?[.:)]?\s*|[ivxlc]+[.)]\s+|[a-z][.)]\s+|([a-z]\.)?[a-z]?\d+(\.\d+)*[.)]?\s+)",
     re.I,
 )
 

@@ -16,6 +16,11 @@ weights (never tuned to particular questions):
   (idf over the candidates), which rewards exact line items and terms that a
   256-token embedder truncated away;
 * ``numeric``  - for quantitative questions, the density of numeric table rows;
+* ``statement`` - the breadcrumb names the primary financial statement that reports a
+  concept the question asks about (current ratio -> balance sheet / statement of
+  financial position; operating margin -> statement of operations; capex, dividends
+  paid -> statement of cash flows). General accounting knowledge, the kind an LLM
+  re-ranker brings; it is zero on documents without such statements;
 * ``anchor``   - when the question names an anchor ("Figure 5", "Table I", "Eq. 3",
   "Section 4.2"), 2 if the section defines it, 1 if it mentions or encloses it
   (:mod:`ppkit.anchors`). It is not added to the score: sections with an anchor are
@@ -52,9 +57,59 @@ class Stage1Reranker:
     """No re-ranking: stage-1 order (the ablation baseline)."""
 
     name = "stage1-order"
+    uses_search_text = True
 
     def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]:
         return [replace(c, stage2_score=c.stage1_score) for c in candidates]
+
+
+# Which primary financial statement reports a concept (general accounting knowledge, the kind an
+# LLM re-ranker brings): statement -> (question concepts, breadcrumb pattern of that statement).
+_STATEMENTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
+    "balance": (
+        re.compile(r"\b(current ratio|quick ratio|acid.test|current assets|current liabilities|total assets|"
+                   r"total liabilities|balance sheets?|working capital|inventor(y|ies)|goodwill|intangible assets|"
+                   r"(total )?equity|debt.to.equity|leverage|total debt|book value|receivables|payables)\b", re.I),
+        re.compile(r"balance sheets?|statements? of (consolidated )?financial (position|condition)", re.I)),
+    "operations": (
+        re.compile(r"\b(revenues?|net sales|sales|gross (margin|profit)|operating (margin|income|profit|loss)|"
+                   r"net (income|earnings|loss)|earnings per share|eps|cost of (sales|revenue|goods)|"
+                   r"operating expenses|income statement)\b", re.I),
+        re.compile(r"statements? of (consolidated )?(operations|income|earnings)|^(consolidated )?income statements?", re.I)),
+    "cash_flows": (
+        re.compile(r"\b(cash flows?|operating cash|free cash|cash (provided|used|generated)|capital expenditures?|"
+                   r"capex|dividends? paid|(share|stock) repurchases?|buybacks?|financing activities|"
+                   r"investing activities|operating activities|net change in cash|change in cash)\b", re.I),
+        re.compile(r"statements? of (consolidated )?cash flows?", re.I)),
+}
+
+
+_STATEMENT_TITLE = re.compile(r"^(the )?(consolidated |combined )?(?P<name>.+?)(\s*\(continued\))?\W*$", re.I)
+
+
+def statement_kind(title: str) -> str | None:
+    """Which primary statement a section title names, if any (``"Consolidated Balance Sheets"`` -> ``"balance"``).
+
+    Only titles that *are* a statement count; "Selected Income Statement Data" is not one.
+    """
+    m = _STATEMENT_TITLE.match(title.strip())
+    name = m.group("name") if m else title
+    for kind, (_, pattern) in _STATEMENTS.items():
+        hit = pattern.match(name)
+        if hit and hit.end() >= len(name) - 1:
+            return kind
+    return None
+
+
+def statements_asked(question: str) -> set[str]:
+    """The statement kinds that report concepts the question asks about."""
+    return {kind for kind, (concepts, _) in _STATEMENTS.items() if concepts.search(question)}
+
+
+def _statement_match(question: str, breadcrumb: str) -> float:
+    """1.0 when the section is a primary statement that reports a concept the question asks for."""
+    kind = statement_kind(breadcrumb.split(" > ")[-1])
+    return float(kind is not None and kind in statements_asked(question))
 
 
 _QUANT = re.compile(r"\b(ratio|margin|percent|percentage|%|how much|how many|total|amount|growth|rate|compute|"
@@ -104,8 +159,9 @@ class StructuralReranker:
     """
 
     name = "structural"
+    uses_search_text = True  # retrieve() hands it the question without the names that became filters
     DEFAULT_WEIGHTS = {"dense": 1.0, "hits": 0.3, "path_sem": 0.6, "path_lex": 0.5, "text_lex": 0.8, "numeric": 0.3,
-                       "anchor": 0.0}  # anchor: a priority, not a weight
+                       "statement": 0.8, "anchor": 0.0}  # anchor: a priority, not a weight
 
     def __init__(self, embedder=None, weights: dict[str, float] | None = None):
         self.embedder = embedder
@@ -145,6 +201,7 @@ class StructuralReranker:
         feats["text_lex"] = _bm25(q_stems, [stems(c.text) for c in candidates])
         quant = bool(_QUANT.search(question))
         feats["numeric"] = np.array([_numeric_density(c.text) if quant else 0.0 for c in candidates])
+        feats["statement"] = np.array([_statement_match(question, c.breadcrumb) for c in candidates])
         feats["anchor"] = np.array(anchor_tiers(question, candidates), dtype=float)
         return feats
 

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
+from .markup import render
 from .tree import Image
 
 __all__ = ["Candidate", "Section", "Retrieval", "retrieve", "recall_candidates", "load_sections", "section_id"]
@@ -68,13 +69,14 @@ class Section:
     breadcrumb: str
     line_start: int  # the section's first line (its heading)
     line_end: int  # the section's last line
-    text: str  # what is sent to the synthesizer (trimmed to the budget if needed)
+    text: str  # what is sent to the synthesizer: rendered (HTML tables as rows), trimmed to the budget
     rank: int
     score: float
     sent_ranges: tuple[tuple[int, int], ...] = ()  # line ranges actually in `text`
     chars_total: int = 0  # characters of the whole section
     trimmed: bool = False
     images: tuple[Image, ...] = ()
+    line_numbers: tuple[int, ...] = field(default=(), repr=False)  # source line of each line of `text` (0: a cut)
 
     @property
     def section_id(self) -> str:
@@ -91,6 +93,7 @@ class Section:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        d.pop("line_numbers")
         d["section_id"] = self.section_id
         return d
 
@@ -124,9 +127,14 @@ class Retrieval:
                 "candidates": [c.to_dict() for c in self.candidates], "trace": self.trace}
 
 
+def _rendered(index, doc: str, a: int, b: int) -> list[tuple[int, str]]:
+    """(source line, text) of lines a..b, HTML tables rendered as pipe rows (see ppkit.markup)."""
+    return render(index.lines(doc)[a - 1 : b], a)
+
+
 def _unit_text(index, doc: str, node_id: str) -> tuple[int, int, str]:
     a, b = index.units(doc)[node_id]
-    return a, b, "\n".join(index.lines(doc)[a - 1 : b])
+    return a, b, "\n".join(t for _, t in _rendered(index, doc, a, b))
 
 
 def recall_candidates(index, question: str, *, docs: list[str] | None = None, recall: int = 200,
@@ -162,45 +170,86 @@ def recall_candidates(index, question: str, *, docs: list[str] | None = None, re
     return out, info
 
 
-def _trim(index, doc: str, node_id: str, a: int, b: int, qv: np.ndarray | None, budget: int) -> tuple[str, tuple, bool]:
-    """The section's text within ``budget`` characters: its heading plus its chunks most similar
-    to the question, in document order, ``[…]`` marking the cuts."""
-    lines = index.lines(doc)
-    full = "\n".join(lines[a - 1 : b])
-    if len(full) <= budget:
-        return full, ((a, b),), False
+def statement_candidates(index, question: str, present: list[Candidate], *, docs: list[str] | None,
+                         query_vec: np.ndarray, snippet_chars: int = 150) -> list[Candidate]:
+    """Structural recall: the primary financial statements that report what the question asks about.
+
+    Dense recall handles tables badly (a statement is rows of numbers), so when a question asks
+    for a concept that one of the primary statements reports (see :func:`ppkit.rerank.statements_asked`),
+    those statement sections of the searched documents join the candidates if stage 1 missed them.
+    Their stage-1 score is their best chunk's similarity; ``chunk_hits`` is 0.
+    """
+    from .rerank import statement_kind, statements_asked
+
+    kinds = statements_asked(question)
+    if not kinds:
+        return []
+    have = {(c.doc, c.node_id) for c in present}
+    out = []
+    for doc in (docs if docs is not None else index.docs):
+        doc = index.resolve_doc(doc)
+        tree = index.trees[doc]
+        for node_id in index.units(doc):
+            if (doc, node_id) in have or statement_kind(tree[node_id].title) not in kinds:
+                continue
+            chunks = index.chunks_of(doc, node_id)
+            if not chunks:
+                continue
+            sims = index.store.vectors(np.asarray([c.chunk_id for c in chunks], dtype=np.int64)) @ query_vec
+            a, b, text = _unit_text(index, doc, node_id)
+            body = text.split("\n", 1)[1] if "\n" in text else text
+            out.append(Candidate(doc, node_id, tree[node_id].breadcrumb, float(sims.max()), len(present) + len(out) + 1,
+                                 0, tuple(sorted((float(x) for x in sims), reverse=True)), a, b,
+                                 " ".join(body.split())[:snippet_chars], text))
+    return out
+
+
+def _trim(index, doc: str, node_id: str, a: int, b: int, qv: np.ndarray | None,
+          budget: int) -> tuple[list[tuple[int, str]], tuple, bool, int]:
+    """The section's rendered text within ``budget`` characters: its heading plus its chunks most
+    similar to the question, in document order, ``[…]`` marking each cut.
+
+    Returns (numbered lines sent, line ranges sent, trimmed?, characters of the whole section).
+    """
+    full = _rendered(index, doc, a, b)
+    full_chars = sum(len(t) + 1 for _, t in full) - 1
+    if full_chars <= budget:
+        return full, ((a, b),), False, full_chars
     chunks = index.chunks_of(doc, node_id)
-    if not chunks or qv is None:
-        # no chunk geometry: keep the head
-        text = full[:budget]
-        n = text.count("\n")
-        return text + "\n[…]", ((a, a + n),), True
-    vecs = index.store.vectors(np.asarray([c.chunk_id for c in chunks], dtype=np.int64))
-    sims = vecs @ qv
     chosen: list = []
-    used = len(lines[a - 1]) + 1
-    for j in np.argsort(-sims):
-        c = chunks[int(j)]
-        size = len(c.body) + 6
-        if used + size > budget and chosen:
-            continue
-        chosen.append(c)
-        used += size
-        if used >= budget:
-            break
+    used = len(full[0][1]) + 1
+    if chunks and qv is not None:
+        sims = index.store.vectors(np.asarray([c.chunk_id for c in chunks], dtype=np.int64)) @ qv
+        for j in np.argsort(-sims):
+            c = chunks[int(j)]
+            size = len(c.body) + 6
+            if used + size <= budget:
+                chosen.append(c)
+                used += size
+    if not chosen:  # no chunk fits (or no chunk geometry): keep the head, line by line
+        out, used = [], 0
+        for ln, t in full:
+            if used + len(t) + 1 > budget and out:
+                break
+            out.append((ln, t))
+            used += len(t) + 1
+        return out + [(0, "[…]")], ((a, out[-1][0]),), True, full_chars
     chosen.sort(key=lambda c: c.line_start)
-    # merge overlapping line ranges, then read them back from the source
+    # merge overlapping line ranges (the heading line first), then render them from the source
     ranges: list[list[int]] = [[a, a]]
     for c in chosen:
         if c.line_start <= ranges[-1][1] + 1:
             ranges[-1][1] = max(ranges[-1][1], c.line_end)
         else:
             ranges.append([c.line_start, c.line_end])
-    parts = ["\n".join(lines[x - 1 : y]) for x, y in ranges]
-    text = "\n[…]\n".join(parts)
-    if len(text) > budget * 1.25:  # a single huge table row, say
-        text = text[: int(budget * 1.25)] + "\n[…]"
-    return text, tuple((x, y) for x, y in ranges), True
+    out: list[tuple[int, str]] = []
+    for x, y in ranges:
+        if out:
+            out.append((0, "[…]"))
+        out.extend(_rendered(index, doc, x, y))
+    if y < b:
+        out.append((0, "[…]"))
+    return out, tuple((x, y) for x, y in ranges), True, full_chars
 
 
 def load_sections(index, chosen: list[Candidate], *, budget: int, query_vec: np.ndarray | None = None) -> list[Section]:
@@ -208,20 +257,20 @@ def load_sections(index, chosen: list[Candidate], *, budget: int, query_vec: np.
     out = []
     for rank, c in enumerate(chosen, start=1):
         a, b = index.units(c.doc)[c.node_id]
-        text, ranges, trimmed = _trim(index, c.doc, c.node_id, a, b, query_vec, budget)
-        full_chars = len("\n".join(index.lines(c.doc)[a - 1 : b]))
+        numbered, ranges, trimmed, full_chars = _trim(index, c.doc, c.node_id, a, b, query_vec, budget)
+        text = "\n".join(t for _, t in numbered)
         tree = index.trees[c.doc]
         images = tuple(im for n in tree.nodes.values() if a <= n.line_start <= b for im in n.images
                        if any(x <= im.line <= y for x, y in ranges))
         score = c.stage2_score if c.stage2_score is not None else c.stage1_score
         out.append(Section(c.doc, c.node_id, c.breadcrumb, a, b, text, rank, float(score), ranges,
-                           full_chars, trimmed, images))
+                           full_chars, trimmed, images, tuple(ln for ln, _ in numbered)))
     return out
 
 
 def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
              recall: int | None = None, candidates: int | None = None, budget: int | None = None,
-             auto_filter: bool = True):
+             auto_filter: bool = True, statement_recall: bool = True):
     """Two-stage retrieval over ``index``.
 
     Args:
@@ -231,6 +280,8 @@ def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | No
             question names (:func:`ppkit.analyze.analyze_query`), or all when it names none.
         auto_filter: with ``docs=None``, take the document filter from the question (default);
             ``False`` searches all documents.
+        statement_recall: add the primary financial statements the question's concepts call for
+            to the candidates when stage 1 missed them (:func:`statement_candidates`).
         reranker: any object with ``rerank(question, candidates) -> candidates``;
             default: Gemini when the config is online, else the structural re-ranker.
         recall / candidates: stage-1 sizes (200 / 50).
@@ -264,9 +315,14 @@ def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | No
     search_text = filters.search_text if filters and filters.docs else question
     qv = index.embedder.embed_query(search_text)
     cands, info = recall_candidates(index, search_text, docs=docs, recall=recall, candidates=n_cand, query_vec=qv)
+    injected = statement_candidates(index, search_text, cands, docs=docs, query_vec=qv) if statement_recall else []
+    cands = cands + injected
+    info["statements_added"] = [c.section_id for c in injected]
     t1 = time.perf_counter()
     calls_before = len(getattr(reranker, "calls", []))
-    ranked = reranker.rerank(search_text, cands)
+    # an LLM re-ranker reads the question as asked; the structural one scores the search text
+    # (the filtered names would only add noise inside the filtered documents)
+    ranked = reranker.rerank(search_text if getattr(reranker, "uses_search_text", False) else question, cands)
     t2 = time.perf_counter()
     ranked = [replace(c, stage2_rank=i) for i, c in enumerate(ranked, start=1)]
     sections = load_sections(index, ranked[:k], budget=budget, query_vec=qv)

@@ -85,17 +85,10 @@ class Synthesizer(Protocol):
 def _units(section: Section) -> list[tuple[int, str]]:
     """(source line, passage) pieces of a section: table rows whole, prose split into sentences."""
     out = []
-    # map the sent text back to source lines through the sent ranges
-    nums = [ln for a, b in section.sent_ranges for ln in range(a, b + 1)]
-    text_lines = section.text.split("\n")
-    j = 0
-    for raw in text_lines:
-        if raw == "[…]":
-            continue
-        ln = nums[j] if j < len(nums) else section.line_end
-        j += 1
+    numbers = section.line_numbers or (section.line_start,) * len(section.text.split("\n"))
+    for ln, raw in zip(numbers, section.text.split("\n")):
         s = raw.strip()
-        if not s or s.startswith("#") or set(s) <= set("|-: "):
+        if not ln or not s or s.startswith("#") or set(s) <= set("|-: "):
             continue
         if s.startswith("|"):
             out.append((ln, s))

@@ -44,7 +44,7 @@ _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _HTML_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
-_EMPHASIS = re.compile(r"(\*{1,3}|_{2,3})(\S(?:.*?\S)?)\1")
+_EMPHASIS = re.compile(r"(\*{1,3}|_{2,3})(\S(?:.*?\S)?)\1|(?<!\w)_(\S(?:.*?\S)?)_(?!\w)")
 
 
 def clean_title(raw: str) -> str:
@@ -56,7 +56,7 @@ def clean_title(raw: str) -> str:
     title = _HTML_TAG.sub("", raw)
     prev = None
     while prev != title:  # nested emphasis: ***x*** -> x
-        prev, title = title, _EMPHASIS.sub(r"\2", title)
+        prev, title = title, _EMPHASIS.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(3), title)
     title = title.replace("**", "").strip().strip("*").strip()
     return re.sub(r"\s+", " ", title)
 

@@ -8,7 +8,7 @@ import pytest
 from mm_helpers import candidate, fixture_tree
 
 from ppkit.anchors import (
-    Anchor, anchor_tier, anchor_tiers, apply_anchor_priority, find_anchors, find_captions, norm_number,
+    Anchor, AnchorPriority, anchor_tier, anchor_tiers, apply_anchor_priority, find_anchors, find_captions, norm_number,
 )
 from ppkit.rerank import StructuralReranker
 
@@ -95,3 +95,8 @@ def test_anchor_priority_after_another_reranker():
     cands = [candidate(t, n, 0.5, i) for i, n in enumerate(["0002", "0003", "0004"], 1)]
     out = apply_anchor_priority("Explain Section 2", Reverse().rerank("Explain Section 2", cands))
     assert [c.node_id for c in out] == ["0003", "0004", "0002"]
+    wrapped = AnchorPriority(Reverse())
+    assert wrapped.name == "reverse+anchors"
+    assert [c.node_id for c in wrapped.rerank("Explain Section 2", cands)] == ["0003", "0004", "0002"]
+    assert [c.node_id for c in wrapped.rerank("Explain the results", cands)] == ["0004", "0003", "0002"]
+

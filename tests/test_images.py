@@ -386,3 +386,23 @@ def test_answer_widget_shows_the_answer_and_its_images():
     assert result.children[2].value == (FIXTURE_DIR / "figures" / "pipeline.png").read_bytes()
     assert "from <i>mm_doc &gt; Toy Vector Painter &gt; 1. Method</i>" in result.children[1].value
     assert isinstance(answer_widget(idx).children[2], w.VBox) and len(idx.asked) == 1  # no question: no ask
+
+
+def test_visual_filter_says_when_the_client_cannot_see_images():
+    class TextOnlyClient:  # the shape of GeminiClient.generate today: text in, text out
+        def generate(self, prompt, *, system=None, schema=None, temperature=0.0, model=None):
+            raise AssertionError("must not be called without the image")
+
+    with pytest.raises(NotImplementedError, match="cannot show an image to the model"):
+        visual_filter("q", [image_record(_sections()[0], _sections()[0].images[0])], client=TextOnlyClient())
+
+    class ImageClient:  # what the filter needs: images=[(bytes, mime)]
+        calls = []
+
+        def generate(self, prompt, *, images=None, **kw):
+            self.calls.append((prompt[:9], [m for _, m in images]))
+            return type("R", (), {"text": "NO"})()
+
+    client = ImageClient()
+    kept, notes = visual_filter("Stages?", [image_record(_sections()[0], _sections()[0].images[0])], client=client)
+    assert kept == [] and client.calls == [("Question:", ["image/png"])]

@@ -9,7 +9,7 @@ import pytest
 from mm_helpers import FIXTURE_MD, fixture_tree, section
 
 from ppkit.mm_eval import (
-    image_hit, image_key, image_precision, load_multimodal, match_breadcrumb, run_multimodal, section_hit,
+    image_hit, image_key, image_metrics, image_precision, load_multimodal, match_breadcrumb, run_multimodal, section_hit,
     section_recall,
 )
 from ppkit.tree import parse_markdown
@@ -130,3 +130,14 @@ def test_two_reference_questions_offline():
     assert got["1"]["images"] == ["Galore/tables/fileoutpart157.png"]  # Table 7: RoBERTa fine-tuning hyperparameters
     assert got["6"]["images"] == ["CLIP/figures/fileoutpart3.png"]  # Figure 2: the CLIP-CITE framework
     assert (got["1"]["hit"], got["6"]["hit"]) == (True, True)
+
+
+def test_image_metrics_for_one_question():
+    t = fixture_tree()
+    secs = [section(t, "0002", 1), section(t, "0003", 2)]
+    m = image_metrics("What are the three stages of the toy pipeline?", secs,
+                      ["mm_doc/figures/pipeline.png", "mm_doc/img/photo.png"])
+    assert m["images"] == ["mm_doc/figures/pipeline.png", "mm_doc/tables/accuracy.png"]
+    assert (m["image_hit"], m["image_precision"], m["image_reachable"]) == (1.0, 0.5, 1.0)
+    none = image_metrics("What is the weather in Paris?", secs, ["mm_doc/img/photo.png"])
+    assert (none["images"], none["image_hit"], none["image_precision"], none["image_reachable"]) == ([], 0.0, None, 0.0)

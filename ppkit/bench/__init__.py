@@ -1,0 +1,35 @@
+"""Benchmarks: question-set loaders, gold sections, retrieval metrics, baselines, the harness,
+the reference tables, the online answer benchmark, plots and views.
+
+    fmt, questions = ppkit.bench.load_questions(path)
+    gold = ppkit.bench.comprehensive_gold(questions, logs_dir, index)
+    result = ppkit.bench.run_retrieval_bench(index, questions, gold, baselines=build_baselines(index, index.embedder)[0])
+
+Modules load lazily what they need (matplotlib, ipywidgets, Gemini) so importing
+this package is cheap.
+"""
+
+from .baselines import build_baselines
+from .gold import GoldSet, comprehensive_gold, financebench_gold, multimodal_gold
+from .harness import markdown_table, run_retrieval_bench
+from .loaders import (MarkdownDocs, detect_format, load_comprehensive, load_financebench, load_multimodal_queries,
+                      load_questions)
+from .metrics import Sent, hit_at_k, recall_at_k
+from .reference import load_run_logs, parse_run_log, parse_scorecard
+
+__all__ = [
+    "GoldSet", "MarkdownDocs", "Sent", "build_baselines", "comprehensive_gold", "detect_format", "financebench_gold",
+    "hit_at_k", "load_comprehensive", "load_financebench", "load_multimodal", "load_multimodal_queries",
+    "load_questions", "load_run_logs", "markdown_table", "multimodal_gold", "parse_run_log", "parse_scorecard",
+    "recall_at_k", "run_retrieval_bench",
+]
+
+
+def load_multimodal(queries_path, reference_log_path, docs):
+    """The multimodal benchmark in one call: (questions, section qrels, image qrels, GoldSet).
+
+    ``docs`` are the papers (an Index such as ``ppkit.reference_index("papers")`` or a MarkdownDocs).
+    """
+    questions = load_multimodal_queries(queries_path)
+    gold = multimodal_gold(questions, reference_log_path, docs)
+    return questions, gold.qrels, gold.images, gold

@@ -1,0 +1,314 @@
+"""Gold sections for each question set, as qrels (``{qid: {section_id: 1}}``).
+
+A gold section is a heading line (DESIGN.md): ``"AMD#0114"`` names the heading of
+node 0114 in the AMD 10-K. Every loader here returns a :class:`GoldSet` that says,
+beside the qrels, where each gold section came from and which questions could
+not be given gold, so nothing is dropped silently.
+
+* **Comprehensive**: the node ids that the reference k=5 answers cite, inline
+  (``ID: 0085``) and under ``Sources:`` (all 40 of those answers were judged
+  correct). A source cited by name only (``(Source: Consolidated Balance Sheets)``)
+  is matched to the retrieved node with that title. Node ids in the logs are the
+  same pre-order heading ids ppkit assigns; the loader checks the logged title
+  against the tree for every cited node.
+* **FinanceBench**: the sections holding the annotated evidence
+  (:func:`ppkit.bench.evidence.map_evidence`).
+* **Multimodal**: the reference run's source breadcrumbs mapped onto the papers'
+  trees, and its images (``images_found``) as image gold.
+
+``docs`` is anything with ``trees`` (doc -> Tree) and ``lines(doc)``: an
+:class:`ppkit.Index` or a :class:`ppkit.bench.loaders.MarkdownDocs`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..retrieve import section_id
+from .evidence import DocText, map_evidence
+from .loaders import _norm_name, resolve_doc_name
+from .reference import clean_breadcrumb, load_run_logs
+
+__all__ = ["GoldSet", "comprehensive_gold", "financebench_gold", "multimodal_gold", "map_breadcrumb", "gold_lines"]
+
+
+@dataclass(frozen=True)
+class GoldSet:
+    """Gold sections for a question set.
+
+    Attributes:
+        qrels: ``{qid: {section_id: 1}}`` (the BEIR/ranx shape).
+        docs: ``{qid: indexed document name(s)}`` the question is about.
+        provenance: ``{qid: {section_id: how it was found}}``.
+        unmapped: ``{qid: reason}`` for questions with no gold at all.
+        notes: ``{qid: [remarks]}``: partial problems (an evidence text that could not
+            be placed while others were, a title that disagreed with the tree, ...).
+        details: per question extra data (evidence matches, cited ids, ...).
+        images: ``{qid: {image key: 1}}`` image gold (multimodal only).
+    """
+
+    qrels: dict[str, dict[str, int]]
+    docs: dict[str, list[str]]
+    provenance: dict[str, dict[str, str]] = field(default_factory=dict)
+    unmapped: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, list[str]] = field(default_factory=dict)
+    details: dict[str, dict] = field(default_factory=dict)
+    images: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def coverage(self) -> float:
+        """Share of questions that have gold."""
+        n = len(self.qrels) + len(self.unmapped)
+        return len(self.qrels) / n if n else 0.0
+
+    def report(self) -> dict:
+        """A plain summary: counts, coverage, the unmapped questions and the notes."""
+        return {"questions": len(self.qrels) + len(self.unmapped), "with_gold": len(self.qrels),
+                "coverage": round(self.coverage, 4), "gold_sections": sum(len(v) for v in self.qrels.values()),
+                "unmapped": dict(self.unmapped), "notes": {k: v for k, v in self.notes.items() if v}}
+
+    def __repr__(self) -> str:
+        return (f"GoldSet({len(self.qrels)} questions with gold, {len(self.unmapped)} unmapped, "
+                f"{sum(len(v) for v in self.qrels.values())} gold sections)")
+
+
+def gold_lines(qrels: dict[str, int], trees) -> list[tuple[str, str, int, int]]:
+    """``[(section_id, doc, heading line, end of own text)]`` of one question's gold sections."""
+    out = []
+    for sid in qrels:
+        doc, nid = sid.split("#", 1)
+        n = trees[doc][nid]
+        out.append((sid, doc, n.line_start, n.text_end))
+    return out
+
+
+def _norm_title(s: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", s.casefold())).strip()
+
+
+def _match_name(name: str, nodes: list[tuple[str, str]], tree) -> list[str]:
+    """Node ids among ``nodes`` ((id, breadcrumb)) whose title the source ``name`` ends with; else a unique tree title."""
+    key = _norm_title(name)
+    hits = []
+    for nid, crumb in nodes:
+        title = _norm_title(clean_breadcrumb(crumb)[-1])
+        if title and (key == title or key.endswith(" " + title)):
+            hits.append((len(title), nid))
+    if hits:
+        best = max(h[0] for h in hits)
+        return [nid for ln, nid in hits if ln == best]
+    found = [n.node_id for n in tree.headings() if _norm_title(n.title) == key]
+    return found if len(found) == 1 else []
+
+
+def comprehensive_gold(questions: list[dict], logs_dir, docs) -> GoldSet:
+    """Gold sections of the Comprehensive questions from the reference k=5 run logs.
+
+    Args:
+        questions: from :func:`ppkit.bench.loaders.load_comprehensive`.
+        logs_dir: the folder of the reference k=5 logs (``benchmarks/comprehensive_k5``).
+        docs: the 10-K documents (an Index or MarkdownDocs).
+
+    Returns:
+        A :class:`GoldSet`; ``details[qid]`` holds the cited ids, the reference's
+        retrieved nodes and any name citations.
+
+    >>> gold.qrels["AMD-1"]  # doctest: +SKIP
+    {'AMD#0114': 1, 'AMD#0062': 1}
+    """
+    logs = load_run_logs(logs_dir)
+    by_company: dict[str, dict] = {}  # indexed doc -> {qno: entry}
+    for company, log in logs.items():
+        doc = resolve_doc_name(company, list(docs.trees))
+        if doc is not None:
+            by_company[doc] = {e["qno"]: e for e in log["entries"]}
+    qrels, qdocs, prov, unmapped, notes, details = {}, {}, {}, {}, {}, {}
+    for q in questions:
+        qid = q["qid"]
+        doc = resolve_doc_name(q["doc"], list(docs.trees))
+        qdocs[qid] = [doc] if doc else []
+        notes[qid] = []
+        if doc is None:
+            unmapped[qid] = f"document {q['doc']!r} is not among {list(docs.trees)}"
+            continue
+        entry = by_company.get(doc, {}).get(q["qno"])
+        if entry is None:
+            unmapped[qid] = f"no reference k=5 log entry for {doc} Q{q['qno']} in {logs_dir}"
+            continue
+        tree = docs.trees[doc]
+        logged = dict(entry["nodes"])  # node id -> logged breadcrumb
+        for nid, crumb in entry["nodes"]:  # the log's titles must name the same headings as ours
+            if nid in tree.nodes and _norm_title(clean_breadcrumb(crumb)[-1]) != _norm_title(tree[nid].title):
+                notes[qid].append(f"logged title of {nid} {crumb!r} differs from the tree's {tree[nid].title!r}")
+        found: dict[str, str] = {}
+        for nid in entry["cited"]["ids"]:
+            if nid not in tree.nodes:
+                notes[qid].append(f"cited id {nid} is not a heading of {doc}")
+                continue
+            if nid not in logged:
+                notes[qid].append(f"cited id {nid} was not among the reference's retrieved nodes")
+            found.setdefault(section_id(doc, nid), "cited id")
+        for name in entry["cited"]["names"]:
+            ids = _match_name(name, entry["nodes"], tree)
+            if not ids:
+                notes[qid].append(f"source named {name!r} matches no retrieved node")
+            for nid in ids:
+                found.setdefault(section_id(doc, nid), f"cited by name {name!r}")
+        details[qid] = {"cited_ids": entry["cited"]["ids"], "cited_names": entry["cited"]["names"],
+                        "reference_nodes": [nid for nid, _ in entry["nodes"]]}
+        if not found:
+            unmapped[qid] = "the reference answer cites no node id or resolvable source name"
+            continue
+        qrels[qid] = {sid: 1 for sid in found}
+        prov[qid] = found
+    return GoldSet(qrels, qdocs, prov, unmapped, notes, details)
+
+
+def financebench_gold(questions: list[dict], docs, *, aliases: dict | None = None) -> GoldSet:
+    """Gold sections of FinanceBench questions: where their evidence texts live.
+
+    A question about a document that ``docs`` does not hold is unmapped (say which);
+    an evidence text that cannot be placed is listed in ``notes`` and, when none of a
+    question's evidence could be placed, the question is unmapped.
+    """
+    names = list(docs.trees)
+    meta = {}
+    if hasattr(docs, "manifest"):
+        meta = {d["doc"]: d.get("metadata", {}) for d in docs.manifest.get("documents", [])}
+    doc_texts: dict[str, DocText] = {}
+    qrels, qdocs, prov, unmapped, notes, details = {}, {}, {}, {}, {}, {}
+    for q in questions:
+        qid = q["qid"]
+        notes[qid] = []
+        qdoc = resolve_doc_name(q["doc"], names, aliases, meta) or resolve_doc_name(q.get("company", ""), names,
+                                                                                    aliases, meta)
+        qdocs[qid] = [qdoc] if qdoc else []
+        found: dict[str, str] = {}
+        matches = []
+        if not q["evidence"]:
+            unmapped[qid] = "no evidence annotated"
+            continue
+        for i, ev in enumerate(q["evidence"]):
+            doc = resolve_doc_name(ev["doc"], names, aliases, meta) or qdoc
+            if doc is None:
+                notes[qid].append(f"evidence {i}: document {ev['doc']!r} is not indexed")
+                matches.append({"evidence": i, "doc": ev["doc"], "mapped": False, "reason": "document not indexed"})
+                continue
+            if doc not in doc_texts:
+                doc_texts[doc] = DocText(docs.lines(doc))
+            m = map_evidence(ev["text"], docs.trees[doc], docs.lines(doc), doc_text=doc_texts[doc])
+            matches.append({"evidence": i, "doc": doc, "page": ev.get("page"), **m.to_dict()})
+            if not m.mapped:
+                notes[qid].append(f"evidence {i} ({doc}, page {ev.get('page')}): not placed: {m.reason}")
+                continue
+            for nid in m.node_ids:
+                found.setdefault(section_id(doc, nid), f"evidence {i} ({m.kind}, covered {m.covered:.2f})")
+        details[qid] = {"evidence": matches}
+        if not found:
+            unmapped[qid] = "; ".join(notes[qid]) or "no evidence could be placed"
+            continue
+        qrels[qid] = {sid: 1 for sid in found}
+        prov[qid] = found
+    return GoldSet(qrels, qdocs, prov, unmapped, notes, details)
+
+
+def map_breadcrumb(crumb: str, trees) -> list[tuple[str, str]]:
+    """``[(doc, node_id)]`` a logged breadcrumb names: document by name (any case), then the
+    node whose title path equals the crumb's (markup stripped), else the nodes whose last
+    titles match the crumb's tail (a breadcrumb may skip levels)."""
+    parts = [_norm_title(p) for p in clean_breadcrumb(crumb)]
+    doc = next((d for d in trees if _norm_name(d) == _norm_name(parts[0])), None)
+    if doc is None:
+        doc = resolve_doc_name(parts[0], list(trees))
+    if doc is None:
+        return []
+    tree = trees[doc]
+    want = parts[1:]
+    if not want:
+        return [(doc, "0000")]
+    exact = [n.node_id for n in tree.headings() if [_norm_title(t) for t in n.path[1:]] == want]
+    if exact:
+        return [(doc, nid) for nid in exact]
+    # tail match: the last title equal, and the earlier crumb titles appear in order among the ancestors
+    out = []
+    for n in tree.headings():
+        path = [_norm_title(t) for t in n.path[1:]]
+        if path[-1] != want[-1]:
+            continue
+        it = iter(path[:-1])
+        if all(any(p == w for p in it) for w in want[:-1]):
+            out.append((doc, n.node_id))
+    return out
+
+
+def _image_key(doc: str, path: str) -> str:
+    """``"Galore/tables/fileoutpart157.png"`` from any absolute or relative path under the paper's folder."""
+    p = path.replace("\\", "/")
+    marker = f"/{doc}/"
+    i = p.lower().rfind(marker.lower())
+    rel = p[i + len(marker):] if i >= 0 else "/".join(p.split("/")[-2:])
+    return f"{doc}/{rel}"
+
+
+def multimodal_gold(questions: list[dict], reference_log, docs) -> GoldSet:
+    """Gold sections and images of the multimodal queries from the reference run.
+
+    Args:
+        questions: from :func:`ppkit.bench.loaders.load_multimodal_queries`.
+        reference_log: ``multimodal_reference_log.json`` (path or the parsed dict).
+        docs: the papers (an Index or MarkdownDocs).
+
+    Returns:
+        A :class:`GoldSet` whose ``images`` holds ``{qid: {"Galore/tables/fileoutpart157.png": 1}}``
+        and ``details[qid]["image_nodes"]`` the node each gold image's link sits in.
+    """
+    import json
+    from pathlib import Path
+
+    log = reference_log if isinstance(reference_log, dict) else json.loads(Path(reference_log).read_text("utf-8"))
+    by_id = {int(r["id"]): r for r in log.get("results", [])}
+    trees = docs.trees
+    qrels, qdocs, prov, unmapped, notes, details, images = {}, {}, {}, {}, {}, {}, {}
+    for q in questions:
+        qid = q["qid"]
+        notes[qid] = []
+        qdocs[qid] = [d for d in (resolve_doc_name(x, list(trees)) for x in q["docs"]) if d]
+        r = by_id.get(q["qno"])
+        if r is None:
+            unmapped[qid] = f"query {q['qno']} is not in the reference log"
+            continue
+        found: dict[str, str] = {}
+        for crumb in r.get("sources", []):
+            hits = map_breadcrumb(crumb, trees)
+            if not hits:
+                notes[qid].append(f"source {crumb!r} matches no heading")
+            elif len(hits) > 1:
+                notes[qid].append(f"source {crumb!r} matches {len(hits)} headings; all kept")
+            for doc, nid in hits:
+                found.setdefault(section_id(doc, nid), f"reference source {crumb!r}")
+        imgs: dict[str, int] = {}
+        image_nodes: dict[str, str | None] = {}
+        for im in r.get("images_found", []):
+            doc = next((d for d in trees if f"/{d.lower()}/" in im["path"].replace("\\", "/").lower()), None)
+            if doc is None:
+                notes[qid].append(f"image {im['path']!r} is in no indexed paper")
+                continue
+            key = _image_key(doc, im["path"])
+            imgs[key] = 1
+            rel = key.split("/", 1)[1]
+            owner = next((n.node_id for n in trees[doc] for x in n.images if x.path.replace("\\", "/") == rel), None)
+            image_nodes[key] = section_id(doc, owner) if owner else None
+            if owner is None:
+                notes[qid].append(f"image {key} is not linked from the paper's Markdown")
+        details[qid] = {"sources": r.get("sources", []), "image_nodes": image_nodes,
+                        "image_labels": {_image_key(d, im["path"]): im.get("label", "") for im in r.get("images_found", [])
+                                         for d in trees if f"/{d.lower()}/" in im["path"].replace("\\", "/").lower()}}
+        if imgs:
+            images[qid] = imgs
+        if not found:
+            unmapped[qid] = "no reference source could be mapped onto a heading"
+            continue
+        qrels[qid] = {sid: 1 for sid in found}
+        prov[qid] = found
+    return GoldSet(qrels, qdocs, prov, unmapped, notes, details, images)

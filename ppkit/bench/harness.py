@@ -1,0 +1,326 @@
+"""The retrieval benchmark: ppkit against gold sections, beside the baselines, in one run.
+
+For every question with gold, ppkit retrieves ``max(ks)`` sections once per
+document-filter mode (the top 3 are the first 3 of the top 5: ranking does not
+depend on k, and each section's text is trimmed on its own):
+
+* ``auto``: the pipeline's own filter (:func:`ppkit.analyze.analyze_query`), the default;
+* ``none``: one index over all documents, no filter (cross-document contamination
+  possible: ``wrong_doc`` is the share of sent sections from another document);
+* ``gold``: restricted to the question's gold document(s).
+
+It records hit@k, recall@k and context characters (:mod:`ppkit.bench.metrics`), and
+"gold in the candidates": whether the 50 sections that stage 1 handed to the
+re-ranker held a gold heading (what stage 1 lost versus what stage 2 lost). The
+baselines (:mod:`ppkit.bench.baselines`) search with the same query text and the
+same document filter as ppkit in that mode, at k=3, 5, 10 and at *equal context*:
+as many top chunks as fit in the characters ppkit sent at k=5 for that question.
+
+Output (:func:`run_retrieval_bench`) is the ``bench retrieval --json`` contract::
+
+    {"benchmark", "n", "results": {"3": {"hit", "recall", "context_chars_mean", ...}, "5": {...}},
+     "per_question": [...], "modes": {...}, "baselines": {...}, "gold": {...}, "definitions": {...}}
+
+``results`` is the headline: mode ``auto``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+
+from .gold import GoldSet, gold_lines
+from .metrics import Sent, covered, mean, score_question
+
+__all__ = ["run_retrieval_bench", "markdown_table", "DEFINITIONS", "MODES"]
+
+MODES = ("auto", "none", "gold")
+
+DEFINITIONS = {
+    "hit@k": "1 when at least one gold heading line lies inside the text sent for one of the first k "
+             "sections/chunks (Section.contains_line over its sent_ranges), averaged over questions",
+    "recall@k": "share of a question's gold sections whose heading line lies inside the text sent for the first "
+                "k items, averaged over questions",
+    "hit_overlap / recall_overlap": "lenient variants: a gold section counts when any line of its own text "
+                                    "(heading to next heading) was sent",
+    "context_chars_mean": "mean characters sent for the first k items",
+    "candidates": "the same measures over the 50 stage-1 candidate sections (their full line ranges): what "
+                  "stage 1 kept before re-ranking",
+    "wrong_doc": "share of the first k items that come from a document other than the question's",
+    "modes": "auto = the pipeline's own document filter (from the question); none = one index over all "
+             "documents, no filter; gold = filtered to the question's gold document(s)",
+    "chunk baselines": "a chunk covers the source lines of its text; a header-path chunk also covers its "
+                       "section's heading line (its prefix carries it); hit = a gold heading line inside a "
+                       "sent chunk's lines, exactly as for ppkit",
+    "equal_context": "per question, as many top chunks as fit in the characters ppkit sent at k=5 in the same "
+                     "mode (at least one)",
+    "baseline query": "the same query text and document filter as ppkit in that mode",
+}
+
+
+class _MemoEmbedder:
+    """The index's embedder with its query vectors remembered for the run: each question is
+    embedded once per distinct search text instead of once per mode, re-ranker and baseline."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.name, self.dim = inner.name, inner.dim
+        self._queries: dict[str, object] = {}  # text -> vector
+
+    def embed_query(self, text: str):
+        if text not in self._queries:
+            self._queries[text] = self.inner.embed_query(text)
+        return self._queries[text]
+
+    def embed_documents(self, texts, *, progress: bool = False):
+        return self.inner.embed_documents(texts, progress=progress)
+
+    def __getattr__(self, name):  # anything else the inner embedder offers
+        return getattr(self.inner, name)
+
+
+@contextlib.contextmanager
+def _one_torch_thread():
+    """Run the query loop with one torch thread (restored afterwards).
+
+    The loop embeds one short query at a time, which gains nothing from a second
+    thread; on a shared machine the threads' spin-waiting made each query embedding
+    10-25x slower (measured here: 0.34-0.88 s with two threads, 0.03-0.05 s with one,
+    at a load average of 9 on 2 cores)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n)
+
+
+def _bench_view(index):
+    """A shallow copy of ``index`` whose embedder remembers query vectors (the caller's index is not changed)."""
+    import copy
+
+    view = copy.copy(index)
+    view.embedder = _MemoEmbedder(index.embedder)
+    return view
+
+
+def _sent_of_candidates(cands) -> list[Sent]:
+    return [Sent(c.doc, ((c.line_start, c.line_end),), len(c.text), label=c.section_id) for c in cands]
+
+
+def _first_gold_rank(items, gold) -> int | None:
+    for i, it in enumerate(items, start=1):
+        if covered([it], gold):
+            return i
+    return None
+
+
+def _equal_context(items: list[Sent], budget: int) -> list[Sent]:
+    out, used = [], 0
+    for it in items:
+        if out and used + it.chars > budget:
+            break
+        out.append(it)
+        used += it.chars
+    return out
+
+
+def _aggregate(rows: list[dict], ks) -> dict:
+    out = {}
+    for k in ks:
+        per = [r[str(k)] for r in rows]
+        out[str(k)] = {"hit": mean(per, "hit"), "recall": mean(per, "recall"),
+                       "hit_overlap": mean(per, "hit_overlap"), "recall_overlap": mean(per, "recall_overlap"),
+                       "context_chars_mean": mean(per, "context_chars"), "wrong_doc": mean(per, "wrong_doc"),
+                       "n": len(per)}
+    return out
+
+
+def _r(x, nd=4):
+    return None if x is None else round(float(x), nd)
+
+
+def _round(d):
+    if isinstance(d, dict):
+        return {k: _round(v) for k, v in d.items()}
+    if isinstance(d, float):
+        return _r(d, 4 if abs(d) < 100 else 1)
+    return d
+
+
+def _bench_question(index, q: dict, g: list, qdocs: list[str], *, ks, modes, reranker, baselines: dict, bks,
+                    baseline_modes, qvec) -> dict:
+    """One question in every mode, with the baselines: its per-question row."""
+    kmax = max(ks)
+    row = {"qid": q["qid"], "question": q["text"], "docs": qdocs, "gold": [x[0] for x in g], "modes": {}}
+    for mode in modes:
+        kw = {"auto_filter": False} if mode == "none" else {"docs": qdocs} if mode == "gold" else {}
+        r = index.retrieve(q["text"], k=kmax, reranker=reranker, **kw)
+        cands = _sent_of_candidates(r.candidates)
+        entry = {**score_question(r.sections, g, ks, doc=qdocs),
+                 "candidates": {"hit": 1.0 if covered(cands, g) else 0.0, "recall": len(covered(cands, g)) / len(g),
+                                "n": len(cands), "first_gold_rank": _first_gold_rank(cands, g)},
+                 "sections": [s.section_id for s in r.sections],
+                 "covered": {str(k): covered(r.sections[:k], g) for k in ks},
+                 "filter": r.trace.get("docs_filter"), "search_text": r.trace.get("search_text")}
+        if mode in baseline_modes and baselines:
+            budget = entry[str(5 if 5 in ks else kmax)]["context_chars"]
+            text = r.trace.get("search_text") or q["text"]
+            entry["baselines"] = {}
+            for name, b in baselines.items():
+                items = b.search(text, 200, docs=r.trace.get("docs_filter"), query_vec=qvec(text))
+                bs = score_question(items, g, bks, doc=qdocs)
+                eq = _equal_context(items, budget)
+                bs["equal_context"] = {**score_question(eq, g, [len(eq)], doc=qdocs)[str(len(eq))], "budget": budget}
+                entry["baselines"][name] = bs
+        row["modes"][mode] = entry
+    head = row["modes"]["auto"] if "auto" in row["modes"] else next(iter(row["modes"].values()))
+    row["results"] = {str(k): head[str(k)] for k in ks}
+    return row
+
+
+def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmark: str = "", ks=(3, 5),
+                        modes=MODES, baselines: dict | None = None, baseline_ks=(3, 5, 10),
+                        baseline_modes=("auto", "none"), reranker=None, progress: bool = False) -> dict:
+    """Run the retrieval benchmark.
+
+    Args:
+        index: a loaded :class:`ppkit.Index` holding the gold documents.
+        questions: question dicts (``qid``, ``text``); those without gold are listed under
+            ``skipped``, never dropped silently.
+        gold: the :class:`GoldSet` for these questions.
+        ks: cut-offs for ppkit (the headline reports these).
+        modes: document-filter modes to run (``auto`` is the headline).
+        baselines: ``{name: baseline}`` from :func:`ppkit.bench.baselines.build_baselines` (``None``: none).
+        baseline_ks / baseline_modes: cut-offs and filter modes for the baselines.
+        reranker: stage 2 (default: the index's default re-ranker, created once and reused).
+
+    Returns:
+        The JSON-ready result (see the module docstring).
+
+    >>> run_retrieval_bench(index, questions, gold, benchmark="comprehensive")["results"]["5"]["hit"]  # doctest: +SKIP
+    """
+    from ..progress import progress_bar
+    from ..rerank import default_reranker
+
+    t0 = time.perf_counter()
+    ks = sorted({int(k) for k in ks})
+    if not ks or ks[0] < 1:
+        raise ValueError("k must be at least 1")
+    caller_index = index
+    index = _bench_view(index)
+    # one re-ranker for the whole run, so that its breadcrumb vectors are computed once
+    reranker = reranker or default_reranker(index)
+    baselines = baselines or {}
+    bks = sorted({int(k) for k in baseline_ks})
+    baseline_modes = tuple(m for m in baseline_modes if m in modes) if baselines else ()
+    qvec = index.embedder.embed_query
+
+    skipped: dict[str, str] = {}
+    todo = []
+    for q in questions:
+        qid = q["qid"]
+        if qid not in gold.qrels:
+            skipped[qid] = gold.unmapped.get(qid, "no gold")
+            continue
+        absent = sorted({sid.split("#")[0] for sid in gold.qrels[qid]} - set(index.trees))
+        if absent:
+            skipped[qid] = f"gold document(s) not in the index: {absent}"
+            continue
+        todo.append(q)
+    per_question = []
+    if todo:
+        qvec(todo[0]["text"])  # loads the model (and torch) before the thread setting below
+    with _one_torch_thread():
+        for q in progress_bar(todo, desc=f"bench {benchmark}", disable=not progress):
+            qid = q["qid"]
+            g = gold_lines(gold.qrels[qid], index.trees)
+            qdocs = gold.docs.get(qid) or sorted({sid.split("#")[0] for sid in gold.qrels[qid]})
+            per_question.append(_bench_question(index, q, g, qdocs, ks=ks, modes=modes, reranker=reranker,
+                                                baselines=baselines, bks=bks, baseline_modes=baseline_modes,
+                                                qvec=qvec))
+
+    modes_out = {}
+    for mode in modes:
+        entries = [r["modes"][mode] for r in per_question]
+        cands = [e["candidates"] for e in entries]
+        modes_out[mode] = {**_aggregate(entries, ks),
+                           "candidates": {"hit": mean(cands, "hit"), "recall": mean(cands, "recall"), "n": len(cands)}}
+    if "auto" in modes and per_question:
+        exact = [{"v": float(r["modes"]["auto"]["filter"] == r["docs"])} for r in per_question]
+        named = [{"v": float(r["modes"]["auto"]["filter"] is not None)} for r in per_question]
+        modes_out["auto"]["filter"] = {"exact": mean(exact, "v"), "filtered": mean(named, "v")}
+    base_out: dict[str, dict] = {}
+    for mode in baseline_modes:
+        base_out[mode] = {}
+        for name in baselines:
+            rows = [r["modes"][mode]["baselines"][name] for r in per_question]
+            if not rows:
+                continue
+            agg = _aggregate(rows, bks)
+            eq = [r["equal_context"] for r in rows]
+            agg["equal_context"] = {"hit": mean(eq, "hit"), "recall": mean(eq, "recall"),
+                                    "hit_overlap": mean(eq, "hit_overlap"), "recall_overlap": mean(eq, "recall_overlap"),
+                                    "context_chars_mean": mean(eq, "context_chars"), "chunks_mean": mean(eq, "n_sent"),
+                                    "budget_mean": mean(eq, "budget"), "wrong_doc": mean(eq, "wrong_doc"), "n": len(eq)}
+            base_out[mode][name] = agg
+    headline = "auto" if "auto" in modes else modes[0]
+    results = {str(k): {key: modes_out[headline][str(k)][key] for key in
+                        ("hit", "recall", "context_chars_mean", "hit_overlap", "recall_overlap", "wrong_doc", "n")}
+               for k in ks}
+    return _round({
+        "benchmark": benchmark,
+        "n": len(per_question),
+        "results": results,
+        "headline_mode": headline,
+        "per_question": per_question,
+        "modes": modes_out,
+        "baselines": base_out,
+        "skipped": skipped,
+        "gold": gold.report(),
+        "index": {"folder": str(caller_index.folder) if caller_index.folder else None, "documents": caller_index.docs,
+                  "embedder": caller_index.embedder.name, "chunks": len(caller_index.chunks)},
+        "reranker": getattr(reranker, "name", type(reranker).__name__),
+        "definitions": DEFINITIONS,
+        "seconds": round(time.perf_counter() - t0, 2),
+    })
+
+
+def _fmt(x, pct=False):
+    if x is None:
+        return "–"
+    return f"{x:.2f}" if not pct else f"{x:.0%}"
+
+
+def markdown_table(result: dict) -> str:
+    """The benchmark as a Markdown table: ppkit per filter mode and k, then the baselines."""
+    head = ("| system | filter | k | hit | recall | hit (overlap) | recall (overlap) | context chars | wrong doc |\n"
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    rows = []
+    for mode, m in result["modes"].items():
+        for k, v in m.items():
+            if not k.isdigit():
+                continue
+            rows.append(f"| ppkit | {mode} | {k} | {_fmt(v['hit'])} | {_fmt(v['recall'])} | {_fmt(v['hit_overlap'])} | "
+                        f"{_fmt(v['recall_overlap'])} | {v['context_chars_mean']:,.0f} | {_fmt(v['wrong_doc'], True)} |")
+        c = m["candidates"]
+        rows.append(f"| ppkit 50 candidates | {mode} | 50 | {_fmt(c['hit'])} | {_fmt(c['recall'])} | | | | |")
+    for mode, by_name in result.get("baselines", {}).items():
+        for name, agg in by_name.items():
+            for k, v in agg.items():
+                label = k if k.isdigit() else f"≈ppkit@5 ({v.get('chunks_mean', 0):.1f} chunks)"
+                rows.append(f"| {name} | {mode} | {label} | {_fmt(v['hit'])} | {_fmt(v['recall'])} | "
+                            f"{_fmt(v['hit_overlap'])} | {_fmt(v['recall_overlap'])} | {v['context_chars_mean']:,.0f} | "
+                            f"{_fmt(v['wrong_doc'], True)} |")
+    title = f"**{result['benchmark']}**: {result['n']} questions with gold"
+    if result.get("skipped"):
+        title += f", {len(result['skipped'])} skipped (no gold: see `skipped`)"
+    filt = result["modes"].get("auto", {}).get("filter")
+    if filt:
+        title += f"; the pipeline's filter named exactly the gold document for {filt['exact']:.0%} of questions"
+    return "\n".join([title, "", head, *rows])

@@ -1,0 +1,186 @@
+"""A small local stand-in for the Gemini REST API, for tests only.
+
+It speaks just enough of ``generativelanguage.googleapis.com/v1beta`` for the real
+google-genai client (pointed at it with ``HttpOptions(base_url=...)``):
+
+* ``POST /v1beta/models/{model}:generateContent`` - replies come from a per-test
+  script (a queue of :class:`Reply`); with an empty queue it answers HTTP 418 with
+  "no scripted reply", which the client does not retry, so a missing script fails
+  the test loudly.
+* ``POST /v1beta/models/{model}:batchEmbedContents`` - what google-genai calls for
+  ``models.embed_content`` with the Gemini API (one request per call, a list of
+  contents inside). Scripted replies are used first; with an empty queue it returns
+  deterministic vectors (a hash of each text, ``outputDimensionality`` long, NOT
+  unit length) so embedding tests need no script.
+* ``POST .../{model}:embedContent`` - the single-content form, same behaviour.
+
+Every request is recorded (path, model, action, parsed JSON body, API-key header)
+in :attr:`GeminiServer.requests`. Nothing here talks to the network: the server
+binds 127.0.0.1 on an ephemeral port.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+
+__all__ = ["GeminiServer", "Reply", "text_reply", "json_reply", "error_reply", "embed_values"]
+
+
+@dataclass
+class Reply:
+    """One scripted HTTP reply: a status and a body (dict -> JSON, str -> sent as is), sent after
+    ``delay`` seconds (to exercise the client's timeout)."""
+
+    status: int = 200
+    body: dict | str = field(default_factory=dict)
+    delay: float = 0.0
+
+
+def text_reply(text: str, *, tokens_in: int = 11, tokens_out: int = 7, thoughts: int = 0,
+               model: str = "gemini-2.5-flash", finish: str = "STOP") -> Reply:
+    """A successful generateContent reply whose only part is ``text``."""
+    usage = {"promptTokenCount": tokens_in, "candidatesTokenCount": tokens_out,
+             "totalTokenCount": tokens_in + tokens_out + thoughts}
+    if thoughts:
+        usage["thoughtsTokenCount"] = thoughts
+    return Reply(200, {
+        "candidates": [{"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": finish, "index": 0}],
+        "usageMetadata": usage,
+        "modelVersion": model,
+        "responseId": "test-response",
+    })
+
+
+def json_reply(data, **kw) -> Reply:
+    """A generateContent reply whose text is ``data`` as JSON (what a schema'd call returns)."""
+    return text_reply(json.dumps(data), **kw)
+
+
+def error_reply(status: int, message: str = "") -> Reply:
+    """An API error in Google's error shape (429 RESOURCE_EXHAUSTED, 500 INTERNAL, ...)."""
+    names = {400: "INVALID_ARGUMENT", 403: "PERMISSION_DENIED", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL",
+             503: "UNAVAILABLE"}
+    return Reply(status, {"error": {"code": status, "message": message or f"scripted {status}",
+                                    "status": names.get(status, "UNKNOWN")}})
+
+
+def embed_values(text: str, dim: int) -> list[float]:
+    """The deterministic vector the server returns for ``text`` (seeded by its sha256)."""
+    seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+    return [round(float(x), 6) for x in np.random.default_rng(seed).normal(0.0, 1.0, dim) * 3.0]
+
+
+def _content_text(content: dict) -> str:
+    return "".join(p.get("text", "") for p in content.get("parts", []))
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_Server"
+
+    def log_message(self, *args):  # keep pytest output clean
+        pass
+
+    def do_POST(self):
+        owner = self.server.owner
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            body = json.loads(raw) if raw else {}
+        except json.JSONDecodeError:
+            body = {"_unparsed": raw.decode(errors="replace")}
+        path = self.path.split("?", 1)[0]
+        tail = path.rsplit("/", 1)[-1]  # "gemini-2.5-flash:generateContent"
+        model, _, action = tail.partition(":")
+        owner.requests.append({"path": path, "model": model, "action": action, "body": body,
+                               "api_key": self.headers.get("x-goog-api-key")})
+        reply = owner._next(action, body)
+        if reply.delay:
+            time.sleep(reply.delay)
+        payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
+        data = payload.encode()
+        self.send_response(reply.status)
+        self.send_header("Content-Type", "application/json; charset=UTF-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    owner: "GeminiServer"
+
+
+class GeminiServer:
+    """The local Gemini stand-in. Use as a context manager or call start()/stop().
+
+    >>> with GeminiServer() as srv:  # doctest: +SKIP
+    ...     srv.script("generateContent", json_reply({"ids": [2, 1]}))
+    """
+
+    def __init__(self):
+        self.requests: list[dict] = []  # every request received, in order
+        self._queues: dict[str, deque[Reply]] = {}  # action -> scripted replies
+        self._lock = threading.Lock()
+        self._httpd: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def script(self, action: str, *replies: Reply) -> None:
+        """Queue replies for ``action`` (``generateContent`` or ``batchEmbedContents``)."""
+        with self._lock:
+            self._queues.setdefault(action, deque()).extend(replies)
+
+    def pending(self, action: str) -> int:
+        """Scripted replies not yet used."""
+        return len(self._queues.get(action, ()))
+
+    def of(self, action: str) -> list[dict]:
+        """The recorded requests for one action."""
+        return [r for r in self.requests if r["action"] == action]
+
+    def _next(self, action: str, body: dict) -> Reply:
+        with self._lock:
+            q = self._queues.get(action)
+            if q:
+                return q.popleft()
+        if action == "batchEmbedContents":
+            return Reply(200, {"embeddings": [
+                {"values": embed_values(_content_text(r.get("content", {})), _dim(r))} for r in body.get("requests", [])]})
+        if action == "embedContent":
+            return Reply(200, {"embedding": {"values": embed_values(_content_text(body.get("content", {})), _dim(body))}})
+        return Reply(418, {"error": {"code": 418, "message": f"no scripted reply for {action}", "status": "UNKNOWN"}})
+
+    def start(self) -> GeminiServer:
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd.owner = self
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), name="gemini-test-server", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._thread.join(timeout=5)
+            self._httpd = None
+
+    def __enter__(self) -> GeminiServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _dim(req: dict) -> int:
+    return int(req.get("outputDimensionality") or (req.get("config") or {}).get("outputDimensionality") or 8)

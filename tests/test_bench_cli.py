@@ -1,0 +1,92 @@
+"""`ppkit bench ...` end to end on a tiny hash-embedded index of the fixture filings (fast, offline)."""
+
+import json
+
+import pytest
+
+from bench_support import FIX, build_fixture_index
+from ppkit.cli import main
+
+
+@pytest.fixture
+def env(tmp_path, monkeypatch):
+    monkeypatch.setenv("PPKIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PPKIT_FIGURES_DIR", str(tmp_path / "figures"))
+    monkeypatch.setenv("PPKIT_OFFLINE", "1")
+    monkeypatch.setenv("PPKIT_QUIET", "1")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    index = build_fixture_index(tmp_path / "index")
+    return tmp_path, index
+
+
+def _unit_chars(index, doc):
+    lines = index.lines(doc)
+    return sum(len("\n".join(lines[a - 1 : b])) for a, b in index.units(doc).values())
+
+
+def test_retrieval_json_contract_financebench(env, capsys):
+    tmp, index = env
+    out = tmp / "fb.json"
+    rc = main(["bench", "retrieval", "--questions", str(FIX / "bench_financebench.jsonl"), "--index", str(tmp / "index"),
+               "--k", "3", "--k", "5", "--k", "10", "--json", str(out), "--quiet"])
+    assert rc == 0
+    res = json.loads(out.read_text())
+    assert {"benchmark", "n", "results", "per_question"} <= set(res)
+    assert res["benchmark"] == "financebench" and res["n"] == 2
+    assert set(res["results"]) == {"3", "5", "10"}
+    assert set(res["results"]["5"]) >= {"hit", "recall", "context_chars_mean"}
+    assert [q["qid"] for q in res["per_question"]] == ["fb-acme-prose", "fb-acme-table"]
+    assert set(res["skipped"]) == {"fb-globex-missing", "fb-initech"}
+    assert res["gold"]["coverage"] == 0.5
+    # at k=10 every one of Acme's sections is sent, so both gold sections are, and the context is all of Acme
+    assert res["results"]["10"]["hit"] == 1.0 and res["results"]["10"]["recall"] == 1.0
+    assert res["results"]["10"]["context_chars_mean"] == _unit_chars(index, "Acme")
+    assert res["modes"]["auto"]["filter"] == {"exact": 1.0, "filtered": 1.0}
+    assert res["modes"]["gold"]["10"]["wrong_doc"] == 0.0
+    assert set(res["baselines"]["auto"]) == {"blind-dense", "blind-bm25", "header-path"}
+    assert set(res["baselines"]["none"]["header-path"]) == {"3", "5", "10", "equal_context"}
+    assert res["per_question"][0]["modes"]["auto"]["search_text"] == "What drove revenue change as of FY2022 for?"
+    printed = capsys.readouterr()
+    assert "| ppkit | auto | 5 |" in printed.out
+    assert (tmp / "figures" / "bench_retrieval_bench_financebench.png").is_file()
+    assert list((tmp / "cache" / "bench").glob("blind-*.npy"))  # baseline embeddings are cached
+
+
+def test_retrieval_comprehensive_xlsx_with_reference_logs(env):
+    import openpyxl
+
+    tmp, _ = env
+    wb = openpyxl.Workbook()
+    for r in [["Qno", "Company", "Question"], [1, "Acme_2022", "For Acme, what was the gross margin in FY2022?"],
+              [2, "Acme_2022", "For Acme, is there any legal risk?"], [3, "Acme_2022", "For Acme, tea?"]]:
+        wb.active.append(r)
+    wb.save(tmp / "questions.xlsx")
+    out = tmp / "c.json"
+    rc = main(["bench", "retrieval", "--questions", str(tmp / "questions.xlsx"), "--index", str(tmp / "index"),
+               "--reference-logs", str(FIX / "bench_reference" / "comprehensive_k5"), "--json", str(out),
+               "--no-baselines", "--no-figure", "--modes", "auto,none", "--quiet"])
+    assert rc == 0
+    res = json.loads(out.read_text())
+    assert res["benchmark"] == "comprehensive" and res["n"] == 2 and set(res["results"]) == {"3", "5"}
+    assert res["per_question"][0]["gold"] == ["Acme#0005", "Acme#0003"]
+    assert list(res["skipped"]) == ["Acme-3"]
+    assert set(res["modes"]) == {"auto", "none"} and res["baselines"] == {}
+
+
+def test_retrieval_bad_input_is_one_message(env, capsys, tmp_path):
+    bad = tmp_path / "notes.json"
+    bad.write_text("{}")
+    assert main(["bench", "retrieval", "--questions", str(bad), "--index", str(env[0] / "index")]) == 2
+    err = capsys.readouterr().err
+    assert "not a supported question set" in err and "Traceback" not in err
+    assert main(["bench", "retrieval", "--questions", str(FIX / "bench_financebench.jsonl"), "--index",
+                 str(env[0] / "index"), "--modes", "auto,sideways"]) == 2
+    assert "unknown mode(s) ['sideways']" in capsys.readouterr().err
+
+
+def test_answers_offline_needs_a_key(env, capsys, monkeypatch):
+    monkeypatch.setenv("GEMINI_API_KEY", "set-but-offline")
+    rc = main(["bench", "answers", "--questions", str(FIX / "bench_financebench.jsonl"), "--k", "5"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "needs a Gemini key" in err and "Traceback" not in err

@@ -1,0 +1,116 @@
+"""ppkit.index: folder contents, round trip, incremental builds, stale sources, bad folders."""
+
+import json
+
+import numpy as np
+import pytest
+
+import ppkit
+from ppkit.embed import EmbedderMismatch
+from ppkit.index import IndexFormatError, StaleIndexError, build_index, load_index
+
+CFG = ppkit.Config(online=False)
+
+
+def test_folder_holds_plain_files_only(hash_index):
+    names = sorted(p.relative_to(hash_index.folder).as_posix() for p in hash_index.folder.rglob("*") if p.is_file())
+    assert names == ["chunks.jsonl", "manifest.json", "noise.json", "trees/acme.json", "trees/globex.json",
+                     "vectors.faiss"]
+    for p in hash_index.folder.rglob("*"):
+        if p.is_file():
+            assert not p.read_bytes().startswith(b"\x80"), f"{p} looks like a pickle"
+    m = json.loads((hash_index.folder / "manifest.json").read_text())
+    assert m["format_version"] == 1 and m["embedder"]["dim"] == 256
+    assert [d["doc"] for d in m["documents"]] == ["acme", "globex"]
+    assert all(len(d["sha256"]) == 64 for d in m["documents"])
+
+
+def test_noise_decisions_stored(hash_index):
+    noise = json.loads((hash_index.folder / "noise.json").read_text())
+    assert {(d["title"], d["category"], d["filter"]) for d in noise["acme"]} == {
+        ("TABLE OF CONTENTS", "toc", "rule"), ("Acknowledgments", "acknowledgments", "rule")}
+    assert {c.node_id for c in hash_index.chunks if c.doc == "acme"}.isdisjoint({"0002", "0012"})
+
+
+def test_round_trip(hash_index):
+    again = load_index(hash_index.folder, embedder=ppkit.HashEmbedder())
+    assert again.chunks == hash_index.chunks
+    assert again.trees == hash_index.trees
+    assert again.noise == hash_index.noise
+    ids = np.arange(len(again.chunks))
+    assert np.allclose(again.store.vectors(ids), hash_index.store.vectors(ids))
+
+
+def test_load_uses_embedder_named_in_manifest(hash_index):
+    assert isinstance(load_index(hash_index.folder).embedder, ppkit.HashEmbedder)
+
+
+def test_incremental_skips_unchanged_documents(hash_index, fixture_docs, tmp_path):
+    acme, globex = fixture_docs
+    globex.write_text(globex.read_text() + "\n## Outlook\n\nGlobex expects hammock sales to double.\n")
+    again = build_index([acme, globex], hash_index.folder, embedder=ppkit.HashEmbedder(), config=CFG, progress=False)
+    n_acme = sum(1 for c in hash_index.chunks if c.doc == "acme")
+    assert again.manifest["build"]["chunks_reused"] == n_acme
+    assert again.manifest["build"]["chunks_embedded"] == sum(1 for c in again.chunks if c.doc == "globex")
+    assert any("hammock sales to double" in c.text for c in again.chunks)
+    # adding a document keeps the others
+    third = tmp_path / "docs" / "initech.md"
+    third.write_text("# Initech\n\nTPS reports are filed weekly.\n")
+    more = build_index([third], hash_index.folder, embedder=ppkit.HashEmbedder(), config=CFG, progress=False)
+    assert more.docs == ["acme", "globex", "initech"]
+    assert more.manifest["build"]["chunks_embedded"] == 1
+
+
+def test_changed_source_is_detected(hash_index, fixture_docs):
+    fixture_docs[0].write_text(fixture_docs[0].read_text().replace("$430 million", "$999 million"))
+    idx = load_index(hash_index.folder)
+    with pytest.raises(StaleIndexError, match="changed since it was indexed.*Re-index"):
+        idx.retrieve("free cash flow of Acme", k=2)
+
+
+def test_missing_source_is_detected(hash_index, fixture_docs):
+    fixture_docs[1].unlink()
+    with pytest.raises(StaleIndexError, match="is gone"):
+        load_index(hash_index.folder).lines("globex")
+
+
+def test_other_embedder_is_refused(hash_index):
+    with pytest.raises(EmbedderMismatch, match="cannot be queried"):
+        load_index(hash_index.folder, embedder=ppkit.HashEmbedder(dim=128))
+
+
+def test_corrupt_folders_give_clear_errors(hash_index):
+    folder = hash_index.folder
+    (folder / "vectors.faiss").write_bytes(b"garbage")
+    with pytest.raises(ValueError, match="not a readable FAISS index"):
+        load_index(folder)
+    (folder / "manifest.json").write_text("{not json")
+    with pytest.raises(IndexFormatError, match="corrupt"):
+        load_index(folder)
+    with pytest.raises(FileNotFoundError, match="ppkit index"):
+        load_index(folder / "nothing-here")
+
+
+def test_interrupted_build_leaves_previous_index(hash_index, fixture_docs):
+    class Boom(ppkit.HashEmbedder):
+        def embed_documents(self, texts, *, progress=False):
+            raise RuntimeError("power cut")
+
+    fixture_docs[1].write_text(fixture_docs[1].read_text() + "\nMore text.\n")
+    with pytest.raises(RuntimeError, match="power cut"):
+        build_index(fixture_docs, hash_index.folder, embedder=Boom(), config=CFG, progress=False)
+    assert load_index(hash_index.folder).chunks == hash_index.chunks
+
+
+def test_duplicate_names_refused(fixture_docs, tmp_path):
+    with pytest.raises(ValueError, match="share the name"):
+        build_index([fixture_docs[0], fixture_docs[0]], tmp_path / "i", embedder=ppkit.HashEmbedder(), progress=False)
+
+
+def test_refuses_to_overwrite_a_foreign_folder(fixture_docs, tmp_path):
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "thesis.tex").write_text("precious")
+    with pytest.raises(IndexFormatError, match="not a ppkit index"):
+        build_index(fixture_docs, folder, embedder=ppkit.HashEmbedder(), config=CFG, progress=False)
+    assert (folder / "thesis.tex").read_text() == "precious"

@@ -1,0 +1,41 @@
+"""ppkit.markup: HTML tables rendered as numbered pipe rows."""
+
+from ppkit.markup import render, render_text
+
+TABLE = """Before the table.
+<table>
+  <thead>
+    <tr>
+        <th> </th>
+        <th colspan="2">Year Ended</th>
+    </tr>
+  </thead>
+  <tbody>
+    <tr>
+        <td>Net revenue</td>
+        <td>$23,601</td>
+        <td>$16,434</td>
+    </tr>
+    <tr><td>R&amp;D</td><td>(5,005)</td></tr>
+  </tbody>
+</table>
+After <u>the</u> table.""".split("\n")
+
+
+def test_rows_keep_their_source_line():
+    assert render(TABLE, 10) == [
+        (10, "Before the table."),
+        (13, "| Year Ended |"),
+        (19, "| Net revenue | $23,601 | $16,434 |"),
+        (24, "| R&D | (5,005) |"),
+        (27, "After the table."),
+    ]
+
+
+def test_unclosed_table_is_left_alone():
+    lines = ["<table>", "<tr><td>x</td></tr>", "text"]
+    assert render(lines) == [(1, "<table>"), (2, "<tr><td>x</td></tr>"), (3, "text")]
+
+
+def test_inline_table_and_text_around_it():
+    assert render_text(["Intro <table><tr><td>a</td><td>1</td></tr></table> outro"]) == "Intro\n| a | 1 |\noutro"

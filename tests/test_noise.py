@@ -1,0 +1,71 @@
+"""ppkit.noise: title rules, fuzzy and semantic matching, false positives, overrides."""
+
+import pytest
+
+from ppkit.noise import RuleNoiseFilter, apply_overrides, kept_nodes, normalise_title
+from ppkit.tree import parse_markdown
+
+
+def _doc(*titles):
+    return parse_markdown("".join(f"# {t}\ntext\n" for t in titles), "d")
+
+
+@pytest.mark.parametrize("title,category,layer", [
+    ("TABLE OF CONTENTS", "toc", "rule"),
+    ("TOC", "toc", "rule"),
+    ("<u>Table of Contents</u>", "toc", "rule"),
+    ("Index to the Form 10-K", "toc", "rule"),
+    ("GLOSSARY OF SELECTED TERMINOLOGY", "glossary", "rule"),
+    ("List of Abbreviations", "glossary", "rule"),
+    ("Acknowledgements", "acknowledgments", "rule"),
+    ("Note of Thanks", "acknowledgments", "rule"),
+    ("Foreword", "foreword", "rule"),
+    ("Preface", "foreword", "rule"),
+    ("Executive Summary", "executive_summary", "rule"),
+    ("7. References", "references", "rule"),
+    ("Works Cited", "references", "rule"),
+    ("Bibliografy", "references", "fuzzy"),
+    ("Acknowledgmets", "acknowledgments", "fuzzy"),
+])
+def test_variants_are_caught(title, category, layer):
+    (d,) = RuleNoiseFilter().decide(_doc(title)).values()
+    assert (d.category, d.filter, d.noise) == (category, layer, True)
+
+
+@pytest.mark.parametrize("title", [
+    "Risk Factors Summary", "Cash Flow Summary", "ITEM 16. FORM 10-K SUMMARY", "DOCUMENTS INCORPORATED BY REFERENCE",
+    "Executive Overview", "Funding", "Summary of Significant Accounting Policies", "Advanced Micro Devices, S&P 500 Index",
+    "Liquidity and Capital Resources", "Introduction", "Conclusion",
+])
+def test_content_headings_are_kept(title):
+    assert RuleNoiseFilter().decide(_doc(title)) == {}
+
+
+def test_normalise_title():
+    assert normalise_title("7.06 Effect of Specific References:") == "effect of specific references"
+    assert normalise_title("Item 3. Legal Proceedings") == "legal proceedings"
+    assert normalise_title("A.2 Appendix Notes") == "appendix notes"
+
+
+def test_overrides_flip_decisions():
+    tree = _doc("Introduction", "References", "Glossary")
+    dec = RuleNoiseFilter().decide(tree)
+    assert set(dec) == {"0002", "0003"}
+    out = apply_overrides(dec, tree, {"0002": False, "0001": "foreword"})
+    assert out["0002"].noise is False and out["0002"].filter == "override"
+    assert out["0001"].category == "foreword" and out["0001"].noise
+    assert kept_nodes(tree, out) == {"0000", "0002"}
+    assert set(dec) == {"0002", "0003"} and dec["0002"].noise  # input untouched
+    with pytest.raises(ValueError, match="unknown noise category"):
+        apply_overrides(dec, tree, {"0001": "spam"})
+    with pytest.raises(KeyError):
+        apply_overrides(dec, tree, {"0042": False})
+
+
+@pytest.mark.model
+def test_semantic_layer_with_real_model():
+    from ppkit.embed import LocalEmbedder
+
+    f = RuleNoiseFilter(LocalEmbedder())
+    dec = f.decide(_doc("Gratitude", "Goodwill", "Executive Overview", "Legal Proceedings"))
+    assert {k: (v.category, v.filter) for k, v in dec.items()} == {"0001": ("acknowledgments", "semantic")}

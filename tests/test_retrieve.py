@@ -1,0 +1,95 @@
+"""ppkit.retrieve / rerank / synth: the funnel, filters, pointers, budgets, answers."""
+
+import pytest
+
+import ppkit
+from ppkit.rerank import Stage1Reranker, StructuralReranker, _bm25
+from ppkit.retrieve import section_id
+
+
+def test_funnel_dedups_chunks_to_sections(hash_index):
+    r = hash_index.retrieve("operating cash flow and capital expenditures", k=3, reranker=Stage1Reranker(),
+                            auto_filter=False)
+    ids = [c.section_id for c in r.candidates]
+    assert len(ids) == len(set(ids))  # one candidate per section
+    assert r.trace["chunks_recalled"] == len(hash_index.chunks)  # fewer than 200 chunks: all recalled
+    assert r.trace["sections_recalled"] == len(ids)
+    assert [s.rank for s in r.sections] == [1, 2, 3]
+    assert [s.section_id for s in r.sections] == ids[:3]
+
+
+def test_sections_are_pointers_into_the_source(hash_index):
+    r = hash_index.retrieve("free cash flow of Acme", k=2, auto_filter=False)
+    for s in r.sections:
+        lines = hash_index.lines(s.doc)
+        assert s.text == "\n".join(lines[s.line_start - 1 : s.line_end])
+        assert lines[s.line_start - 1].startswith("#")
+        assert s.sent_ranges == ((s.line_start, s.line_end),) and not s.trimmed
+
+
+def test_document_filter_from_question_and_from_caller(hash_index):
+    r = hash_index.retrieve("What was Globex's operating cash flow?", k=3)
+    assert {c.doc for c in r.candidates} == {"globex"}
+    assert r.trace["filter_source"] == "question" and r.trace["search_text"] == "What was Globex's operating cash flow?"
+    r = hash_index.retrieve("operating cash flow", k=3, docs=["ACME"])
+    assert {c.doc for c in r.candidates} == {"acme"}
+    with pytest.raises(KeyError, match="no document 'initech'"):
+        hash_index.retrieve("x", docs=["initech"])
+
+
+def test_budget_trims_visibly(hash_index):
+    r = hash_index.retrieve("total current assets inventories", k=1, budget=60, docs=["acme"])
+    (s,) = r.sections
+    assert s.trimmed and s.chars_total > 60 and len(s.text) < s.chars_total
+    assert s.contains_line(s.line_start)  # the heading is always sent
+    assert r.trace["trimmed"] == [{"section_id": s.section_id, "chars_total": s.chars_total, "chars_sent": len(s.text)}]
+
+
+def test_bad_arguments(hash_index):
+    with pytest.raises(ValueError, match="k must be"):
+        hash_index.retrieve("x", k=0)
+    with pytest.raises(ValueError, match="empty"):
+        hash_index.retrieve("  ")
+
+
+def test_bm25_textbook():
+    # two documents, query term in one: idf = ln(1 + (2-1+0.5)/(1+0.5)) = ln 2
+    import math
+
+    s = _bm25(["cash"], [["cash", "flow"], ["net", "revenue"]], k1=1.2, b=0.0)
+    assert s[1] == 0.0
+    assert s[0] == pytest.approx(math.log(2) * 1 * 2.2 / (1 + 1.2))
+
+
+def test_structural_reranker_prefers_matching_path(hash_index):
+    r = hash_index.retrieve("Consolidated Balance Sheets current liabilities", k=1, docs=["acme"],
+                            reranker=StructuralReranker(hash_index.embedder))
+    assert r.sections[0].breadcrumb.endswith("Consolidated Balance Sheets")
+    assert set(r.candidates[0].features) == {"dense", "hits", "path_sem", "path_lex", "text_lex", "numeric",
+                                             "statement", "anchor"}
+
+
+def test_extractive_answer_quotes_and_cites(hash_index):
+    a = hash_index.ask("What was Acme's free cash flow?", k=2)
+    assert a.mode == "extractive"
+    assert a.text.startswith("[offline extractive answer")
+    assert "$430 million" in a.text
+    assert "Sources:" in a.text and f"(ID: {a.sections[0].node_id})" in a.text
+    d = a.to_dict()
+    assert {"doc", "node_id", "breadcrumb", "line_start", "line_end", "text"} <= set(d["sections"][0])
+    assert d["trace"]["synthesizer"] == "extractive"
+
+
+def test_section_id():
+    assert section_id("AMD", "0066") == "AMD#0066"
+
+
+@pytest.mark.corpus
+@pytest.mark.model
+def test_quick_ratio_on_the_reference_10ks(tenk_index):
+    a = tenk_index.ask("What is AMD's quick ratio for FY2022?")
+    assert len(a.sections) == 5
+    assert {s.doc for s in a.sections} == {"AMD"}
+    assert all(s.text and s.breadcrumb.startswith("AMD > ") and s.line_start <= s.line_end for s in a.sections)
+    assert "AMD#0089" in {s.section_id for s in a.sections}  # the balance sheet holds the current items
+    assert a.text.startswith("[offline extractive answer")
