@@ -2,8 +2,8 @@
 
     ppkit tree FILE.md [--json] [--check]
     ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse]
-    ppkit index DOCS... [--index DIR] [--fresh] [--embedder local|gemini|hash]
-    ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--json]
+    ppkit index DOCS... [--index DIR] [--fresh] [--embedder local|gemini|hash] [--store faiss|qdrant] [--qdrant-url URL]
+    ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images]
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT]
 
 Errors the user can fix (a missing file, a stale index, a missing key) are printed
@@ -60,7 +60,8 @@ def _cmd_index(args) -> int:
 
     cfg = Config.from_env(embedder=args.embedder) if args.embedder else Config.from_env()
     folder = Path(args.index) if args.index else default_index_dir()
-    index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet)
+    index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet,
+                        store=getattr(args, "store", None), qdrant_url=getattr(args, "qdrant_url", None))
     b = index.manifest["build"]
     print(f"indexed {len(index.trees)} documents, {len(index.chunks)} chunks "
           f"({b['chunks_embedded']} embedded, {b['chunks_reused']} reused) with {index.embedder.name} "
@@ -77,7 +78,8 @@ def _cmd_ask(args) -> int:
 
     index = load_index(args.index)
     docs = [index.resolve_doc(d) for d in args.doc] if args.doc else None
-    answer = index.ask(args.question, args.k, docs=docs)
+    extra = {"retrieval": args.retrieval} if getattr(args, "retrieval", None) else {}
+    answer = index.ask(args.question, args.k, docs=docs, **extra)
     if args.json:
         print(answer.to_json(indent=1))
         return 0
@@ -121,6 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--fresh", action="store_true", help="rebuild from scratch")
     i.add_argument("--embedder", choices=["local", "gemini", "hash"], help="default: local MiniLM")
     i.add_argument("--quiet", action="store_true", help="no progress bars")
+    i.add_argument("--store", choices=["faiss", "qdrant"],
+                   help="vector store (default: what the index uses, else faiss; qdrant: a local collection "
+                        "kept in the index folder)")
+    i.add_argument("--qdrant-url", help="with --store qdrant: a Qdrant server instead of the local collection")
     i.set_defaults(func=_cmd_index)
 
     a = sub.add_parser("ask", help="answer a question from the index")
@@ -130,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--doc", action="append", help="restrict to a document (repeatable)")
     a.add_argument("--json", action="store_true", help="print the answer object as JSON")
     a.add_argument("--images", action="store_true", help="list the images chosen for the answer")
+    a.add_argument("--retrieval", choices=["dense", "bm25", "hybrid"], help="stage-1 recall (default dense)")
     a.set_defaults(func=_cmd_ask)
 
     try:

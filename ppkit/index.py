@@ -6,7 +6,9 @@ An index folder holds plain files only (nothing executes code on load)::
     chunks.jsonl      one chunk per line: id, doc, node id, lines, breadcrumb, text
     trees/<doc>.json  each document's tree
     noise.json        the noise decision for every flagged node: category, filter, reason
-    vectors.faiss     the vectors (faiss.write_index)
+    vectors.faiss     the vectors (faiss.write_index); or qdrant/ (a local-mode Qdrant collection)
+    bm25/             the BM25 index over the same chunks (.npy + JSON, see ppkit.lexical)
+    sections.json     per-section metadata: the 10-K Item of each section (see ppkit.metadata)
 
 Writes are atomic: a build goes to a temporary sibling folder that replaces the
 old one by rename only when complete, so an interrupted build leaves the previous
@@ -32,6 +34,8 @@ import numpy as np
 from .chunking import Chunk, chunk_tree, section_units
 from .config import Config, cache_dir
 from .embed import Embedder, EmbedderMismatch, get_embedder
+from .lexical import LexicalIndex
+from .metadata import document_metadata
 from .noise import NoiseDecision, RuleNoiseFilter, apply_overrides, kept_nodes
 from .progress import progress_bar
 from .store import FaissStore
@@ -42,7 +46,7 @@ __all__ = ["Index", "build_index", "load_index", "reference_index", "StaleIndexE
 
 FORMAT_VERSION = 1
 # bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
-PIPELINE_VERSION = "2026.11.30-3"  # -3: image kinds and caption labels in the trees
+PIPELINE_VERSION = "2026.11.30-4"  # -3: rendered tables, metadata, sections.json, bm25/; -4: image kinds and labels
 
 
 class StaleIndexError(RuntimeError):
@@ -108,7 +112,8 @@ class Index:
 
     def __init__(self, folder: Path | None, manifest: dict, trees: dict[str, Tree],
                  noise: dict[str, dict[str, NoiseDecision]], chunks: list[Chunk], store,
-                 embedder: Embedder, config: Config | None = None):
+                 embedder: Embedder, config: Config | None = None, *, lexical=None,
+                 section_meta: dict[str, dict[str, str]] | None = None):
         self.folder = Path(folder) if folder is not None else None
         self.manifest = manifest
         self.trees = trees  # doc -> Tree
@@ -126,6 +131,35 @@ class Index:
             by_doc.setdefault(c.doc, []).append(c.chunk_id)
             self._by_node.setdefault((c.doc, c.node_id), []).append(c)
         self._doc_chunk_ids = {d: np.asarray(v, dtype=np.int64) for d, v in by_doc.items()}
+        self._lexical = lexical  # LexicalIndex, loaded or built on first use
+        self._section_meta = section_meta  # doc -> node_id -> Item, loaded on first use
+
+    @property
+    def lexical(self):
+        """The BM25 index over the chunks (:class:`ppkit.lexical.LexicalIndex`).
+
+        Read from ``bm25/`` in the index folder; an index saved before BM25 existed gets
+        one built in memory from its chunks (a second or so).
+        """
+        if self._lexical is None:
+            path = self.folder / "bm25" if self.folder is not None else None
+            if path is not None and (path / LexicalIndex.META).is_file():
+                self._lexical = LexicalIndex.load(path)
+                if len(self._lexical) != len(self.chunks):
+                    raise IndexFormatError(f"{path}: BM25 over {len(self._lexical)} chunks, the index has "
+                                           f"{len(self.chunks)}; rebuild with --fresh")
+            else:
+                self._lexical = LexicalIndex.build([c.text for c in self.chunks], [c.chunk_id for c in self.chunks])
+        return self._lexical
+
+    def section_items(self, doc: str) -> dict[str, str]:
+        """``{node_id: Item}`` of ``doc``'s sections (10-Ks; empty for other documents)."""
+        if self._section_meta is None:
+            path = self.folder / "sections.json" if self.folder is not None else None
+            self._section_meta = {}
+            if path is not None and path.is_file():
+                self._section_meta = json.loads(path.read_text(encoding="utf-8")).get("items", {})
+        return self._section_meta.get(self.resolve_doc(doc), {})
 
     def __repr__(self) -> str:
         where = str(self.folder) if self.folder else "in memory"
@@ -204,11 +238,11 @@ class Index:
         return retrieve(self, question, k=k, docs=docs, reranker=reranker, **kw)
 
     def ask(self, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
-            synthesizer=None, **kw):
+            synthesizer=None, history=None, **kw):
         """Retrieve, then synthesize an Answer; see :func:`ppkit.synth.ask`."""
         from .synth import ask
 
-        return ask(self, question, k=k, docs=docs, reranker=reranker, synthesizer=synthesizer, **kw)
+        return ask(self, question, k=k, docs=docs, reranker=reranker, synthesizer=synthesizer, history=history, **kw)
 
     # -- persistence ------------------------------------------------------------------------
     def save(self, folder: Path | str) -> Path:
@@ -227,6 +261,9 @@ class Index:
         noise = {doc: [d.to_dict() for d in dec.values()] for doc, dec in self.noise.items()}
         (tmp / "noise.json").write_text(json.dumps(noise, ensure_ascii=False, indent=1), encoding="utf-8")
         self.store.save(tmp)
+        self.lexical.save(tmp / "bm25")
+        items = {d: self.section_items(d) for d in self.trees}
+        (tmp / "sections.json").write_text(json.dumps({"items": items}, ensure_ascii=False), encoding="utf-8")
         (tmp / "manifest.json").write_text(json.dumps(self.manifest, ensure_ascii=False, indent=1), encoding="utf-8")
         old = folder.parent / f".{folder.name}.old-{os.getpid()}"
         if folder.exists():
@@ -318,7 +355,8 @@ def _embedder_kind(embedder: Embedder) -> tuple[str, dict]:
 def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,
                 config: Config | None = None, fresh: bool = False, noise_filter=None,
                 overrides: dict[str, dict[str, bool | str]] | None = None, names: list[str] | None = None,
-                metadata: dict[str, dict] | None = None, progress: bool = True, save: bool = True) -> Index:
+                metadata: dict[str, dict] | None = None, progress: bool = True, save: bool = True,
+                store: str | None = None, qdrant_url: str | None = None) -> Index:
     """Index Markdown documents.
 
     Args:
@@ -330,7 +368,10 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
             (or Gemini's when the config is online).
         overrides: ``{doc: {node_id: False | True | category}}`` applied after the filter.
         names: document names (default: file stems); must be unique.
-        metadata: ``{doc: {...}}`` stored in the manifest.
+        metadata: ``{doc: {...}}`` stored in the manifest, over what :mod:`ppkit.metadata`
+            derives from the document and its ``<stem>.meta.json`` sidecar.
+        store: ``"faiss"`` or ``"qdrant"`` (a local-mode collection in the folder, or the server
+            at ``qdrant_url``); default: what the index in ``folder`` already uses, else FAISS.
 
     Returns:
         The Index (saved to ``folder`` unless ``save=False``).
@@ -364,6 +405,11 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
         if previous.manifest["settings"] != settings:
             raise IndexFormatError(f"{folder} was built with settings {previous.manifest['settings']}, "
                                    f"now {settings}: rebuild with --fresh")
+        prev_store = previous.manifest.get("store", {})
+        store = store or prev_store.get("name", "faiss")
+        if store == "qdrant" and prev_store.get("name") == "qdrant":
+            qdrant_url = qdrant_url or prev_store.get("url")
+    store = store or "faiss"
 
     if noise_filter is None:
         if config.use_gemini and config.noise_online:
@@ -377,6 +423,7 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     trees: dict[str, Tree] = {}
     noise: dict[str, dict[str, NoiseDecision]] = {}
     records: dict[str, dict] = {}
+    section_meta: dict[str, dict[str, str]] = {}  # doc -> node_id -> 10-K Item
     kept_chunks: list[Chunk] = []  # chunks reused from the previous index
     kept_vecs: list[np.ndarray] = []
     new_chunks: list[Chunk] = []
@@ -386,6 +433,7 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
                 trees[rec["doc"]] = previous.trees[rec["doc"]]
                 noise[rec["doc"]] = previous.noise.get(rec["doc"], {})
                 records[rec["doc"]] = rec
+                section_meta[rec["doc"]] = previous.section_items(rec["doc"])
     timings: dict[str, float] = {}
     for name, path in progress_bar(list(zip(names, paths)), desc="parsing", disable=not progress):
         sha = _sha256(path)
@@ -397,6 +445,7 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
             noise[name] = previous.noise.get(name, {})
             records[name] = {**prev_rec, "source": str(path.resolve()),
                              "metadata": {**prev_rec.get("metadata", {}), **(metadata or {}).get(name, {})}}
+            section_meta[name] = previous.section_items(name)
             continue
         t = time.perf_counter()
         tree = build_tree(path, name)
@@ -409,8 +458,9 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
         timings[name] = round(time.perf_counter() - t, 3)
         trees[name], noise[name] = tree, decisions
         new_chunks.extend(chunks)
+        doc_meta, section_meta[name] = document_metadata(path, tree, lines)
         records[name] = {"doc": name, "source": str(path.resolve()), "sha256": sha, "n_lines": tree.n_lines,
-                         "n_chunks": len(chunks), "metadata": (metadata or {}).get(name, {})}
+                         "n_chunks": len(chunks), "metadata": {**doc_meta, **(metadata or {}).get(name, {})}}
 
     if previous is not None:
         reuse = [c for c in previous.chunks if c.doc in records and records[c.doc]["sha256"] ==
@@ -432,18 +482,29 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     for i, (c, v) in enumerate(pairs):
         all_chunks.append(Chunk(i, c.doc, c.node_id, c.seq, c.line_start, c.line_end, c.breadcrumb, c.text))
         all_vecs.append(v)
-    store = FaissStore(embedder.dim)
-    if all_vecs:
-        store.add(np.arange(len(all_vecs), dtype=np.int64), np.stack(all_vecs))
     for rec in records.values():
         rec["n_chunks"] = sum(1 for c in all_chunks if c.doc == rec["doc"])
+    if store == "qdrant":
+        from .qdrant_store import QdrantStore
+
+        if previous is not None and hasattr(previous.store, "close"):
+            previous.store.close()  # a local-mode collection allows one client at a time
+        vstore = QdrantStore.for_chunks(embedder.dim, all_chunks, np.stack(all_vecs) if all_vecs else None,
+                                        records, section_meta, url=qdrant_url, folder=folder)
+    elif store == "faiss":
+        vstore = FaissStore(embedder.dim)
+        if all_vecs:
+            vstore.add(np.arange(len(all_vecs), dtype=np.int64), np.stack(all_vecs))
+    else:
+        raise ValueError(f"unknown store {store!r}: use 'faiss' or 'qdrant'")
+    lexical = LexicalIndex.build([c.text for c in all_chunks], [c.chunk_id for c in all_chunks])
 
     kind, kwargs = _embedder_kind(embedder)
     manifest = {
         "format_version": FORMAT_VERSION,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "embedder": {"name": embedder.name, "dim": embedder.dim, "kind": kind, "kwargs": kwargs},
-        "store": {"name": "faiss", "file": FaissStore.FILENAME},
+        "store": vstore.manifest_entry() if hasattr(vstore, "manifest_entry") else {"name": "faiss", "file": FaissStore.FILENAME},
         "noise_filter": getattr(noise_filter, "name", type(noise_filter).__name__),
         "settings": settings,
         "documents": list(records.values()),
@@ -451,7 +512,8 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
                   "chunks_embedded": len(new_chunks), "chunks_reused": len(kept_chunks),
                   "seconds_total": round(time.perf_counter() - t0, 2)},
     }
-    index = Index(folder, manifest, trees, noise, all_chunks, store, embedder, config)
+    index = Index(folder, manifest, trees, noise, all_chunks, vstore, embedder, config, lexical=lexical,
+                  section_meta=section_meta)
     if save and folder is not None:
         with _lock(folder):
             index.save(folder)
@@ -462,6 +524,18 @@ def _is_test_embedder(embedder) -> bool:
     from .embed import HashEmbedder
 
     return isinstance(embedder, HashEmbedder)
+
+
+def _code_fingerprint() -> str:
+    """sha256 of the modules that decide what goes into an index, so a cached reference index
+    built by other code (another checkout, an edited module) is never mistaken for this one."""
+    h = hashlib.sha256()
+    for name in ("tree", "markup", "noise", "chunking", "metadata", "lexical", "index", "embed", "store",
+                 "images", "anchors"):  # images/anchors: the image kinds and caption labels stored in the trees
+        path = Path(__file__).with_name(f"{name}.py")
+        if path.exists():
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def reference_index(corpus: str = "10k", *, embedder: Embedder | None = None, config: Config | None = None,
@@ -482,7 +556,8 @@ def reference_index(corpus: str = "10k", *, embedder: Embedder | None = None, co
     key = hashlib.sha256(json.dumps({
         "docs": [_sha256(p) for p in paths], "embedder": embedder.name, "dim": embedder.dim,
         "chunk": [config.chunk_size, config.chunk_overlap], "pipeline": PIPELINE_VERSION,
-        "format": FORMAT_VERSION, "online_noise": bool(config.use_gemini and config.noise_online),
+        "format": FORMAT_VERSION, "code": _code_fingerprint(),
+        "online_noise": bool(config.use_gemini and config.noise_online),
     }, sort_keys=True).encode()).hexdigest()[:16]
     folder = cache_dir() / "indexes" / f"{corpus}-{key}"
     with _lock(folder):

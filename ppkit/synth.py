@@ -168,12 +168,24 @@ def default_synthesizer(config):
 
 
 def ask(index, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
-        synthesizer=None, retrieval: Retrieval | None = None, **kw) -> Answer:
+        synthesizer=None, retrieval: Retrieval | None = None, history=None, verify: bool = True, **kw) -> Answer:
     """Retrieve the top-k sections for ``question`` and synthesize a cited Answer.
+
+    ``history`` (earlier turns, oldest first) rewrites a follow-up into a standalone
+    question first (:mod:`ppkit.conversation`); ``verify`` checks the answer's numbers,
+    quotes and citations against the sections (:mod:`ppkit.verify`) into ``Answer.verification``.
 
     >>> print(index.ask("What is AMD's quick ratio for FY2022?"))  # doctest: +SKIP
     """
     synthesizer = synthesizer or default_synthesizer(index.config)
+    if isinstance(retrieval, str):  # a stage-1 mode ("dense" | "bm25" | "hybrid"), not a Retrieval
+        kw["retrieval"], retrieval = retrieval, None
+    rewrite = None
+    if history:
+        from .conversation import rewrite_question
+
+        rewrite = rewrite_question(index, question, history)
+        question = rewrite.question
     r = retrieval or index.retrieve(question, k, docs=docs, reranker=reranker, **kw)
     t0 = time.perf_counter()
     calls_before = len(getattr(synthesizer, "calls", []))
@@ -184,7 +196,14 @@ def ask(index, question: str, k: int | None = None, *, docs: list[str] | None = 
     trace["seconds"] = {**r.trace["seconds"], "synthesize": round(time.perf_counter() - t0, 4)}
     trace["model_calls"] = r.trace.get("model_calls", []) + list(getattr(synthesizer, "calls", []))[calls_before:]
     mode = "extractive" if synthesizer.name == "extractive" else synthesizer.name
-    return Answer(question, text, r.sections, mode, images, trace)
+    if rewrite is not None:
+        trace["rewrite"] = rewrite.to_dict()
+    verification = None
+    if verify:
+        from .verify import verify_answer
+
+        verification = verify_answer(text, r.sections)
+    return Answer(question, text, r.sections, mode, images, trace, verification)
 
 
 def image_record(section: Section, image: Image) -> dict:

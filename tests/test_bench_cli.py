@@ -45,7 +45,7 @@ def test_retrieval_json_contract_financebench(env, capsys):
     assert res["modes"]["gold"]["10"]["wrong_doc"] == 0.0
     assert set(res["baselines"]["auto"]) == {"blind-dense", "blind-bm25", "header-path"}
     assert set(res["baselines"]["none"]["header-path"]) == {"3", "5", "10", "equal_context"}
-    assert res["per_question"][0]["modes"]["auto"]["search_text"] == "What drove revenue change as of FY2022 for?"
+    assert res["per_question"][0]["modes"]["auto"]["search_text"] == "What drove revenue change as of FY2022 for Acme?"
     printed = capsys.readouterr()
     assert "| ppkit | auto | 5 |" in printed.out
     assert (tmp / "figures" / "bench_retrieval_bench_financebench.png").is_file()

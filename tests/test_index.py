@@ -14,8 +14,10 @@ CFG = ppkit.Config(online=False)
 
 def test_folder_holds_plain_files_only(hash_index):
     names = sorted(p.relative_to(hash_index.folder).as_posix() for p in hash_index.folder.rglob("*") if p.is_file())
-    assert names == ["chunks.jsonl", "manifest.json", "noise.json", "trees/acme.json", "trees/globex.json",
-                     "vectors.faiss"]
+    assert names == ["bm25/chunk_ids.npy", "bm25/data.csc.index.npy", "bm25/indices.csc.index.npy",
+                     "bm25/indptr.csc.index.npy", "bm25/lexical.json", "bm25/params.index.json",
+                     "bm25/vocab.index.json", "chunks.jsonl", "manifest.json", "noise.json", "sections.json",
+                     "trees/acme.json", "trees/globex.json", "vectors.faiss"]
     for p in hash_index.folder.rglob("*"):
         if p.is_file():
             assert not p.read_bytes().startswith(b"\x80"), f"{p} looks like a pickle"

@@ -227,6 +227,8 @@ def test_parse_sources_variants():
 def test_online_ask_end_to_end(gemini):
     gemini.script("generateContent",
                   json_reply({"noise": [{"node_id": "0002", "category": "toc", "reason": "r"}]}),
+                  json_reply({"companies": [], "years": [], "items": [],  # the online query analyzer
+                              "search_text": "How much did the sparse widget cost per unit in 2023?"}),
                   json_reply({"ids": [2]}, tokens_in=200, tokens_out=5),
                   text_reply("The cost fell to 4.2 dollars.\n\nSources:\n- gemini_paper > Results (ID: 0005)",
                              tokens_in=700, tokens_out=30))
@@ -240,7 +242,7 @@ def test_online_ask_end_to_end(gemini):
     assert [(c["role"], c["tokens_in"], c["tokens_out"], c["cached"]) for c in ans.trace["model_calls"]] == [
         ("rerank", 200, 5, False), ("synthesize", 700, 30, False)]
     assert ans.trace["synthesis"]["sources"][0]["node_id"] == "0005"
-    assert len(gemini.of("generateContent")) == 3
+    assert len(gemini.of("generateContent")) == 4
     assert gemini.pending("generateContent") == 0
 
 

@@ -1,0 +1,63 @@
+"""Follow-up questions rewritten into standalone ones (ppkit.conversation)."""
+
+import pytest
+
+from _hybrid_fixtures import fixture_index  # noqa: F401
+from ppkit.conversation import history_questions, rewrite_offline, rewrite_online, rewrite_question
+
+
+def test_carry_companies_and_years_forward(fixture_index):
+    rw = rewrite_offline(fixture_index, "What about their operating income?",
+                         ["What was Alpha's net revenue in FY2022?"])
+    assert rw.question == "For Alpha, FY2022: What about their operating income?"
+    assert rw.rewriter == "offline-carry-forward"
+    assert rw.carried == {"companies": ["Alpha"], "years": [2022], "items": []}
+
+
+def test_new_company_takes_the_previous_topic(fixture_index):
+    hist = [{"question": "For Alpha, what is the current ratio?", "answer": "..."}]
+    rw = rewrite_offline(fixture_index, "And Beta?", hist)
+    assert rw.question == "For Beta: what is the current ratio?"
+    assert rw.rewriter == "offline-new-company" and rw.carried["topic"] == "what is the current ratio?"
+    rw = rewrite_offline(fixture_index, "What about Beta's commodity risks?", hist)
+    assert rw.rewriter == "none" and rw.question == "What about Beta's commodity risks?"
+
+
+def test_latest_turn_with_a_company_wins_and_no_history(fixture_index):
+    hist = [{"role": "user", "content": "Tell me about Beta's brands."}, {"role": "assistant", "content": "..."},
+            "What are the main risks?"]
+    assert history_questions(hist) == ["Tell me about Beta's brands.", "What are the main risks?"]
+    assert rewrite_offline(fixture_index, "How about cash flow?", hist).question == "For Beta: How about cash flow?"
+    assert rewrite_question(fixture_index, "How about cash flow?", []).rewriter == "none"
+    with pytest.raises(TypeError, match="history turn"):
+        history_questions([42])
+
+
+def test_the_rewrite_filters_retrieval(fixture_index):
+    a = fixture_index.ask("What about their cash flow?", 3, history=["What are BetaCo's brands?"])
+    assert a.trace["rewrite"]["question"] == "For Beta: What about their cash flow?"
+    assert a.trace["docs_filter"] == ["Beta"]
+    assert all(s.doc == "Beta" for s in a.sections)
+    assert a.sections[0].section_id == "Beta#0005"
+
+
+def test_online_rewrite_with_a_stub_client(fixture_index):
+    class Stub:
+        def generate(self, prompt, *, system=None, schema=None):
+            self.prompt = prompt
+            return type("R", (), {"data": {"standalone_question": "What is Beta's free cash flow?"}})()
+
+    stub = Stub()
+    rw = rewrite_online(fixture_index, "And its free cash flow?", ["Tell me about Beta."], client=stub)
+    assert (rw.question, rw.rewriter) == ("What is Beta's free cash flow?", "gemini")
+    assert "User: Tell me about Beta." in stub.prompt and "Last question: And its free cash flow?" in stub.prompt
+
+
+def test_three_turns_chain(fixture_index):
+    a1 = fixture_index.ask("What was Alpha's net revenue in FY2022?", 2)
+    a2 = fixture_index.ask("What about their cash?", 2, history=[a1])
+    a3 = fixture_index.ask("And Beta?", 2, history=[a1, a2])
+    assert a2.question == "For Alpha, FY2022: What about their cash?"
+    # the topic of the rewritten second turn, without its "FY2022:" prefix, asked about Beta
+    assert a3.question == "For Beta, FY2022: what about their cash?"
+    assert a3.trace["docs_filter"] == ["Beta"]

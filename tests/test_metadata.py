@@ -1,0 +1,87 @@
+"""Document metadata and 10-K Items (ppkit.metadata)."""
+
+import json
+
+import pytest
+
+from _hybrid_fixtures import DOCS, real_paths
+from ppkit import build_tree, parse_markdown
+from ppkit.metadata import document_metadata, normalise_item, read_sidecar, section_items
+from ppkit.tree import read_lines
+
+
+def _meta(path):
+    return document_metadata(path, build_tree(path), read_lines(path))
+
+
+def test_alpha_cover_page():
+    meta, items = _meta(DOCS[0])
+    assert {k: meta[k] for k in ("company", "ticker", "fiscal_year", "form_type")} == {
+        "company": "Alpha Widgets Corporation", "ticker": "AWC", "fiscal_year": 2022, "form_type": "10-K"}
+    assert meta["aliases"] == ["Alpha", "Alpha Widgets Corporation", "Alpha Widgets"]
+    assert "overridden" not in meta
+    # Items as headings; PART II ends Item 1A; the cover page belongs to no Item
+    assert items == {"0005": "1", "0006": "1A", "0008": "7", "0009": "7", "0010": "7", "0011": "8", "0012": "8",
+                     "0013": "8"}
+
+
+def test_beta_bold_items_and_sidecar():
+    meta, items = _meta(DOCS[1])
+    assert meta["company"] == "Beta Foods, Inc." and meta["ticker"] == "BFI"
+    assert meta["aliases"] == ["Beta", "Beta Foods", "BetaCo"]  # replaced by Beta.meta.json
+    assert meta["overridden"] == ["aliases"]
+    assert items == {"0002": "1", "0003": "1A", "0004": "7", "0005": "7", "0006": "7"}
+
+
+def test_sidecar_overrides_and_errors(tmp_path):
+    src = DOCS[0].read_text()
+    md = tmp_path / "Gamma.md"
+    md.write_text(src)
+    (tmp_path / "Gamma.meta.json").write_text(json.dumps({"ticker": "GMA", "fiscal_year": 2023,
+                                                         "section_items": {"0010": "7a"}}))
+    meta, items = _meta(md)
+    assert meta["ticker"] == "GMA" and meta["fiscal_year"] == 2023 and meta["company"] == "Alpha Widgets Corporation"
+    assert items["0010"] == "7A" and items["0009"] == "7"
+    (tmp_path / "Gamma.meta.json").write_text(json.dumps({"section_items": {"0099": "7"}}))
+    with pytest.raises(KeyError, match="no node '0099'"):
+        _meta(md)
+    (tmp_path / "Gamma.meta.json").write_text(json.dumps({"fiscal_year": "2022"}))
+    with pytest.raises(ValueError, match="fiscal_year.*must be a int"):
+        read_sidecar(md)
+    (tmp_path / "Gamma.meta.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        read_sidecar(md)
+
+
+def test_table_of_contents_markers_are_ignored():
+    lines = ["# Cover", "**Item 1. Business**", "**Item 1A. Risk Factors**", "**Item 7. MD&A**", "**Item 8. Data**",
+             "", "**Forward-looking statements**", "# Intro", "text", "**Item 1. Business.**", "# Products", "text"]
+    tree = parse_markdown("\n".join(lines), "D")
+    # the four packed markers are a table of contents: "Intro" (line 8) belongs to no Item
+    assert section_items(tree, lines) == {"0003": "1"}
+
+
+def test_normalise_item():
+    assert normalise_item("Item 7a.") == "7A" and normalise_item("01") == "1" and normalise_item("1A") == "1A"
+    with pytest.raises(ValueError, match="not a 10-K Item"):
+        normalise_item("Risk")
+
+
+@pytest.mark.corpus
+def test_reference_10ks():
+    got = {}
+    for p in real_paths():
+        meta, items = _meta(p)
+        got[p.stem] = (meta["company"], meta["ticker"], meta["fiscal_year"], meta["form_type"], items)
+    assert {k: v[:4] for k, v in got.items()} == {
+        "AMD": ("Advanced Micro Devices, Inc.", "AMD", 2022, "10-K"),
+        "AMEX": ("American Express Company", "AXP", 2022, "10-K"),
+        "Boeing": ("The Boeing Company", "BA", 2022, "10-K"),
+        "PepsiCo": ("PepsiCo, Inc.", "PEP", 2022, "10-K"),
+    }
+    amd = got["AMD"][4]
+    assert (amd["0066"], amd["0085"], amd["0089"], amd["0034"], amd["0035"]) == ("7", "8", "8", "1A", "1A")
+    # PepsiCo sets Items 1, 1A and 5 as bold lines, not headings
+    pep = got["PepsiCo"][4]
+    assert (pep["0010"], pep["0020"], pep["0031"]) == ("1", "1", "5")
+    assert got["Boeing"][4]["0025"] == "1A" and got["AMEX"][4]["0164"] == "8"
