@@ -46,7 +46,7 @@ __all__ = ["Index", "build_index", "load_index", "reference_index", "StaleIndexE
 
 FORMAT_VERSION = 1
 # bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
-PIPELINE_VERSION = "2026.11.30-3"  # rendered tables, metadata, sections.json, bm25/
+PIPELINE_VERSION = "2026.11.30-4"  # -3: rendered tables, metadata, sections.json, bm25/; -4: image kinds and labels
 
 
 class StaleIndexError(RuntimeError):
@@ -530,7 +530,8 @@ def _code_fingerprint() -> str:
     """sha256 of the modules that decide what goes into an index, so a cached reference index
     built by other code (another checkout, an edited module) is never mistaken for this one."""
     h = hashlib.sha256()
-    for name in ("tree", "markup", "noise", "chunking", "metadata", "lexical", "index", "embed", "store"):
+    for name in ("tree", "markup", "noise", "chunking", "metadata", "lexical", "index", "embed", "store",
+                 "images", "anchors"):  # images/anchors: the image kinds and caption labels stored in the trees
         path = Path(__file__).with_name(f"{name}.py")
         if path.exists():
             h.update(path.read_bytes())

@@ -20,7 +20,11 @@ weights (never tuned to particular questions):
   concept the question asks about (current ratio -> balance sheet / statement of
   financial position; operating margin -> statement of operations; capex, dividends
   paid -> statement of cash flows). General accounting knowledge, the kind an LLM
-  re-ranker brings; it is zero on documents without such statements.
+  re-ranker brings; it is zero on documents without such statements;
+* ``anchor``   - when the question names an anchor ("Figure 5", "Table I", "Eq. 3",
+  "Section 4.2"), 2 if the section defines it, 1 if it mentions or encloses it
+  (:mod:`ppkit.anchors`). It is not added to the score: sections with an anchor are
+  put first, in score order (:func:`ppkit.anchors.apply_anchor_priority`).
 
 The Gemini re-ranker (:class:`ppkit.llm_parts.GeminiReranker`) asks the model to
 pick from the numbered breadcrumb list, like the reference system.
@@ -36,6 +40,7 @@ from typing import Protocol
 
 import numpy as np
 
+from .anchors import anchor_tiers
 from .retrieve import Candidate
 from .text import stems
 
@@ -156,7 +161,7 @@ class StructuralReranker:
     name = "structural"
     uses_search_text = True  # retrieve() hands it the question without the names that became filters
     DEFAULT_WEIGHTS = {"dense": 1.0, "hits": 0.3, "path_sem": 0.6, "path_lex": 0.5, "text_lex": 0.8, "numeric": 0.3,
-                       "statement": 0.8}
+                       "statement": 0.8, "anchor": 0.0}  # anchor: a priority, not a weight
 
     def __init__(self, embedder=None, weights: dict[str, float] | None = None):
         self.embedder = embedder
@@ -197,6 +202,7 @@ class StructuralReranker:
         quant = bool(_QUANT.search(question))
         feats["numeric"] = np.array([_numeric_density(c.text) if quant else 0.0 for c in candidates])
         feats["statement"] = np.array([_statement_match(question, c.breadcrumb) for c in candidates])
+        feats["anchor"] = np.array(anchor_tiers(question, candidates), dtype=float)
         return feats
 
     def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]:
@@ -209,8 +215,8 @@ class StructuralReranker:
         out = [replace(c, stage2_score=round(float(s), 4),
                        features={k: round(float(v[i]), 4) for k, v in feats.items()})
                for i, (c, s) in enumerate(zip(candidates, score))]
-        # stable: ties keep stage-1 order
-        return sorted(out, key=lambda c: (-c.stage2_score, c.stage1_rank))
+        # sections holding an anchor the question names first; stable: ties keep stage-1 order
+        return sorted(out, key=lambda c: (-c.features.get("anchor", 0.0), -c.stage2_score, c.stage1_rank))
 
 
 def default_reranker(index):

@@ -103,13 +103,18 @@ class ExtractiveSynthesizer:
     Args:
         per_section: passages quoted per section.
         max_chars: cap on one quoted passage.
+        image_threshold / max_images: images of the sections shown with the answer
+            (:func:`ppkit.images.select_images`; ``max_images=0`` shows none).
     """
 
     name = "extractive"
 
-    def __init__(self, per_section: int = 3, max_chars: int = 400):
+    def __init__(self, per_section: int = 3, max_chars: int = 400, *, image_threshold: float | None = None,
+                 max_images: int = 3):
         self.per_section = per_section
         self.max_chars = max_chars
+        self.image_threshold = image_threshold
+        self.max_images = max_images
 
     def synthesize(self, question: str, sections: list[Section]) -> tuple[str, dict]:
         q = set(stems(question))
@@ -137,7 +142,20 @@ class ExtractiveSynthesizer:
             out.append("")
         out.append("Sources:")
         out += [f"- {s.breadcrumb} (ID: {s.node_id})" for s in sections]
-        return "\n".join(out), {"passages_quoted": quoted}
+        images, image_info = self._images(question, sections)
+        return "\n".join(out), {"passages_quoted": quoted, "images": images, **image_info}
+
+    def _images(self, question: str, sections: list[Section]) -> tuple[list[dict], dict]:
+        """The images to show (records) and, for the trace, every candidate image's score."""
+        from .images import DEFAULT_THRESHOLD, score_images, select_images
+
+        threshold = DEFAULT_THRESHOLD if self.image_threshold is None else self.image_threshold
+        scored = score_images(question, sections)
+        chosen = select_images(question, sections, threshold=threshold, max_images=self.max_images, scored=scored)
+        scored = [{"doc": c.section.doc, "path": c.image.path, "score": c.score, "reason": c.reason}
+                  for c in scored[:10]]  # the best ten, for the trace
+        return [image_record(c.section, c.image) for c in chosen], {"image_threshold": threshold,
+                                                                     "image_scores": scored}
 
 
 def default_synthesizer(config):

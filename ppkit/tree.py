@@ -215,12 +215,15 @@ def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
 
 
 def _images(lines: list[str], start: int, end: int, doc_dir: Path | None) -> tuple[Image, ...]:
+    from .images import label_image  # kind + caption label; imported here because images imports this module
+
     out = []
     for ln in range(start, end + 1):
         for m in _IMAGE.finditer(lines[ln - 1]):
             alt, target = m.group(1), m.group(2)
             resolved, problem = _resolve_image(target, doc_dir)
-            out.append(Image(path=target, line=ln, alt=alt, resolved=resolved, problem=problem))
+            kind, label = label_image(lines, ln, target, alt=alt)
+            out.append(Image(path=target, line=ln, alt=alt, resolved=resolved, problem=problem, kind=kind, label=label))
     return tuple(out)
 
 

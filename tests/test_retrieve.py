@@ -65,7 +65,8 @@ def test_structural_reranker_prefers_matching_path(hash_index):
     r = hash_index.retrieve("Consolidated Balance Sheets current liabilities", k=1, docs=["acme"],
                             reranker=StructuralReranker(hash_index.embedder))
     assert r.sections[0].breadcrumb.endswith("Consolidated Balance Sheets")
-    assert set(r.candidates[0].features) == {"dense", "hits", "path_sem", "path_lex", "text_lex", "numeric", "statement"}
+    assert set(r.candidates[0].features) == {"dense", "hits", "path_sem", "path_lex", "text_lex", "numeric",
+                                             "statement", "anchor"}
 
 
 def test_extractive_answer_quotes_and_cites(hash_index):
