@@ -84,10 +84,10 @@ def _cmd_ask(args) -> int:
         print(answer.to_json(indent=1))
         return 0
     print(answer)
-    if args.images:
-        print("\nImages:" if answer.images else "\nImages: none chosen")
+    if args.images:  # the answer above lists the images by label; here the files to open
+        print("\nImage files:" if answer.images else "\nImages: none chosen for this answer")
         for im in answer.images:
-            print(f"  {im.get('resolved') or im['path']}  ({im.get('label', '')})")
+            print(f"  {im.get('resolved') or im['path']}")
     return 0
 
 

@@ -341,8 +341,9 @@ Rules:
 - End with a line "Sources:" followed by one line per section you used, written
   "- <breadcrumb> (ID: <section id>)", copying the breadcrumb and id from the block."""
 
-_IMAGES_RULE = """- Some sections contain images written as ![label](path). If an image directly illustrates the
-  answer, list its path before the sources, under a line "Images:", one "- <path>" per line."""
+_IMAGES_RULE = """- After the sections, the prompt lists the images they contain. To show one that directly
+  illustrates the answer, write its [SHOW: <file> | <label>] marker on its own line (see
+  ppkit.image_markers); never name an image that is not listed."""
 
 _SOURCE_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*(?P<bc>.*?)\s*\(\s*(?:ID|Id|id|node|Node)?\s*[:#]?\s*"
                           r"(?:(?P<doc>[^()#:]+)#)?(?P<id>\d{1,4})\s*\)\s*\.?\s*$")
@@ -396,28 +397,6 @@ def parse_sources(text: str, sections=()) -> list[dict]:
     return out
 
 
-def _parse_images(text: str, sections) -> list[dict]:
-    """Images listed under ``Images:`` that exist in the sections sent, as image records."""
-    from .synth import image_record
-
-    lines = text.split("\n")
-    heads = [i for i, ln in enumerate(lines) if (m := _HEADER.match(ln)) and m.group(1).lower().startswith("image")]
-    start = heads[-1] if heads else None
-    if start is None:
-        return []
-    known = {im.path: (s, im) for s in sections for im in s.images}
-    out, seen = [], set()
-    for ln in lines[start + 1 :]:
-        m = _HEADER.match(ln)
-        if m and m.group(1).lower().startswith("source"):
-            break
-        path = ln.strip().lstrip("-*• ").strip().strip("`")
-        if path in known and path not in seen:
-            seen.add(path)
-            out.append(image_record(*known[path]))
-    return out
-
-
 class GeminiSynthesizer(_GeminiPart):
     """A grounded answer by Gemini from the retrieved sections, citing them under ``Sources:``.
 
@@ -441,8 +420,10 @@ class GeminiSynthesizer(_GeminiPart):
         return f"GeminiSynthesizer(model={self.config.gemini_model!r})"
 
     def system(self, sections=()) -> str:
-        """The system instruction (with the image rule when a section has images)."""
-        if any(s.images for s in sections):
+        """The system instruction (with the image rule when a section has images it can show)."""
+        from .image_markers import image_catalogue
+
+        if image_catalogue(sections):
             return _SYNTH_SYSTEM + "\n" + _IMAGES_RULE
         return _SYNTH_SYSTEM
 
@@ -454,20 +435,27 @@ class GeminiSynthesizer(_GeminiPart):
                      f'lines="{s.line_start}-{s.line_end}"' + (' trimmed="true"' if s.trimmed else ""))
             body = s.text.replace("</section>", "&lt;/section&gt;")  # a block cannot be closed from inside
             blocks.append(f"<section {attrs}>\n{body}\n</section>")
-        return "<sections>\n" + "\n".join(blocks) + f"\n</sections>\n\nQuestion: {question}"
+        from .image_markers import image_catalogue, marker_instructions
+
+        images = f"\n\n{marker_instructions(sections)}" if image_catalogue(sections) else ""
+        return "<sections>\n" + "\n".join(blocks) + f"\n</sections>{images}\n\nQuestion: {question}"
 
     def synthesize(self, question: str, sections) -> tuple[str, dict]:
         self.last_notes = []
+        from .image_markers import parse_markers
+
         res = self._generate(self.prompt(question, sections), system=self.system(sections), temperature=0.0)
-        text = res.text.strip()
+        # [SHOW: file | label] markers are checked against the sections' images and taken out of the text
+        shown = parse_markers(res.text.strip(), sections)
+        text = shown.text
         sources = parse_sources(text, sections)
-        notes = [f"cited {c['breadcrumb'] or c['node_id']} (ID {c['node_id']}), which was not among the sections sent"
+        notes = list(shown.notes) + [f"cited {c['breadcrumb'] or c['node_id']} (ID {c['node_id']}), which was not among the sections sent"
                  for c in sources if not c["in_context"]]
         if not sources and NO_ANSWER not in text:
             notes.append("the answer cites no sources")
         self.last_notes = notes
         info = {"model": res.model, "sources": sources, "answered": NO_ANSWER not in text,
-                "images": _parse_images(text, sections), "tokens_in": res.tokens_in, "tokens_out": res.tokens_out,
+                "images": shown.images, "tokens_in": res.tokens_in, "tokens_out": res.tokens_out,
                 "cached": res.cached, "sections_sent": len(sections),
                 "context_chars": sum(len(s.text) for s in sections), "notes": notes}
         return text, info

@@ -227,9 +227,11 @@ def default_reranker(index):
     """
     cfg = index.config
     if cfg.use_gemini and cfg.rerank_online:
+        from .anchors import AnchorPriority
         from .llm_parts import GeminiReranker
 
-        return GeminiReranker(config=cfg)
+        # sections holding an anchor the question names ("Figure 5") go first, whatever the model says
+        return AnchorPriority(GeminiReranker(config=cfg))
     cached = getattr(index, "_structural_reranker", None)
     if cached is None or cached.embedder is not index.embedder:
         cached = StructuralReranker(index.embedder)

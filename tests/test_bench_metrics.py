@@ -99,3 +99,16 @@ def test_bm25_baseline_ranks_exact_terms_first():
     assert top[0].doc == "Acme" and top[0].contains_line(25)  # Legal Proceedings heading
     assert b.search("anvil", 5, docs=["Globex"]) == []  # no Globex chunk mentions anvils
     assert b.search("zzzz qqqq", 5) == []
+
+
+def test_image_metrics_are_averaged_where_defined():
+    from ppkit.bench.harness import _aggregate
+
+    rows = [{"3": {"hit": 1.0, "recall": 1.0, "context_chars": 10, "image_hit": 1.0, "image_precision": 0.5,
+                   "image_reachable": 1.0}},
+            {"3": {"hit": 0.0, "recall": 0.0, "context_chars": 30, "image_hit": None, "image_precision": None,
+                   "image_reachable": None}}]
+    agg = _aggregate(rows, [3])["3"]
+    assert (agg["hit"], agg["context_chars_mean"]) == (0.5, 20)
+    assert (agg["image_hit"], agg["image_precision"], agg["image_reachable"]) == (1.0, 0.5, 1.0)
+    assert "image_hit" not in _aggregate([{"3": {"hit": 1.0, "recall": 1.0, "context_chars": 5}}], [3])["3"]

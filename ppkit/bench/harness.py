@@ -139,6 +139,9 @@ def _aggregate(rows: list[dict], ks) -> dict:
                        "hit_overlap": mean(per, "hit_overlap"), "recall_overlap": mean(per, "recall_overlap"),
                        "context_chars_mean": mean(per, "context_chars"), "wrong_doc": mean(per, "wrong_doc"),
                        "n": len(per)}
+        if any("image_hit" in r for r in per):  # the multimodal set: images chosen for the answer
+            for key in ("image_hit", "image_precision", "image_reachable"):
+                out[str(k)][key] = mean(per, key)
     return out
 
 
@@ -155,7 +158,7 @@ def _round(d):
 
 
 def _bench_question(index, q: dict, g: list, qdocs: list[str], *, ks, modes, reranker, baselines: dict, bks,
-                    baseline_modes, qvec) -> dict:
+                    baseline_modes, qvec, gold_images=None) -> dict:
     """One question in every mode, with the baselines: its per-question row."""
     kmax = max(ks)
     row = {"qid": q["qid"], "question": q["text"], "docs": qdocs, "gold": [x[0] for x in g], "modes": {}}
@@ -172,6 +175,13 @@ def _bench_question(index, q: dict, g: list, qdocs: list[str], *, ks, modes, rer
                  "sections": [s.section_id for s in r.sections],
                  "covered": {str(k): covered(r.sections[:k], g) for k in ks},
                  "filter": r.trace.get("docs_filter"), "search_text": r.trace.get("search_text")}
+        if gold_images is not None:  # which images the offline synthesizer would show, against the reference's
+            from ..mm_eval import image_metrics
+
+            for k in ks:
+                m = image_metrics(q["text"], r.sections[:k], gold_images)
+                entry[str(k)].update({key: m[key] for key in ("image_hit", "image_precision", "image_reachable")})
+                entry[str(k)]["images"] = m["images"]
         if mode in baseline_modes and baselines:
             budget = entry[str(5 if 5 in ks else kmax)]["context_chars"]
             text = r.trace.get("search_text") or q["text"]
@@ -245,9 +255,10 @@ def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmar
             qid = q["qid"]
             g = gold_lines(gold.qrels[qid], index.trees)
             qdocs = gold.docs.get(qid) or sorted({sid.split("#")[0] for sid in gold.qrels[qid]})
+            images = getattr(gold, "images", None) or None
             per_question.append(_bench_question(index, q, g, qdocs, ks=ks, modes=modes, reranker=reranker,
                                                 baselines=baselines, bks=bks, baseline_modes=baseline_modes,
-                                                qvec=qvec))
+                                                qvec=qvec, gold_images=images.get(qid, []) if images else None))
 
     modes_out = {}
     for mode in modes:
@@ -274,8 +285,9 @@ def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmar
                                     "budget_mean": mean(eq, "budget"), "wrong_doc": mean(eq, "wrong_doc"), "n": len(eq)}
             base_out[mode][name] = agg
     headline = "auto" if "auto" in modes else modes[0]
-    results = {str(k): {key: modes_out[headline][str(k)][key] for key in
-                        ("hit", "recall", "context_chars_mean", "hit_overlap", "recall_overlap", "wrong_doc", "n")}
+    keys = ("hit", "recall", "context_chars_mean", "hit_overlap", "recall_overlap", "wrong_doc", "n",
+            "image_hit", "image_precision", "image_reachable")
+    results = {str(k): {key: modes_out[headline][str(k)][key] for key in keys if key in modes_out[headline][str(k)]}
                for k in ks}
     return _round({
         "benchmark": benchmark,
@@ -327,4 +339,7 @@ def markdown_table(result: dict) -> str:
     filt = result["modes"].get("auto", {}).get("filter")
     if filt:
         title += f"; the pipeline's filter named exactly the gold document for {filt['exact']:.0%} of questions"
-    return "\n".join([title, "", head, *rows])
+    images = [f"k={k}: image hit {_fmt(v.get('image_hit'))}, image precision {_fmt(v.get('image_precision'))}, "
+              f"reachable {_fmt(v.get('image_reachable'))}" for k, v in result["results"].items() if "image_hit" in v]
+    tail = ["", "Images chosen by the offline synthesizer (own filter): " + "; ".join(images)] if images else []
+    return "\n".join([title, "", head, *rows, *tail])
