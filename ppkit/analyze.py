@@ -253,13 +253,8 @@ def analyze(index, question: str, *, online: bool | None = None, client=None) ->
         online = bool(cfg.use_gemini and cfg.extra.get("analyze_online", True))
     if not online:
         return analyze_query(index, question)
-    try:
-        return analyze_query_online(index, question, client=client)
-    except ImportError as e:
-        err = f"{type(e).__name__}: {e}"
-    except Exception as e:  # noqa: BLE001 - LLMError, whose module may be absent
-        if type(e).__name__ != "LLMError":
-            raise
-        err = str(e)
-    off = analyze_query(index, question)
-    return replace(off, notes=off.notes + [f"online analyzer failed ({err[:200]}); used the offline rules"])
+    from .llm import online_or_offline
+
+    res, note = online_or_offline(lambda: analyze_query_online(index, question, client=client),
+                                  lambda: analyze_query(index, question), "analyzer")
+    return res if note is None else replace(res, notes=res.notes + [note])

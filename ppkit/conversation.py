@@ -155,14 +155,8 @@ def rewrite_question(index, question: str, history, *, online: bool | None = Non
         return Rewrite(question, question, "none", notes=["no history"])
     if not online:
         return rewrite_offline(index, question, history)
-    try:
-        return rewrite_online(index, question, history, client=client)
-    except ImportError as e:
-        err = f"{type(e).__name__}: {e}"
-    except Exception as e:  # noqa: BLE001 - LLMError, whose module may be absent
-        if type(e).__name__ != "LLMError":
-            raise
-        err = str(e)
-    off = rewrite_offline(index, question, history)
-    return Rewrite(off.question, question, off.rewriter, off.carried,
-                   off.notes + [f"online rewrite failed ({err[:200]}); used the offline rules"])
+    from .llm import online_or_offline
+
+    res, note = online_or_offline(lambda: rewrite_online(index, question, history, client=client),
+                                  lambda: rewrite_offline(index, question, history), "rewrite")
+    return res if note is None else Rewrite(res.question, question, res.rewriter, res.carried, res.notes + [note])

@@ -59,6 +59,15 @@ class LLMError(RuntimeError):
         self.status = status
 
 
+def online_or_offline(online, offline, what: str):
+    """``(online(), None)``, or ``(offline(), note)`` when the online call fails with an LLMError
+    or google-genai is missing: an online step falls back to its offline rules and says so."""
+    try:
+        return online(), None
+    except (LLMError, ImportError) as e:
+        return offline(), f"online {what} failed ({str(e)[:200]}); used the offline rules"
+
+
 @dataclass(frozen=True)
 class LLMResult:
     """One generation.

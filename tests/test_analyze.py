@@ -80,7 +80,7 @@ def test_online_analyzer_checks_the_reply(fixture_index):
 def test_analyze_falls_back_offline_and_says_so(fixture_index):
     class Failing:
         def generate(self, *a, **k):
-            raise type("LLMError", (RuntimeError,), {})("no key")
+            raise __import__("ppkit.llm", fromlist=["LLMError"]).LLMError("no key")
 
     f = analyze(fixture_index, "For Alpha, what is revenue?", online=True, client=Failing())
     assert f.analyzer == "offline-rules" and f.docs == ["Alpha"]

@@ -341,7 +341,8 @@ def test_cli_ask_images_lists_the_chosen_paths(tmp_path, capsys):
     assert main(["ask", "What are the three stages of the toy pipeline?", "--index", str(tmp_path / "idx"),
                  "--k", "2", "--images"]) == 0
     out = capsys.readouterr().out
-    assert f"  {(FIXTURE_DIR / 'figures' / 'pipeline.png').resolve()}  (Figure 1: The three-stage" in out
+    assert "  figures/pipeline.png  (Figure 1: The three-stage" in out  # the answer lists it by label
+    assert f"Image files:\n  {(FIXTURE_DIR / 'figures' / 'pipeline.png').resolve()}\n" in out  # --images: the file
 
 
 # -- the reference papers ----------------------------------------------------------------------
