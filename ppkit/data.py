@@ -24,8 +24,9 @@ TENK_COMPANIES = ("AMD", "AMEX", "Boeing", "PepsiCo")
 PAPERS = ("CLIP", "Galore", "NemoBot", "VectorFusion", "VectorPainter")
 
 # Public sources for a machine with neither PPKIT_DATA_DIR nor ../shared/data.
-# Relative path in the data folder -> URL. Only the Markdown corpora and the
-# benchmark files are listed; the PDFs come from SEC EDGAR and arXiv by hand.
+# Relative path in the data folder -> URL. Only the five papers' Markdown is listed so far
+# (its address in the public repository is known); the 10-K Markdown, the paper images, the
+# benchmark files and the PDFs must be put in place by hand (see shared/data/README.md).
 _REPO = "https://raw.githubusercontent.com/Proxy-Pointer/Proxy-Pointer-RAG/main/"
 SOURCES: dict[str, str] = {
     **{f"papers/{p}/{p}.md": f"{_REPO}MultiModal/data/extracted_papers/{p}/{p}.md" for p in PAPERS},
@@ -64,7 +65,8 @@ def data_dir() -> Path:
             return c.resolve()
     raise DataNotFound(
         "reference data not found; looked in: " + ", ".join(str(t) for t in tried)
-        + ". Set PPKIT_DATA_DIR to a folder laid out like shared/data, or run ppkit.data.download()."
+        + ". Set PPKIT_DATA_DIR to a folder laid out like shared/data (10k/, papers/, benchmarks/); "
+        "ppkit.data.download() fetches only the five papers' Markdown."
     )
 
 

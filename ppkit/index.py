@@ -192,12 +192,13 @@ class Index:
             if not src.is_file():
                 raise StaleIndexError(
                     f"{doc}: the indexed source {src} is gone; restore it or re-index with "
-                    f"`ppkit index <files> --fresh`")
+                    f"`ppkit index <files> --fresh" + (f" --index {self.folder}`" if self.folder is not None else "`"))
             sha = _sha256(src)
             if sha != rec.sha256:
                 raise StaleIndexError(
                     f"{doc}: {src} changed since it was indexed (sha256 {sha[:12]}… != {rec.sha256[:12]}…); "
-                    f"line ranges would point at the wrong text. Re-index it: `ppkit index {src}`")
+                    f"line ranges would point at the wrong text. Re-index it: `ppkit index {src}"
+                    + (f" --index {self.folder}`" if self.folder is not None else "`"))
             self._lines[doc] = read_lines(src)
         return self._lines[doc]
 
@@ -266,6 +267,7 @@ class Index:
         (tmp / "sections.json").write_text(json.dumps({"items": items}, ensure_ascii=False), encoding="utf-8")
         (tmp / "manifest.json").write_text(json.dumps(self.manifest, ensure_ascii=False, indent=1), encoding="utf-8")
         old = folder.parent / f".{folder.name}.old-{os.getpid()}"
+        _recover(folder)
         if folder.exists():
             if not (folder / "manifest.json").exists() and any(folder.iterdir()):
                 shutil.rmtree(tmp)
@@ -276,6 +278,19 @@ class Index:
             shutil.rmtree(old)
         self.folder = folder
         return folder
+
+
+def _recover(folder: Path) -> None:
+    """Undo a save that stopped between its two renames: put the previous index back in place.
+
+    ``save`` moves the old folder to ``.NAME.old-PID`` and the new one from ``.NAME.tmp-PID``;
+    a crash in between leaves no folder, and a crash before the rename leaves a stale temp folder.
+    """
+    if not (folder / "manifest.json").exists():
+        olds = sorted(folder.parent.glob(f".{folder.name}.old-*"), key=lambda p: p.stat().st_mtime)
+        olds = [o for o in olds if (o / "manifest.json").exists()]
+        if olds and not folder.exists():
+            os.replace(olds[-1], folder)
 
 
 def _safe(doc: str) -> str:
@@ -296,6 +311,7 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
         IndexFormatError: a corrupt or incompatible index (says to rebuild).
     """
     folder = Path(folder) if folder is not None else default_index_dir()
+    _recover(folder)
     mpath = folder / "manifest.json"
     if not mpath.is_file():
         raise FileNotFoundError(f"no index at {folder}: build one with `ppkit index DOCS... --index {folder}`")
@@ -555,6 +571,8 @@ def reference_index(corpus: str = "10k", *, embedder: Embedder | None = None, co
     embedder = embedder or get_embedder(config.embedder)
     key = hashlib.sha256(json.dumps({
         "docs": [_sha256(p) for p in paths], "embedder": embedder.name, "dim": embedder.dim,
+        # pointers are absolute paths: a moved data folder is another index
+        "paths": [str(Path(p).resolve()) for p in paths],
         "chunk": [config.chunk_size, config.chunk_overlap], "pipeline": PIPELINE_VERSION,
         "format": FORMAT_VERSION, "code": _code_fingerprint(),
         "online_noise": bool(config.use_gemini and config.noise_online),

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from .retrieve import Retrieval, Section
-from .text import sentences, stems
+from .text import expand_terms, sentences, stems
 from .tree import Image
 
 __all__ = ["Answer", "Synthesizer", "ExtractiveSynthesizer", "ask", "EXTRACTIVE_NOTE"]
@@ -117,7 +117,8 @@ class ExtractiveSynthesizer:
         self.max_images = max_images
 
     def synthesize(self, question: str, sections: list[Section]) -> tuple[str, dict]:
-        q = set(stems(question))
+        # a ratio is quoted through the line items it is computed from (quick ratio -> current assets...)
+        q = set(stems(question + " " + expand_terms(question)))
         pieces = [(s, ln, p, set(stems(p))) for s in sections for ln, p in _units(s)]
         df = Counter(t for *_, st in pieces for t in st)
         n = max(1, len(pieces))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["tokens", "stems", "STOPWORDS", "numbers_in", "sentences"]
+__all__ = ["tokens", "stems", "STOPWORDS", "numbers_in", "sentences", "expand_terms", "EXPANSIONS"]
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being
@@ -69,3 +69,31 @@ _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“$])")
 def sentences(text: str) -> list[str]:
     """Split prose into sentences (a simple rule: end punctuation, space, capital)."""
     return [s for s in _SENT.split(text) if s.strip()]
+
+
+# Financial ratios and measures -> the line items they are computed from (general accounting
+# knowledge), so that an extractive answer quotes the rows a reader needs to compute them.
+EXPANSIONS: dict[str, str] = {
+    "quick ratio": "cash equivalents short-term investments accounts receivable total current liabilities",
+    "acid test": "cash equivalents short-term investments accounts receivable total current liabilities",
+    "current ratio": "total current assets total current liabilities",
+    "working capital": "total current assets total current liabilities",
+    "free cash flow": "net cash provided by operating activities purchases of property equipment capital expenditures",
+    "operating margin": "operating income net revenue",
+    "gross margin": "gross margin net revenue cost of sales",
+    "net margin": "net income net revenue",
+    "debt to equity": "total debt long-term debt total equity stockholders equity",
+    "debt-to-equity": "total debt long-term debt total equity stockholders equity",
+    "payout": "dividends paid net income",
+    "reinvestment rate": "capital expenditures net cash provided by operating activities dividends paid",
+}
+
+
+def expand_terms(question: str) -> str:
+    """The line items behind the ratios a question names, as extra search words.
+
+    >>> expand_terms("What is the current ratio?")
+    'total current assets total current liabilities'
+    """
+    q = question.casefold()
+    return " ".join(v for k, v in EXPANSIONS.items() if k in q)

@@ -4,10 +4,10 @@ Usage (after extracting each PDF under /usr/bin/time -v, one at a time):
 
     for pdf in ../shared/data/10k_pdf/*.pdf ../shared/data/papers_pdf/*.pdf; do
       n=$(basename "$pdf" .pdf)
-      /usr/bin/time -v python -m ppkit.cli extract "$pdf" --out /work/cache/extract_bench/offline \
-          --backend offline --quiet 2> /work/cache/extract_bench/logs/$n.time
+      /usr/bin/time -v python -m ppkit.cli extract "$pdf" --out .ppkit/extract_bench/offline \
+          --backend offline --quiet 2> .ppkit/extract_bench/logs/$n.time
     done
-    python scripts/measure_extraction.py /work/cache/extract_bench/offline /work/cache/extract_bench/logs
+    python scripts/measure_extraction.py .ppkit/extract_bench/offline .ppkit/extract_bench/logs
 
 Prints a Markdown table. Writes nothing.
 """

@@ -116,3 +116,32 @@ def test_refuses_to_overwrite_a_foreign_folder(fixture_docs, tmp_path):
     with pytest.raises(IndexFormatError, match="not a ppkit index"):
         build_index(fixture_docs, folder, embedder=ppkit.HashEmbedder(), config=CFG, progress=False)
     assert (folder / "thesis.tex").read_text() == "precious"
+
+
+def test_failure_while_saving_leaves_previous_index(hash_index, fixture_docs, monkeypatch):
+    from ppkit.store import FaissStore
+
+    def broken_save(self, folder):
+        raise OSError("disk full")
+
+    fixture_docs[1].write_text(fixture_docs[1].read_text() + "\nMore text.\n")
+    monkeypatch.setattr(FaissStore, "save", broken_save)
+    with pytest.raises(OSError, match="disk full"):
+        build_index(fixture_docs, hash_index.folder, embedder=ppkit.HashEmbedder(), config=CFG, progress=False)
+    monkeypatch.undo()
+    assert load_index(hash_index.folder).chunks == hash_index.chunks
+
+
+def test_crash_between_the_renames_is_recovered(hash_index):
+    import os
+
+    folder = hash_index.folder
+    os.replace(folder, folder.parent / f".{folder.name}.old-4242")  # as if save() died right after its first rename
+    assert load_index(folder).chunks == hash_index.chunks
+    assert not list(folder.parent.glob(f".{folder.name}.old-*"))
+
+
+def test_stale_message_names_the_index_folder(hash_index, fixture_docs):
+    fixture_docs[0].write_text(fixture_docs[0].read_text() + "\nchanged\n")
+    with pytest.raises(StaleIndexError, match=f"--index {hash_index.folder}"):
+        load_index(hash_index.folder).lines("acme")

@@ -39,3 +39,10 @@ def test_unclosed_table_is_left_alone():
 
 def test_inline_table_and_text_around_it():
     assert render_text(["Intro <table><tr><td>a</td><td>1</td></tr></table> outro"]) == "Intro\n| a | 1 |\noutro"
+
+
+def test_expand_terms_names_line_items():
+    from ppkit.text import expand_terms
+
+    assert expand_terms("What is AMD's quick ratio?").startswith("cash equivalents short-term investments")
+    assert expand_terms("Describe the business.") == ""

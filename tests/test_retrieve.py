@@ -93,3 +93,4 @@ def test_quick_ratio_on_the_reference_10ks(tenk_index):
     assert all(s.text and s.breadcrumb.startswith("AMD > ") and s.line_start <= s.line_end for s in a.sections)
     assert "AMD#0089" in {s.section_id for s in a.sections}  # the balance sheet holds the current items
     assert a.text.startswith("[offline extractive answer")
+    assert "| **Total current liabilities** | 6,369 | 4,240 |" in a.text  # the row a reader needs is quoted
