@@ -25,7 +25,7 @@ import time
 import numpy as np
 
 from .lexical import dedup_sections, rrf
-from .retrieve import Candidate, _unit_text
+from .retrieve import Candidate, make_candidate
 
 __all__ = ["MODES", "DEFAULT_RETRIEVAL", "RRF_K", "recall_sections", "scope_chunk_ids"]
 
@@ -116,15 +116,11 @@ def recall_sections(index, search_text: str, qv: np.ndarray, *, mode: str = DEFA
     out = []
     for rank, (key, fscore) in enumerate(chosen, start=1):
         doc, node_id = key
-        chunk_scores = tuple(sorted((sims[c] for c in by_key[key]), reverse=True))
-        a, b, text = _unit_text(index, doc, node_id)
-        body = text.split("\n", 1)[1] if "\n" in text and node_id != "0000" else text
         info = {"mode": mode, "ranks": {name: rank_in[name].get(key) for name in rankings}}
         if fscore is not None:
             info["rrf_score"] = round(fscore, 6)
-        out.append(Candidate(doc, node_id, index.trees[doc][node_id].breadcrumb, chunk_scores[0], rank,
-                             len(chunk_scores), chunk_scores, a, b, " ".join(body.split())[:snippet_chars], text,
-                             recall=info))
+        out.append(make_candidate(index, doc, node_id, [sims[c] for c in by_key[key]], rank,
+                                  snippet_chars=snippet_chars, recall=info))
     info = {"retrieval": mode, "chunks_recalled": len(key_of), "sections_recalled": len(fused),
             "candidates": len(out), "lists": {name: {"chunks": len(recalled[name]), "sections": len(rankings[name])}
                                               for name in rankings},

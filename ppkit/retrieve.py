@@ -22,7 +22,8 @@ import numpy as np
 from .markup import render
 from .tree import Image
 
-__all__ = ["Candidate", "Section", "Retrieval", "retrieve", "recall_candidates", "load_sections", "section_id"]
+__all__ = ["Candidate", "Section", "Retrieval", "retrieve", "recall_candidates", "make_candidate", "load_sections",
+           "section_id"]
 
 
 def section_id(doc: str, node_id: str) -> str:
@@ -138,6 +139,18 @@ def _unit_text(index, doc: str, node_id: str) -> tuple[int, int, str]:
     return a, b, "\n".join(t for _, t in _rendered(index, doc, a, b))
 
 
+def make_candidate(index, doc: str, node_id: str, chunk_scores, rank: int, *, chunk_hits: int | None = None,
+                   snippet_chars: int = 150, **extra) -> Candidate:
+    """A Candidate for section (doc, node_id): its unit's rendered text and snippet, and the
+    similarities of its chunks (best first; the best is the stage-1 score)."""
+    a, b, text = _unit_text(index, doc, node_id)
+    body = text.split("\n", 1)[1] if "\n" in text and node_id != "0000" else text
+    scores = tuple(sorted((float(x) for x in chunk_scores), reverse=True))
+    return Candidate(doc, node_id, index.trees[doc][node_id].breadcrumb, scores[0], rank,
+                     len(scores) if chunk_hits is None else chunk_hits, scores, a, b,
+                     " ".join(body.split())[:snippet_chars], text, **extra)
+
+
 def recall_candidates(index, question: str, *, docs: list[str] | None = None, recall: int = 200,
                       candidates: int = 50, query_vec: np.ndarray | None = None,
                       snippet_chars: int = 150) -> tuple[list[Candidate], dict]:
@@ -159,13 +172,8 @@ def recall_candidates(index, question: str, *, docs: list[str] | None = None, re
             hits[key] = []
             order.append(key)
         hits[key].append(float(s))
-    out = []
-    for rank, (doc, node_id) in enumerate(order[:candidates], start=1):
-        a, b, text = _unit_text(index, doc, node_id)
-        body = text.split("\n", 1)[1] if "\n" in text and node_id != "0000" else text
-        snippet = " ".join(body.split())[:snippet_chars]
-        out.append(Candidate(doc, node_id, index.trees[doc][node_id].breadcrumb, hits[(doc, node_id)][0], rank,
-                             len(hits[(doc, node_id)]), tuple(hits[(doc, node_id)]), a, b, snippet, text))
+    out = [make_candidate(index, doc, node_id, hits[(doc, node_id)], rank, snippet_chars=snippet_chars)
+           for rank, (doc, node_id) in enumerate(order[:candidates], start=1)]
     info = {"chunks_recalled": int(len(ids)), "sections_recalled": len(order), "candidates": len(out),
             "seconds": {"embed_query": round(t_embed, 4), "vector_search": round(t_search, 4)}}
     return out, info
@@ -197,11 +205,8 @@ def statement_candidates(index, question: str, present: list[Candidate], *, docs
             if not chunks:
                 continue
             sims = index.store.vectors(np.asarray([c.chunk_id for c in chunks], dtype=np.int64)) @ query_vec
-            a, b, text = _unit_text(index, doc, node_id)
-            body = text.split("\n", 1)[1] if "\n" in text else text
-            out.append(Candidate(doc, node_id, tree[node_id].breadcrumb, float(sims.max()), len(present) + len(out) + 1,
-                                 0, tuple(sorted((float(x) for x in sims), reverse=True)), a, b,
-                                 " ".join(body.split())[:snippet_chars], text))
+            out.append(make_candidate(index, doc, node_id, sims, len(present) + len(out) + 1, chunk_hits=0,
+                                      snippet_chars=snippet_chars))
     return out
 
 

@@ -123,16 +123,19 @@ class TreeView:
                 stack.extend(reversed(self.tree[nid].children))
         return out
 
+    def _facts(self, node: Node) -> str:
+        """`` · 2 fig · noise: toc`` for a node with figures or a noise decision."""
+        out = f" · {len(node.images)} fig" if node.images else ""
+        dec = self.noise.get(node.node_id)
+        if dec is not None and dec.noise:
+            out += f" · noise: {dec.category or '?'}"
+        return out
+
     def label(self, node: Node) -> str:
         """One row of the list: indent, marker, title, then ``[id · level · lines · figures]``."""
         mark = ("▾ " if node.node_id in self.expanded else "▸ ") if node.children else "· "
         title = node.title if len(node.title) <= 70 else node.title[:69] + "…"
-        info = f"{node.node_id} · L{node.level} · {_span(node)}"
-        if node.images:
-            info += f" · {len(node.images)} fig"
-        dec = self.noise.get(node.node_id)
-        if dec is not None and dec.noise:
-            info += f" · noise: {dec.category or '?'}"
+        info = f"{node.node_id} · L{node.level} · {_span(node)}" + self._facts(node)
         # non-breaking spaces: a <select> collapses ordinary leading spaces
         return "\u00a0\u00a0" * node.depth + mark + title + "  [" + info + "]"
 
@@ -212,12 +215,7 @@ class TreeView:
 
     def _details(self, node_id: str) -> str:
         n = self.tree[node_id]
-        info = f"{n.node_id} · L{n.level} · lines {_span(n)}"
-        if n.images:
-            info += f" · {len(n.images)} fig"
-        dec = self.noise.get(n.node_id)
-        if dec is not None and dec.noise:
-            info += f" · noise: {dec.category}"
+        info = f"{n.node_id} · L{n.level} · lines {_span(n)}" + self._facts(n)
         style = "background:#fff3c4;" if node_id == self.selected else ""
         head = f"<span style='{style}'>{_esc(n.title)}</span> <small style='color:#666'>[{_esc(info)}]</small>"
         if not n.children:
