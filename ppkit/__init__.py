@@ -6,21 +6,22 @@
     answer = index.ask(question)
 """
 
-from .chunking import Chunk, chunk_tree
-from .config import Config
-from .embed import Embedder, HashEmbedder, LocalEmbedder, get_embedder
-from .index import Index, build_index, load_index, reference_index
-from .noise import NoiseDecision, RuleNoiseFilter
-from .retrieve import Candidate, Retrieval, Section, retrieve
-from .rerank import StructuralReranker
-from .synth import Answer, ExtractiveSynthesizer, ask
-from .tree import Node, Tree, build_tree, parse_markdown
+from .answer.synth import Answer, ExtractiveSynthesizer
+from .core.config import Config
+from .core.errors import PpkitError
+from .documents.chunking import Chunk, chunk_tree
+from .documents.noise import NoiseDecision, RuleNoiseFilter
+from .documents.tree import Node, Tree, build_tree, parse_markdown
+from .indexing.embed import Embedder, HashEmbedder, LocalEmbedder, get_embedder
+from .pipeline import Index, ask, build_index, load_index, reference_index, retrieve
+from .retrieval.rerank import StructuralReranker
+from .retrieval.types import Candidate, Retrieval, Section
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Answer", "Candidate", "Chunk", "Config", "Embedder", "ExtractiveSynthesizer", "HashEmbedder", "Index",
-    "LocalEmbedder", "Node", "NoiseDecision", "Retrieval", "RuleNoiseFilter", "Section", "StructuralReranker",
+    "LocalEmbedder", "Node", "NoiseDecision", "PpkitError", "Retrieval", "RuleNoiseFilter", "Section", "StructuralReranker",
     "Tree", "ask", "build_index", "build_tree", "chunk_tree", "get_embedder", "load_index", "parse_markdown",
     "reference_index", "retrieve",
 ]

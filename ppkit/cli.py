@@ -15,20 +15,21 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 __all__ = ["main"]
 
 
-def _cmd_tree(args) -> int:
-    from .tree import build_tree
+def _cmd_tree(args, cfg) -> int:
+    from .documents.tree import build_tree
 
     tree = build_tree(args.file, args.name)
     if args.json:
         print(json.dumps(tree.to_dict(), ensure_ascii=False, indent=1))
         return 0
     if getattr(args, "check", False):
-        from .treecheck import check_tree, format_report
+        from .documents.treecheck import check_tree, format_report
 
         print(format_report(check_tree(tree, Path(args.file))))
         return 0
@@ -40,9 +41,9 @@ def _cmd_tree(args) -> int:
     return 0
 
 
-def _cmd_extract(args) -> int:
-    from .extract import extract_pdf
-    from .progress import progress_bar
+def _cmd_extract(args, cfg) -> int:
+    from .core.progress import progress_bar
+    from .documents.extract import extract_pdf
 
     for pdf in progress_bar(args.pdfs, desc="documents", disable=len(args.pdfs) < 2):
         ex = extract_pdf(pdf, args.out, pages=args.pages, backend=args.backend, progress=not args.quiet)
@@ -54,11 +55,12 @@ def _cmd_extract(args) -> int:
     return 0
 
 
-def _cmd_index(args) -> int:
-    from .config import Config
-    from .index import build_index, default_index_dir
+def _cmd_index(args, cfg) -> int:
+    from .indexing.index import default_index_dir
+    from .pipeline import build_index
 
-    cfg = Config.from_env(embedder=args.embedder) if args.embedder else Config.from_env()
+    if args.embedder:
+        cfg = replace(cfg, embedder=args.embedder)
     folder = Path(args.index) if args.index else default_index_dir()
     index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet,
                         store=getattr(args, "store", None), qdrant_url=getattr(args, "qdrant_url", None))
@@ -73,10 +75,10 @@ def _cmd_index(args) -> int:
     return 0
 
 
-def _cmd_ask(args) -> int:
-    from .index import load_index
+def _cmd_ask(args, cfg) -> int:
+    from .pipeline import load_index
 
-    index = load_index(args.index)
+    index = load_index(args.index, config=cfg)
     docs = [index.resolve_doc(d) for d in args.doc] if args.doc else None
     extra = {"retrieval": args.retrieval} if getattr(args, "retrieval", None) else {}
     answer = index.ask(args.question, args.k, docs=docs, **extra)
@@ -91,10 +93,10 @@ def _cmd_ask(args) -> int:
     return 0
 
 
-def _cmd_bench(args) -> int:
+def _cmd_bench(args, cfg) -> int:
     from .bench.cli import run_bench
 
-    return run_bench(args)
+    return run_bench(args, cfg)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -149,24 +151,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``ppkit`` command; returns the exit status.
+
+    An error the user can fix (a :class:`ppkit.core.errors.PpkitError`) prints one line saying
+    what to do and returns 2; anything else is a bug and shows its traceback.
+    """
     args = build_parser().parse_args(argv)
-    from .data import DataNotFound
-    from .embed import EmbedderMismatch
-    from .index import IndexFormatError, StaleIndexError
+    from .core.config import Config
+    from .core.errors import PpkitError
 
-    user_errors = (FileNotFoundError, StaleIndexError, IndexFormatError, EmbedderMismatch, DataNotFound,
-                   KeyError, ValueError, ImportError)
     try:
-        from .llm import LLMError
-
-        user_errors = user_errors + (LLMError,)
-    except ImportError:
-        pass
-    try:
-        return int(args.func(args) or 0)
-    except user_errors as e:
-        msg = e.args[0] if isinstance(e, KeyError) and e.args else e
-        print(f"ppkit {args.command}: error: {msg}", file=sys.stderr)
+        return int(args.func(args, Config.from_env()) or 0)
+    except PpkitError as e:
+        print(f"ppkit {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -6,7 +6,7 @@ Usage (after `ppkit extract ... --backend offline` of the three 10-K PDFs into O
 
 Steps, in order (``all`` runs them one after the other; each step reuses what exists):
 
-1. ``repair``: ``ppkit.repair.repair_file`` of each extraction into ``WORK_DIR/repaired/`` (with the
+1. ``repair``: ``ppkit.documents.repair.repair_file`` of each extraction into ``WORK_DIR/repaired/`` (with the
    ``.repair.json`` record; the PDF outline from ``.pages.json`` is used).
 2. ``index``: three indexes, built one at a time, the documents named ``AMEX``, ``Boeing``, ``PepsiCo``:
    ``index-reference`` (the reference Markdown of the same three filings), ``index-raw`` (the
@@ -28,7 +28,7 @@ import os
 import sys
 from pathlib import Path
 
-from ppkit.data import benchmark_path, data_dir
+from ppkit.core.data import benchmark_path, data_dir
 
 FILINGS = {  # document name -> PDF stem of the extraction
     "AMEX": "AMERICANEXPRESS_2022_10K",
@@ -47,7 +47,7 @@ def _sources(variant: str, offline: Path, work: Path) -> list[Path]:
 
 
 def repair(offline: Path, work: Path) -> None:
-    from ppkit.repair import repair_file
+    from ppkit.documents.repair import repair_file
 
     for stem in FILINGS.values():
         src = offline / f"{stem}.md"
@@ -60,7 +60,7 @@ def repair(offline: Path, work: Path) -> None:
 
 def index(offline: Path, work: Path) -> None:
     from ppkit import build_index
-    from ppkit.index import IndexFormatError
+    from ppkit.indexing.index import IndexFormatError
 
     for variant in VARIANTS:  # one at a time: each embeds thousands of chunks on a shared machine
         paths = _sources(variant, offline, work)

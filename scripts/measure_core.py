@@ -14,7 +14,7 @@ import statistics
 import time
 
 import ppkit
-from ppkit import data
+from ppkit.core import data
 from ppkit.bench.loaders import load_questions
 
 

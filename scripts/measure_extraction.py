@@ -19,10 +19,10 @@ import re
 import sys
 from pathlib import Path
 
-from ppkit.data import data_dir
-from ppkit.repair import repair_markdown
-from ppkit.tree import parse_markdown
-from ppkit.treecheck import check_tree, heading_agreement
+from ppkit.core.data import data_dir
+from ppkit.documents.repair import repair_markdown
+from ppkit.documents.tree import parse_markdown
+from ppkit.documents.treecheck import check_tree, heading_agreement
 
 PAIRS = {  # extracted stem -> reference Markdown (relative to the data folder)
     "BOEING_2022_10K": "10k/Boeing.md",

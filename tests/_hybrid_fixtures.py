@@ -29,7 +29,7 @@ def fixture_index(tmp_path_factory):
 
 def real_paths():
     """The reference 10-Ks, or skip when the data folder is not there."""
-    from ppkit import data
+    from ppkit.core import data
 
     try:
         return data.tenk_paths()

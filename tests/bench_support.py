@@ -13,7 +13,7 @@ FIX_NAMES = ["Acme", "Globex"]
 
 def bench_dir() -> Path:
     """The reference ``benchmarks/`` folder, or skip (with how to point at it) when it is absent."""
-    from ppkit.data import DataNotFound, data_dir
+    from ppkit.core.data import DataNotFound, data_dir
 
     try:
         return data_dir() / "benchmarks"
@@ -24,7 +24,7 @@ def bench_dir() -> Path:
 def tenk_docs():
     """The four 10-Ks as trees and lines (no embedding)."""
     from ppkit.bench.loaders import MarkdownDocs
-    from ppkit.data import tenk_paths
+    from ppkit.core.data import tenk_paths
 
     bench_dir()
     return MarkdownDocs(tenk_paths())

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ppkit.retrieve import Candidate, Section
-from ppkit.tree import build_tree, read_lines
+from ppkit.retrieval.types import Candidate, Section
+from ppkit.documents.tree import build_tree, read_lines
 
 FIXTURE_DIR = Path(__file__).parent / "fixtures" / "mm_doc"
 FIXTURE_MD = FIXTURE_DIR / "mm_doc.md"

@@ -3,7 +3,7 @@
 import pytest
 
 from _hybrid_fixtures import fixture_index  # noqa: F401
-from ppkit.analyze import analyze, analyze_query, analyze_query_online
+from ppkit.retrieval.analyze import analyze, analyze_query, analyze_query_online
 
 
 def test_names_aliases_and_search_text(fixture_index):
@@ -57,7 +57,7 @@ def test_item_filter_applied_before_search(fixture_index):
 
 
 class _Stub:
-    """A stand-in for ppkit.llm.GeminiClient that returns a scripted JSON reply."""
+    """A stand-in for ppkit.llm.client.GeminiClient that returns a scripted JSON reply."""
 
     def __init__(self, data):
         self.data, self.prompts = data, []
@@ -80,7 +80,7 @@ def test_online_analyzer_checks_the_reply(fixture_index):
 def test_analyze_falls_back_offline_and_says_so(fixture_index):
     class Failing:
         def generate(self, *a, **k):
-            raise __import__("ppkit.llm", fromlist=["LLMError"]).LLMError("no key")
+            raise __import__("ppkit.llm.client", fromlist=["LLMError"]).LLMError("no key")
 
     f = analyze(fixture_index, "For Alpha, what is revenue?", online=True, client=Failing())
     assert f.analyzer == "offline-rules" and f.docs == ["Alpha"]
@@ -98,10 +98,10 @@ def test_online_analyzer_through_google_genai(fixture_index, monkeypatch, tmp_pa
 
     Skipped until ppkit/llm.py and tests/gemini_server.py (another branch) are merged.
     """
-    pytest.importorskip("ppkit.llm")
+    pytest.importorskip("ppkit.llm.client")
     gs = pytest.importorskip("gemini_server")
-    from ppkit.config import Config
-    from ppkit.llm import GeminiClient
+    from ppkit.core.config import Config
+    from ppkit.llm.client import GeminiClient
 
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     with gs.GeminiServer() as server:

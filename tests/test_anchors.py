@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 from mm_helpers import candidate, fixture_tree
 
-from ppkit.anchors import (
+from ppkit.documents.anchors import (
     Anchor, AnchorPriority, anchor_tier, anchor_tiers, apply_anchor_priority, find_anchors, find_captions, norm_number,
 )
-from ppkit.rerank import StructuralReranker
+from ppkit.retrieval.rerank import StructuralReranker
 
 
 @pytest.mark.parametrize("question,want", [

@@ -127,7 +127,7 @@ def test_real_financebench_gold():
 @pytest.mark.corpus
 def test_real_multimodal_gold_sections_and_images():
     from ppkit.bench.loaders import MarkdownDocs
-    from ppkit.data import paper_paths
+    from ppkit.core.data import paper_paths
 
     b = bench_dir()
     qs = load_multimodal_queries(b / "multimodal_queries.json")

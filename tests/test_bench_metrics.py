@@ -6,7 +6,7 @@ from bench_support import fixture_docs
 from ppkit.bench.baselines import BM25Baseline, blind_chunks, header_path_chunks
 from ppkit.bench.harness import _equal_context
 from ppkit.bench.metrics import Sent, covered, hit_at_k, recall_at_k, score_question
-from ppkit.retrieve import Section
+from ppkit.retrieval.types import Section
 
 
 def _section(doc, nid, a, b, text, rank, sent=None):

@@ -9,8 +9,8 @@ from ppkit.bench.gold import GoldSet
 from ppkit.bench.loaders import MarkdownDocs
 from ppkit.bench.transfer import reference_docs_for, transfer_gold, transfer_sections
 from ppkit.cli import main
-from ppkit.repair import repair_markdown
-from ppkit.tree import parse_markdown
+from ppkit.documents.repair import repair_markdown
+from ppkit.documents.tree import parse_markdown
 
 REF = FIX / "transfer_reference.md"  # LlamaParse-like: levels 1-3, TABLE 2 a heading
 OFF = FIX / "transfer_offline.md"  # offline-like: every heading ####, bold, TABLE 2 bold text, no Signatures
@@ -218,7 +218,7 @@ def test_comprehensive_gold_onto_the_offline_boeing_headings():
     offline extractor writes them: the Comprehensive gold still lands on the same heading lines."""
     from ppkit.bench.gold import comprehensive_gold
     from ppkit.bench.loaders import load_comprehensive
-    from ppkit.data import tenk_paths
+    from ppkit.core.data import tenk_paths
 
     bench = bench_dir()
     path = next(p for p in tenk_paths() if p.stem == "Boeing")

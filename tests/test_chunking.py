@@ -1,9 +1,9 @@
-"""ppkit.chunking: section-bounded chunks, boundaries, table rows, short sections."""
+"""ppkit.documents.chunking: section-bounded chunks, boundaries, table rows, short sections."""
 
 from pathlib import Path
 
-from ppkit.chunking import chunk_tree, fixed_size_chunks, section_units, split_text
-from ppkit.tree import build_tree, parse_markdown, read_lines
+from ppkit.documents.chunking import chunk_tree, fixed_size_chunks, section_units, split_text
+from ppkit.documents.tree import build_tree, parse_markdown, read_lines
 
 FIX = Path(__file__).parent / "fixtures"
 

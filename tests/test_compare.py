@@ -4,7 +4,8 @@ import pytest
 
 from _hybrid_fixtures import fixture_index, real_paths, tenk_index  # noqa: F401
 from ppkit import build_tree
-from ppkit.compare import contamination, load_comparison_questions, measure_contamination, merge_round_robin
+from ppkit.retrieval.compare import contamination, load_comparison_questions, measure_contamination
+from ppkit.retrieval.retrieve import merge_round_robin
 
 
 def test_merge_round_robin():
@@ -56,7 +57,7 @@ def test_comparison_gold_sections_exist():
 @pytest.mark.corpus
 @pytest.mark.model
 def test_decomposition_removes_contamination_on_the_10ks(tenk_index):
-    from ppkit.rerank import StructuralReranker
+    from ppkit.retrieval.rerank import StructuralReranker
 
     qs = load_comparison_questions()[::2]  # five of the ten (cmp-01, 03, 05, 07, 09): the test checks guarantees
     m = measure_contamination(tenk_index, qs, k=5, reranker=StructuralReranker(tenk_index.embedder))

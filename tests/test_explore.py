@@ -1,4 +1,4 @@
-"""ppkit.explore: tree statistics, suspicious heading levels, chunking comparison, index folder listing."""
+"""ppkit.ui.explore: tree statistics, suspicious heading levels, chunking comparison, index folder listing."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 import ppkit
-from ppkit import explore
-from ppkit.noise import NoiseDecision
-from ppkit.tree import parse_markdown, read_lines
+from ppkit.ui import explore
+from ppkit.documents.noise import NoiseDecision
+from ppkit.documents.tree import parse_markdown, read_lines
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ACME = FIXTURES / "widgets_acme.md"

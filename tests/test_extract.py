@@ -7,9 +7,9 @@ import json
 import pytest
 
 from ppkit.cli import main
-from ppkit.extract import (ExtractionError, LlamaParseExtractor, OfflineExtractor, PageMap, extract_pdf,
+from ppkit.documents.extract import (ExtractionError, LlamaParseExtractor, OfflineExtractor, PageMap, extract_pdf,
                            get_extractor, load_page_map, parse_page_range)
-from ppkit.tree import build_tree
+from ppkit.documents.tree import build_tree
 
 BODY = ("Widgets are small devices that people use every day. This paragraph describes them in plain "
         "words so that the layout model sees ordinary body text on the page. ") * 3

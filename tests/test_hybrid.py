@@ -7,8 +7,8 @@ import pytest
 
 from _hybrid_fixtures import DOCS, fixture_index, make_index  # noqa: F401
 from ppkit import HashEmbedder, load_index
-from ppkit.hybrid import recall_sections, scope_chunk_ids
-from ppkit.retrieve import recall_candidates
+from ppkit.retrieval.hybrid import recall_sections, scope_chunk_ids
+from ppkit.retrieval.recall import recall_candidates
 
 
 def test_dense_mode_equals_recall_candidates(fixture_index):
@@ -103,7 +103,7 @@ def test_strip_names_switch(fixture_index):
 
     r = fixture_index.retrieve("What were Alpha's total current assets?", 3)
     assert r.trace["search_text"] == "What were Alpha's total current assets?"  # names kept by default
-    strip = replace(fixture_index.config, extra={"strip_names": True})
+    strip = replace(fixture_index.config, strip_names=True)
     old = fixture_index.config
     fixture_index.config = strip
     try:
@@ -111,7 +111,7 @@ def test_strip_names_switch(fixture_index):
             "What were total current assets?"
     finally:
         fixture_index.config = old
-    keep = replace(fixture_index.config, extra={"strip_names": False})
+    keep = replace(fixture_index.config, strip_names=False)
     old = fixture_index.config
     fixture_index.config = keep
     try:

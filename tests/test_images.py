@@ -14,13 +14,13 @@ import sys
 import pytest
 from mm_helpers import FIXTURE_DIR, FIXTURE_MD, fixture_tree, section
 
-from ppkit.images import (
-    image_catalogue, image_grid, image_report, images_markdown, label_image, marker_instructions, parse_markers,
-    read_image_bytes, score_images, select_images, show_answer, visual_filter,
-)
-from ppkit.retrieve import Retrieval, Section
-from ppkit.synth import Answer, ExtractiveSynthesizer, ask, image_record
-from ppkit.tree import Image
+from ppkit.answer.markers import image_catalogue, marker_instructions, parse_markers, visual_filter
+from ppkit.ui.answer_view import image_grid, images_markdown, show_answer
+from ppkit.documents.images import image_report, label_image, read_image_bytes
+from ppkit.answer.images import score_images, select_images
+from ppkit.retrieval.types import Retrieval, Section
+from ppkit.answer.synth import Answer, ExtractiveSynthesizer, ask, image_record
+from ppkit.documents.tree import Image
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -332,9 +332,9 @@ def test_image_grid_returns_a_figure():
 
 def test_cli_ask_images_lists_the_chosen_paths(tmp_path, capsys):
     from ppkit.cli import main
-    from ppkit.config import Config
-    from ppkit.embed import HashEmbedder
-    from ppkit.index import build_index
+    from ppkit.core.config import Config
+    from ppkit.indexing.embed import HashEmbedder
+    from ppkit.pipeline import build_index
 
     build_index([FIXTURE_MD], tmp_path / "idx", embedder=HashEmbedder(), config=Config(online=False, embedder="hash"),
                 progress=False)
@@ -348,8 +348,8 @@ def test_cli_ask_images_lists_the_chosen_paths(tmp_path, capsys):
 # -- the reference papers ----------------------------------------------------------------------
 @pytest.mark.corpus
 def test_reference_papers_labels_and_the_missing_image():
-    from ppkit.data import paper_paths
-    from ppkit.tree import build_tree
+    from ppkit.core.data import paper_paths
+    from ppkit.documents.tree import build_tree
 
     trees = {p.stem: build_tree(p) for p in paper_paths()}
     report = image_report(trees)
@@ -370,7 +370,7 @@ def test_reference_papers_labels_and_the_missing_image():
 def test_answer_widget_shows_the_answer_and_its_images():
     import ipywidgets as w
 
-    from ppkit.images import answer_widget
+    from ppkit.ui.answer_view import answer_widget
 
     class FakeIndex:  # stands in for an Index: ask() returns the fixture answer
         asked = []

@@ -1,4 +1,4 @@
-"""ppkit.index: folder contents, round trip, incremental builds, stale sources, bad folders."""
+"""ppkit.indexing.index: folder contents, round trip, incremental builds, stale sources, bad folders."""
 
 import json
 
@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 import ppkit
-from ppkit.embed import EmbedderMismatch
-from ppkit.index import IndexFormatError, StaleIndexError, build_index, load_index
+from ppkit.indexing.embed import EmbedderMismatch
+from ppkit.indexing.index import IndexFormatError, StaleIndexError
+from ppkit.pipeline import build_index, load_index
 
 CFG = ppkit.Config(online=False)
 
@@ -119,7 +120,7 @@ def test_refuses_to_overwrite_a_foreign_folder(fixture_docs, tmp_path):
 
 
 def test_failure_while_saving_leaves_previous_index(hash_index, fixture_docs, monkeypatch):
-    from ppkit.store import FaissStore
+    from ppkit.indexing.store import FaissStore
 
     def broken_save(self, folder):
         raise OSError("disk full")

@@ -1,4 +1,4 @@
-"""BM25 (ppkit.lexical.LexicalIndex) and reciprocal rank fusion, with hand-computed values."""
+"""BM25 (ppkit.indexing.lexical.LexicalIndex) and reciprocal rank fusion, with hand-computed values."""
 
 import json
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from ppkit.lexical import TOKENIZER, LexicalIndex, dedup_sections, lexical_tokens, rrf
+from ppkit.indexing.lexical import TOKENIZER, LexicalIndex, dedup_sections, lexical_tokens, rrf
 
 CORPUS = ["apple banana apple", "banana cherry", "cherry cherry cherry date"]
 

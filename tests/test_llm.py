@@ -1,4 +1,4 @@
-"""ppkit.llm through the real google-genai client against the local Gemini stand-in.
+"""ppkit.llm.client through the real google-genai client against the local Gemini stand-in.
 
 Nothing is patched: GeminiClient builds a real ``google.genai.Client`` whose base URL is
 the server started by the ``gemini`` fixture (tests/conftest.py), which records every
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from gemini_server import Reply, embed_values, error_reply, json_reply, text_reply
 
-from ppkit.embed import GeminiEmbedder
-from ppkit.llm import GeminiClient, LLMError, parse_json
+from ppkit.indexing.embed import GeminiEmbedder
+from ppkit.llm.client import GeminiClient, LLMError, parse_json
 
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "integer"}}, "required": ["answer"]}
 

@@ -1,4 +1,4 @@
-"""ppkit.llm_parts (Gemini noise filter, re-ranker, synthesizer) through the real google-genai
+"""The Gemini parts ( noise filter, re-ranker, synthesizer) through the real google-genai
 client against the local Gemini stand-in (the ``gemini`` fixture in tests/conftest.py)."""
 
 from __future__ import annotations
@@ -10,12 +10,13 @@ import pytest
 from gemini_server import error_reply, json_reply, text_reply
 
 from ppkit import Config, HashEmbedder, build_index
-from ppkit.llm import GeminiClient, LLMError
-from ppkit.llm_parts import (NO_ANSWER, GeminiNoiseFilter, GeminiReranker, GeminiSynthesizer, parse_ranking,
-                             parse_sources)
-from ppkit.noise import CATEGORIES
-from ppkit.retrieve import Candidate, Section
-from ppkit.tree import Image, build_tree, read_lines
+from ppkit.llm.client import GeminiClient, LLMError
+from ppkit.answer.synth_gemini import NO_ANSWER, GeminiSynthesizer, parse_sources
+from ppkit.documents.noise_gemini import GeminiNoiseFilter
+from ppkit.retrieval.rerank_gemini import GeminiReranker, parse_ranking
+from ppkit.documents.noise import CATEGORIES
+from ppkit.retrieval.types import Candidate, Section
+from ppkit.documents.tree import Image, build_tree, read_lines
 
 PAPER = Path(__file__).parent / "fixtures" / "gemini_paper.md"
 # node ids of the fixture: 0001 Sparse Widgets, 0002 Contents, 0003 Introduction,

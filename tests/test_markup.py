@@ -1,6 +1,6 @@
-"""ppkit.markup: HTML tables rendered as numbered pipe rows."""
+"""ppkit.core.markup: HTML tables rendered as numbered pipe rows."""
 
-from ppkit.markup import render, render_text
+from ppkit.core.markup import render, render_text
 
 TABLE = """Before the table.
 <table>
@@ -42,7 +42,7 @@ def test_inline_table_and_text_around_it():
 
 
 def test_expand_terms_names_line_items():
-    from ppkit.text import expand_terms
+    from ppkit.core.text import expand_terms
 
     assert expand_terms("What is AMD's quick ratio?").startswith("cash equivalents short-term investments")
     assert expand_terms("Describe the business.") == ""

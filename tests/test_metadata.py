@@ -6,8 +6,8 @@ import pytest
 
 from _hybrid_fixtures import DOCS, real_paths
 from ppkit import build_tree, parse_markdown
-from ppkit.metadata import document_metadata, normalise_item, read_sidecar, section_items
-from ppkit.tree import read_lines
+from ppkit.documents.metadata import document_metadata, normalise_item, read_sidecar, section_items
+from ppkit.documents.tree import read_lines
 
 
 def _meta(path):

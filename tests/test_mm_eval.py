@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from mm_helpers import FIXTURE_MD, fixture_tree, section
 
-from ppkit.mm_eval import (
+from ppkit.bench.mm_eval import (
     image_hit, image_key, image_metrics, image_precision, load_multimodal, match_breadcrumb, run_multimodal, section_hit,
     section_recall,
 )
-from ppkit.tree import parse_markdown
+from ppkit.documents.tree import parse_markdown
 
 FIX = Path(__file__).parent / "fixtures"
 
@@ -80,9 +80,9 @@ def test_load_multimodal_rejects_other_files(tmp_path):
 
 
 def test_run_multimodal_offline_on_the_fixture(tmp_path):
-    from ppkit.config import Config
-    from ppkit.embed import HashEmbedder
-    from ppkit.index import build_index
+    from ppkit.core.config import Config
+    from ppkit.indexing.embed import HashEmbedder
+    from ppkit.pipeline import build_index
 
     index = build_index([FIXTURE_MD], tmp_path / "idx", embedder=HashEmbedder(),
                         config=Config(online=False, embedder="hash"), progress=False)
@@ -103,8 +103,8 @@ def test_run_multimodal_offline_on_the_fixture(tmp_path):
 
 @pytest.mark.corpus
 def test_reference_gold_matches_every_source():
-    from ppkit.data import paper_paths
-    from ppkit.tree import build_tree
+    from ppkit.core.data import paper_paths
+    from ppkit.documents.tree import build_tree
 
     trees = {p.stem: build_tree(p) for p in paper_paths()}
     qs = load_multimodal(trees)

@@ -1,9 +1,9 @@
-"""ppkit.noise: title rules, fuzzy and semantic matching, false positives, overrides."""
+"""ppkit.documents.noise: title rules, fuzzy and semantic matching, false positives, overrides."""
 
 import pytest
 
-from ppkit.noise import RuleNoiseFilter, apply_overrides, kept_nodes, normalise_title
-from ppkit.tree import parse_markdown
+from ppkit.documents.noise import RuleNoiseFilter, apply_overrides, kept_nodes, normalise_title
+from ppkit.documents.tree import parse_markdown
 
 
 def _doc(*titles):
@@ -64,7 +64,7 @@ def test_overrides_flip_decisions():
 
 @pytest.mark.model
 def test_semantic_layer_with_real_model():
-    from ppkit.embed import LocalEmbedder
+    from ppkit.indexing.embed import LocalEmbedder
 
     f = RuleNoiseFilter(LocalEmbedder())
     dec = f.decide(_doc("Gratitude", "Goodwill", "Executive Overview", "Legal Proceedings"))

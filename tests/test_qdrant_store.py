@@ -9,8 +9,8 @@ pytest.importorskip("qdrant_client")
 
 from _hybrid_fixtures import DOCS, fixture_index, make_index, tenk_index  # noqa: F401
 from ppkit import HashEmbedder, load_index
-from ppkit.qdrant_store import QdrantStore, sparse_vector
-from ppkit.store import FaissStore
+from ppkit.indexing.qdrant_store import QdrantStore, sparse_vector
+from ppkit.indexing.store import FaissStore
 
 VECS = np.random.default_rng(7).normal(size=(5, 4)).astype(np.float32)  # five points, 4 dims, no ties
 VECS = VECS / np.linalg.norm(VECS, axis=1, keepdims=True)
@@ -120,8 +120,8 @@ def test_cli_index_with_qdrant_and_ask(tmp_path, capsys):
 @pytest.mark.model
 def test_qdrant_matches_faiss_on_the_10ks(tenk_index):
     """The same vectors in Qdrant (local mode) give the same sections as FAISS, up to ties."""
-    from ppkit.qdrant_store import qdrant_index
-    from ppkit.rerank import StructuralReranker
+    from ppkit.indexing.qdrant_store import qdrant_index
+    from ppkit.retrieval.rerank import StructuralReranker
 
     qix = qdrant_index(tenk_index)
     assert len(qix.store) == len(tenk_index.chunks)

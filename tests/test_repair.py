@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ppkit.repair import Numbering, heading_number, normalize_title, repair_file, repair_markdown
-from ppkit.tree import build_tree, parse_markdown
-from ppkit.treecheck import check_tree
+from ppkit.documents.repair import Numbering, heading_number, normalize_title, repair_file, repair_markdown
+from ppkit.documents.tree import build_tree, parse_markdown
+from ppkit.documents.treecheck import check_tree
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -150,7 +150,7 @@ def test_repair_file_writes_a_new_file_and_a_record(tmp_path):
 @pytest.mark.corpus
 @pytest.mark.parametrize("name", ["AMD", "AMEX", "Boeing", "PepsiCo"])
 def test_repair_on_reference_10k_keeps_ids_and_fixes_numbering(name):
-    from ppkit.data import data_dir
+    from ppkit.core.data import data_dir
 
     text = (data_dir() / "10k" / f"{name}.md").read_text(encoding="utf-8")
     raw = parse_markdown(text, name)

@@ -1,10 +1,10 @@
-"""ppkit.retrieve / rerank / synth: the funnel, filters, pointers, budgets, answers."""
+"""ppkit.retrieval.retrieve / rerank / synth: the funnel, filters, pointers, budgets, answers."""
 
 import pytest
 
 import ppkit
-from ppkit.rerank import Stage1Reranker, StructuralReranker, _bm25
-from ppkit.retrieve import section_id
+from ppkit.retrieval.rerank import Stage1Reranker, StructuralReranker, _bm25
+from ppkit.retrieval.types import section_id
 
 
 def test_funnel_dedups_chunks_to_sections(hash_index):

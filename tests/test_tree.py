@@ -1,10 +1,10 @@
-"""ppkit.tree: heading rules, ids, line ranges, breadcrumbs, images, reference ids."""
+"""ppkit.documents.tree: heading rules, ids, line ranges, breadcrumbs, images, reference ids."""
 
 from pathlib import Path
 
 import pytest
 
-from ppkit.tree import Tree, build_tree, clean_title, parse_markdown
+from ppkit.documents.tree import Tree, build_tree, clean_title, parse_markdown
 
 FIX = Path(__file__).parent / "fixtures"
 
@@ -99,7 +99,7 @@ def test_unknown_node_id(edge):
     ("PepsiCo", "0080", "Consolidated Statement of Cash Flows", None),
 ])
 def test_reference_node_ids(doc, node_id, title, line):
-    from ppkit.data import data_dir
+    from ppkit.core.data import data_dir
 
     tree = build_tree(data_dir() / "10k" / f"{doc}.md")
     assert tree[node_id].title == title
@@ -112,7 +112,7 @@ def test_reference_log_breadcrumbs_name_the_same_headings():
     """Every `-> Node NNNN | breadcrumb` in the reference k=5 logs names our node's title (markup stripped)."""
     import re
 
-    from ppkit.data import data_dir
+    from ppkit.core.data import data_dir
 
     d = data_dir()
     files = {"AMD": "AMD", "AMEX": "AMEX", "Boeing": "Boeing", "Pepsico": "PepsiCo"}

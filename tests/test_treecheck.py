@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from ppkit.cli import main
-from ppkit.tree import build_tree, parse_markdown
-from ppkit.treecheck import Finding, check_tree, format_report, heading_agreement
+from ppkit.documents.tree import build_tree, parse_markdown
+from ppkit.documents.treecheck import Finding, check_tree, format_report, heading_agreement
 
 FIXTURE = Path(__file__).parent / "fixtures" / "treecheck_10k.md"
 

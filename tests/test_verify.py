@@ -3,8 +3,8 @@
 import pytest
 
 from _hybrid_fixtures import fixture_index, tenk_index  # noqa: F401
-from ppkit.retrieve import Section
-from ppkit.verify import format_report, numbers_with_values, verify_answer
+from ppkit.retrieval.types import Section
+from ppkit.answer.verify import format_report, numbers_with_values, verify_answer
 
 OPS = Section(
     doc="AMD", node_id="0085", breadcrumb="AMD > Consolidated Statements of Operations", line_start=100,
@@ -115,7 +115,8 @@ def test_ask_attaches_verification(fixture_index):
 @pytest.mark.model
 def test_reference_answer_on_the_real_index(tenk_index):
     """The reference system's answer to Comprehensive AMD Q2, checked against the real statement of operations."""
-    from ppkit.retrieve import Candidate, load_sections
+    from ppkit.retrieval.types import Candidate
+    from ppkit.retrieval.pointers import load_sections
 
     chosen = []
     for node in ("0085", "0062"):

@@ -1,4 +1,4 @@
-"""ppkit.widgets driven from Python, without a browser: set a control, check what is shown."""
+"""ppkit.ui.widgets driven from Python, without a browser: set a control, check what is shown."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 import ppkit
-from ppkit.noise import NoiseDecision
-from ppkit.tree import parse_markdown
-from ppkit.widgets import QueryExplorer, TreeView
+from ppkit.documents.noise import NoiseDecision
+from ppkit.documents.tree import parse_markdown
+from ppkit.ui.widgets import QueryExplorer, TreeView
 
 pytest.importorskip("ipywidgets")
 

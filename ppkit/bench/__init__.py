@@ -12,8 +12,14 @@ this package is cheap.
 from .baselines import build_baselines
 from .gold import GoldSet, comprehensive_gold, financebench_gold, multimodal_gold
 from .harness import markdown_table, run_retrieval_bench
-from .loaders import (MarkdownDocs, detect_format, load_comprehensive, load_financebench, load_multimodal_queries,
-                      load_questions)
+from .loaders import (
+    MarkdownDocs,
+    detect_format,
+    load_comprehensive,
+    load_financebench,
+    load_multimodal_queries,
+    load_questions,
+)
 from .metrics import Sent, hit_at_k, recall_at_k
 from .reference import load_run_logs, parse_run_log, parse_scorecard
 

@@ -21,6 +21,8 @@ import re
 import time
 from pathlib import Path
 
+from ..core.errors import InvalidInput, PpkitError
+
 __all__ = ["NeedsKey", "RUBRIC", "numeric_check", "judge_answer", "run_answers_bench", "format_log_entry",
            "scorecard_markdown"]
 
@@ -41,7 +43,7 @@ JUDGE_SCHEMA = {
 }
 
 
-class NeedsKey(RuntimeError):
+class NeedsKey(PpkitError, RuntimeError):
     """An online benchmark was asked for without a Gemini key."""
 
 
@@ -106,7 +108,7 @@ def judge_answer(client, question: str, truth: str, answer: str) -> dict:
     data = getattr(res, "data", None) or {}
     verdict = str(data.get("verdict", "")).strip().lower()
     if verdict not in LIGHT:
-        raise ValueError(f"the judge returned no valid verdict: {getattr(res, 'text', data)!r}")
+        raise InvalidInput(f"the judge returned no valid verdict: {getattr(res, 'text', data)!r}")
     return {"verdict": verdict, "note": str(data.get("note", "")).strip()}
 
 
@@ -176,10 +178,10 @@ def run_answers_bench(index, questions: list[dict], *, fmt: str, k: int = 5, out
     Returns:
         ``{"rows", "log_path", "scorecard_path", "scorecard_markdown"}``.
     """
-    from ..config import cache_dir, project_root
+    from ..core.config import cache_dir, project_root
 
     if client is None:
-        from ..llm import GeminiClient
+        from ..llm.client import GeminiClient
 
         client = GeminiClient()
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -33,8 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..chunking import fixed_size_chunks, split_text
-from ..config import cache_dir
+from ..core.config import cache_dir
+from ..core.errors import MissingDependency
+from ..documents.chunking import fixed_size_chunks, split_text
 from .metrics import Sent
 
 __all__ = ["ChunkCorpus", "blind_chunks", "header_path_chunks", "DenseBaseline", "BM25Baseline",
@@ -185,7 +186,7 @@ class BM25Baseline:
             import bm25s
             import Stemmer
         except ImportError as e:
-            raise ImportError(f"the BM25 baseline needs bm25s and PyStemmer ({e.name} is missing): "
+            raise MissingDependency(f"the BM25 baseline needs bm25s and PyStemmer ({e.name} is missing): "
                               "pip install bm25s PyStemmer") from None
         self.name, self.corpus = name, corpus
         self._bm25s = bm25s

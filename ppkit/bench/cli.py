@@ -12,11 +12,12 @@ the shared reference index of the matching corpus is used (built once, cached).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sys
 from pathlib import Path
+
+from ..core.errors import InvalidInput
+from .gold import load_gold
 
 __all__ = ["add_bench_parser", "run_bench"]
 
@@ -64,63 +65,32 @@ def add_bench_parser(subparsers, handler) -> None:
     p.set_defaults(func=handler)
 
 
-@contextlib.contextmanager
-def _data_dir_near(questions: Path):
-    """Let the reference data be found beside a question file in ``<data>/benchmarks/``
-    when it cannot be found otherwise (a checkout without ``../shared/data``)."""
-    from ..data import DataNotFound, data_dir
+def _data_root_near(questions: Path) -> Path | None:
+    """The reference data folder beside a question file in ``<data>/benchmarks/``, used when the data
+    cannot be found otherwise (a checkout without ``../shared/data``); None: the usual search."""
+    from ..core.data import DataNotFound, data_dir
 
-    old = os.environ.get("PPKIT_DATA_DIR")
     try:
         data_dir()
-        found = True
+        return None
     except DataNotFound:
-        found = False
+        pass
     root = questions.resolve().parent.parent
     beside = questions.resolve().parent.name == "benchmarks" and ((root / "10k").is_dir() or (root / "papers").is_dir())
-    if not found and beside:
-        os.environ["PPKIT_DATA_DIR"] = str(root)
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("PPKIT_DATA_DIR", None)
-        else:
-            os.environ["PPKIT_DATA_DIR"] = old
+    return root if beside else None
 
 
-def _open_index(args, fmt: str):
-    from ..index import load_index, reference_index
+def _open_index(args, fmt: str, config, data_root: Path | None = None):
+    from ..pipeline import load_index, reference_index
 
     if getattr(args, "index", None):
-        return load_index(args.index)
-    return reference_index("papers" if fmt == "multimodal" else "10k", progress=not getattr(args, "quiet", False))
+        return load_index(args.index, config=config)
+    return reference_index("papers" if fmt == "multimodal" else "10k", config=config,
+                           progress=not getattr(args, "quiet", False), data_root=data_root)
 
 
-def _sibling(questions: Path, name: str, explicit: str | None) -> Path:
-    from ..data import benchmark_path
-
-    if explicit:
-        return Path(explicit)
-    near = questions.resolve().parent / name
-    return near if near.exists() else benchmark_path(name)
-
-
-def load_gold(fmt: str, questions: list[dict], path: Path, docs, args=None):
-    """The gold set for a question file of format ``fmt`` (used by the CLI and notebooks)."""
-    from . import gold
-
-    if fmt == "comprehensive":
-        return gold.comprehensive_gold(questions, _sibling(path, "comprehensive_k5",
-                                                           getattr(args, "reference_logs", None)), docs)
-    if fmt == "financebench":
-        return gold.financebench_gold(questions, docs)
-    return gold.multimodal_gold(questions, _sibling(path, "multimodal_reference_log.json",
-                                                    getattr(args, "reference_log", None)), docs)
-
-
-def _retrieval(args) -> int:
-    from ..config import figures_dir
+def _retrieval(args, config) -> int:
+    from ..core.config import figures_dir
     from .baselines import build_baselines
     from .harness import markdown_table, run_retrieval_bench
     from .loaders import load_questions
@@ -131,26 +101,27 @@ def _retrieval(args) -> int:
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     bad = [m for m in modes if m not in ("auto", "none", "gold")]
     if bad:
-        raise ValueError(f"unknown mode(s) {bad}: use auto, none, gold")
-    from ..hybrid import DEFAULT_RETRIEVAL
+        raise InvalidInput(f"unknown mode(s) {bad}: use auto, none, gold")
+    from ..retrieval.hybrid import DEFAULT_RETRIEVAL
 
     for extra in dict.fromkeys(args.retrieval or []):  # the default recall is already in the plain modes
         if extra != DEFAULT_RETRIEVAL:
             modes += tuple(f"{m}:{extra}" for m in ("auto", "none") if m in modes)
     if getattr(args, "reference_md", None) and not getattr(args, "gold_from_reference", False):
-        raise ValueError("--reference-md names the reference for --gold-from-reference: add that flag")
-    with _data_dir_near(path):
-        index = _open_index(args, fmt)
-        transfer = None
-        if getattr(args, "gold_from_reference", False):
-            from .transfer import gold_from_reference
+        raise InvalidInput("--reference-md names the reference for --gold-from-reference: add that flag")
+    data_root = _data_root_near(path)
+    index = _open_index(args, fmt, config, data_root)
+    transfer = None
+    if getattr(args, "gold_from_reference", False):
+        from .transfer import gold_from_reference
 
-            g, transfer = gold_from_reference(fmt, questions, path, index, args, reference_paths=args.reference_md)
-            print(transfer.summary(), file=sys.stderr)
-            for sid, why in transfer.unmapped.items():
-                print(f"  gold {sid} not transferred: {why}", file=sys.stderr)
-        else:
-            g = load_gold(fmt, questions, path, index, args)
+        g, transfer = gold_from_reference(fmt, questions, path, index, args, reference_paths=args.reference_md,
+                                          data_root=data_root)
+        print(transfer.summary(), file=sys.stderr)
+        for sid, why in transfer.unmapped.items():
+            print(f"  gold {sid} not transferred: {why}", file=sys.stderr)
+    else:
+        g = load_gold(fmt, questions, path, index, args, data_root)
     rep = g.report()
     print(f"{path.name}: {fmt}, {len(questions)} questions; gold for {rep['with_gold']} "
           f"({rep['coverage']:.0%}), {rep['gold_sections']} gold sections", file=sys.stderr)
@@ -195,11 +166,10 @@ def _retrieval(args) -> int:
     return 0
 
 
-def _answers(args) -> int:
-    from ..config import Config
+def _answers(args, config) -> int:
     from .answers import NeedsKey, run_answers_bench
 
-    cfg = Config.from_env()
+    cfg = config
     if not cfg.use_gemini:
         raise NeedsKey("`ppkit bench answers` needs a Gemini key: set GEMINI_API_KEY (or GOOGLE_API_KEY) and unset "
                        "PPKIT_OFFLINE. Offline, use `ppkit bench retrieval` (it measures retrieval without an LLM).")
@@ -209,8 +179,7 @@ def _answers(args) -> int:
     fmt, questions = load_questions(path)
     if args.limit:
         questions = questions[: args.limit]
-    with _data_dir_near(path):
-        index = _open_index(args, fmt)
+    index = _open_index(args, fmt, cfg, _data_root_near(path))
     out = run_answers_bench(index, questions, fmt=fmt, k=args.k, out_dir=args.out, tolerance=args.tolerance,
                             benchmark=path.stem)
     print(out["scorecard_markdown"])
@@ -218,32 +187,41 @@ def _answers(args) -> int:
     return 0
 
 
-def _reproduce(args) -> int:
-    from ..data import data_dir
-    from .reproduce import failure_analysis, failure_markdown, reference_summary, summary_markdown
+def _reproduce(args, config) -> int:
+    from ..core.data import data_dir
+    from .reproduce import (
+        failure_analysis,
+        failure_markdown,
+        reference_summary,
+        summary_markdown,
+    )
 
     bench_dir = data_dir() / "benchmarks"
     summary = reference_summary(bench_dir)
     print(summary_markdown(summary))
-    index = _open_index(args, "comprehensive")
+    index = _open_index(args, "comprehensive", config)
     fa = failure_analysis(index, bench_dir, k=args.k)
     print()
     print(failure_markdown(fa))
     return 0
 
 
-def run_bench(args) -> int:
-    """Run the ``bench`` subcommand in ``args.bench_command``; returns the exit status."""
+def run_bench(args, config=None) -> int:
+    """Run the ``bench`` subcommand in ``args.bench_command`` with ``config`` (default
+    :meth:`Config.from_env`); returns the exit status."""
+    from ..core.config import Config
+
+    config = config or Config.from_env()
     from .answers import NeedsKey
 
     cmd = args.bench_command
     try:
         if cmd == "retrieval":
-            return _retrieval(args)
+            return _retrieval(args, config)
         if cmd == "answers":
-            return _answers(args)
+            return _answers(args, config)
         if cmd == "reproduce":
-            return _reproduce(args)
+            return _reproduce(args, config)
     except NeedsKey as e:
         print(f"ppkit bench {cmd}: {e}", file=sys.stderr)
         return 2

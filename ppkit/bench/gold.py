@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from ..retrieve import section_id
+from ..retrieval.types import section_id
 from .evidence import DocText, map_evidence
 from .loaders import _norm_name, resolve_doc_name
 from .reference import clean_breadcrumb, load_run_logs
@@ -312,3 +313,23 @@ def multimodal_gold(questions: list[dict], reference_log, docs) -> GoldSet:
         qrels[qid] = {sid: 1 for sid in found}
         prov[qid] = found
     return GoldSet(qrels, qdocs, prov, unmapped, notes, details, images)
+
+
+def _sibling(questions: Path, name: str, explicit: str | None, data_root: Path | None = None) -> Path:
+    from ..core.data import benchmark_path
+
+    if explicit:
+        return Path(explicit)
+    near = questions.resolve().parent / name
+    return near if near.exists() else benchmark_path(name, data_root)
+
+
+def load_gold(fmt: str, questions: list[dict], path: Path, docs, args=None, data_root: Path | None = None):
+    """The gold set for a question file of format ``fmt`` (used by the CLI and notebooks)."""
+    if fmt == "comprehensive":
+        return comprehensive_gold(questions, _sibling(path, "comprehensive_k5",
+                                                           getattr(args, "reference_logs", None), data_root), docs)
+    if fmt == "financebench":
+        return financebench_gold(questions, docs)
+    return multimodal_gold(questions, _sibling(path, "multimodal_reference_log.json",
+                                                    getattr(args, "reference_log", None), data_root), docs)

@@ -30,6 +30,7 @@ import contextlib
 import sys
 import time
 
+from ..core.errors import InvalidInput
 from .gold import GoldSet, gold_lines
 from .metrics import Sent, covered, mean, score_question
 
@@ -176,7 +177,7 @@ def _bench_question(index, q: dict, g: list, qdocs: list[str], *, ks, modes, rer
                  "covered": {str(k): covered(r.sections[:k], g) for k in ks},
                  "filter": r.trace.get("docs_filter"), "search_text": r.trace.get("search_text")}
         if gold_images is not None:  # which images the offline synthesizer would show, against the reference's
-            from ..mm_eval import image_metrics
+            from .mm_eval import image_metrics
 
             for k in ks:
                 m = image_metrics(q["text"], r.sections[:k], gold_images)
@@ -219,13 +220,13 @@ def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmar
 
     >>> run_retrieval_bench(index, questions, gold, benchmark="comprehensive")["results"]["5"]["hit"]  # doctest: +SKIP
     """
-    from ..progress import progress_bar
-    from ..rerank import default_reranker
+    from ..core.progress import progress_bar
+    from ..pipeline import default_reranker
 
     t0 = time.perf_counter()
     ks = sorted({int(k) for k in ks})
     if not ks or ks[0] < 1:
-        raise ValueError("k must be at least 1")
+        raise InvalidInput("k must be at least 1")
     caller_index = index
     index = _bench_view(index)
     # one re-ranker for the whole run, so that its breadcrumb vectors are computed once

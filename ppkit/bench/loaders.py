@@ -27,6 +27,8 @@ import re
 import zipfile
 from pathlib import Path
 
+from ..core.errors import InvalidInput, MissingDependency, MissingFile
+
 __all__ = ["detect_format", "load_questions", "load_comprehensive", "load_financebench",
            "load_multimodal_queries", "resolve_doc_name", "MarkdownDocs", "DOC_ALIASES", "QuestionSetError"]
 
@@ -39,7 +41,7 @@ DOC_ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
-class QuestionSetError(ValueError):
+class QuestionSetError(InvalidInput):
     """A question file that cannot be read as any supported set."""
 
 
@@ -51,7 +53,7 @@ def detect_format(path: str | Path) -> str:
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"no question file {path}")
+        raise MissingFile(f"no question file {path}")
     head = path.read_bytes()[:4096]
     if head.startswith(b"PK") and zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as z:
@@ -107,7 +109,7 @@ def load_comprehensive(path: str | Path) -> list[dict]:
     try:
         import openpyxl
     except ImportError:
-        raise ImportError("reading .xlsx needs openpyxl: pip install openpyxl") from None
+        raise MissingDependency("reading .xlsx needs openpyxl: pip install openpyxl") from None
     wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
     ws = wb.worksheets[0]
     rows = list(ws.iter_rows(values_only=True))
@@ -229,7 +231,7 @@ class MarkdownDocs:
     """
 
     def __init__(self, paths, names: list[str] | None = None):
-        from ..tree import build_tree, read_lines
+        from ..documents.tree import build_tree, read_lines
 
         paths = [Path(p) for p in paths]
         names = list(names) if names is not None else [p.stem for p in paths]

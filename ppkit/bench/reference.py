@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..tree import clean_title
+from ..core.errors import InvalidInput, MissingFile
+from ..documents.tree import clean_title
 
 __all__ = ["parse_run_log", "load_run_logs", "parse_scorecard", "citations", "clean_breadcrumb",
            "scorecard_summary", "LIGHTS"]
@@ -163,7 +164,7 @@ def load_run_logs(folder: str | Path) -> dict[str, dict]:
         log = parse_run_log(p)
         logs[log["company"]] = log
     if not logs:
-        raise FileNotFoundError(f"no reference run logs (*.log) in {folder}")
+        raise MissingFile(f"no reference run logs (*.log) in {folder}")
     return logs
 
 
@@ -199,12 +200,12 @@ def parse_scorecard(path: str | Path) -> dict:
         rows.append(row)
     m = re.search(r"(?:Final Score|Summary)\W*\s*(\d+)\s*/\s*(\d+)", text)
     if not m:
-        raise ValueError(f"{path}: no 'Final Score: N / M' or 'Summary: N / M' line")
+        raise InvalidInput(f"{path}: no 'Final Score: N / M' or 'Summary: N / M' line")
     score = (int(m.group(1)), int(m.group(2)))
     counts = {v: sum(1 for r in rows if r["light"] == v) for v in LIGHTS.values()}
     judged = sum(counts.values())  # rows without a light were not judged
     if score[1] != judged or score[0] != counts["green"]:
-        raise ValueError(f"{path}: the summary says {score[0]}/{score[1]} but the table has {counts['green']} green "
+        raise InvalidInput(f"{path}: the summary says {score[0]}/{score[1]} but the table has {counts['green']} green "
                          f"of {judged} judged rows")
     note = ""
     s = re.search(r"\*\*(?:System Status|Summary):\*\*\s*(.*)", text)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..core.errors import InvalidInput
 from .gold import comprehensive_gold, gold_lines
 from .loaders import load_comprehensive, resolve_doc_name
 from .metrics import covered
@@ -109,7 +110,7 @@ def failure_analysis(index, bench_dir, *, k: int = 3, questions: list[dict] | No
         qno = int(row.get("Qno", "0"))
         q = by_key.get((doc, qno))
         if q is None:
-            raise ValueError(f"the k=3 scorecard's {row.get('Company')} Q{qno} is not in the question file")
+            raise InvalidInput(f"the k=3 scorecard's {row.get('Company')} Q{qno} is not in the question file")
         needed = list(gold.qrels.get(q["qid"], {}))
         ref3 = runs[3].get((doc, qno), {"sections": [], "entry": {"response": ""}})
         lacked = [s for s in needed if s not in ref3["sections"]]

@@ -48,11 +48,12 @@ import bisect
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..repair import normalize_title
-from ..retrieve import section_id
-from ..treecheck import _lcs_pairs
+from ..core.errors import InvalidInput, NotFound
+from ..documents.repair import normalize_title
+from ..documents.treecheck import _lcs_pairs
+from ..retrieval.types import section_id
 from .evidence import DocText, map_evidence
-from .gold import GoldSet
+from .gold import GoldSet, load_gold
 from .loaders import MarkdownDocs, resolve_doc_name
 
 __all__ = ["SectionTransfer", "TransferReport", "transfer_sections", "transfer_gold", "reference_docs_for",
@@ -282,7 +283,7 @@ def transfer_sections(section_ids, reference_docs, target_docs, *, doc_map: dict
     for sid in dict.fromkeys(section_ids):
         doc, nid = sid.split("#", 1)
         if doc not in reference_docs.trees:
-            raise KeyError(f"{sid}: {doc!r} is not among the reference documents {list(reference_docs.trees)}")
+            raise NotFound(f"{sid}: {doc!r} is not among the reference documents {list(reference_docs.trees)}")
         node = reference_docs.trees[doc][nid]
         tgt_doc = dmap.get(doc)
         if tgt_doc is None or tgt_doc not in target_docs.trees:
@@ -337,7 +338,7 @@ def transfer_gold(gold: GoldSet, reference_docs, target_docs, *, doc_map: dict[s
     return GoldSet(qrels, docs, prov, unmapped, notes, details), report
 
 
-def reference_docs_for(target_docs, paths=None) -> tuple[MarkdownDocs, dict[str, str]]:
+def reference_docs_for(target_docs, paths=None, data_root: Path | None = None) -> tuple[MarkdownDocs, dict[str, str]]:
     """The reference Markdown of the filings an index holds, and which is which.
 
     Args:
@@ -352,12 +353,12 @@ def reference_docs_for(target_docs, paths=None) -> tuple[MarkdownDocs, dict[str,
     Raises:
         ValueError: no target document has a reference counterpart (says which names were tried).
     """
-    from .. import data
+    from ..core import data
 
     if paths is None:
-        paths = list(data.tenk_paths())
+        paths = list(data.tenk_paths(data_root))
         try:
-            paths += list(data.paper_paths())
+            paths += list(data.paper_paths(data_root))
         except data.DataNotFound:
             pass
     paths = [Path(p) for p in paths]
@@ -368,15 +369,15 @@ def reference_docs_for(target_docs, paths=None) -> tuple[MarkdownDocs, dict[str,
         if rdoc is not None and rdoc not in pairs:
             pairs[rdoc] = tdoc
     if not pairs:
-        raise ValueError(f"none of the indexed documents {list(target_docs.trees)} is a reference document "
+        raise InvalidInput(f"none of the indexed documents {list(target_docs.trees)} is a reference document "
                          f"({names}): name them like the reference (build_index(..., names=[...])) or pass the "
                          "reference Markdown files")
     keep = [(p, n) for p, n in zip(paths, names) if n in pairs]
     return MarkdownDocs([p for p, _ in keep], names=[n for _, n in keep]), pairs
 
 
-def gold_from_reference(fmt: str, questions: list[dict], path, index, args=None, *, reference_paths=None
-                        ) -> tuple[GoldSet, TransferReport]:
+def gold_from_reference(fmt: str, questions: list[dict], path, index, args=None, *, reference_paths=None,
+                        data_root: Path | None = None) -> tuple[GoldSet, TransferReport]:
     """Gold for an index built from another extraction: made over the reference Markdown, then transferred.
 
     Args:
@@ -388,10 +389,9 @@ def gold_from_reference(fmt: str, questions: list[dict], path, index, args=None,
     Returns:
         ``(GoldSet over the index's documents, TransferReport)``.
     """
-    from .cli import load_gold
 
-    ref, dmap = reference_docs_for(index, reference_paths)
-    return transfer_gold(load_gold(fmt, questions, Path(path), ref, args), ref, index, doc_map=dmap)
+    ref, dmap = reference_docs_for(index, reference_paths, data_root)
+    return transfer_gold(load_gold(fmt, questions, Path(path), ref, args, data_root), ref, index, doc_map=dmap)
 
 
 def run_transfer_benchmark(index, questions_path, *, ks=(3, 5), modes=("auto", "none", "gold"),

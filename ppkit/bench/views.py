@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import html
 
+from ..core.errors import MissingDependency
+
 __all__ = ["question_view", "question_markdown", "question_html", "misses_markdown", "question_browser"]
 
 
@@ -99,7 +101,7 @@ def question_browser(result: dict, *, trees=None, references: dict | None = None
     try:
         import ipywidgets as w
     except ImportError:
-        raise ImportError("the question browser needs ipywidgets: pip install 'ppkit[notebooks]'") from None
+        raise MissingDependency("the question browser needs ipywidgets: pip install 'ppkit[notebooks]'") from None
     rows = {r["qid"]: r for r in result["per_question"]}
     labels = [(f"{'✓' if r['results']['5']['hit'] else '✗'} {qid}: {r['question'][:70]}", qid)
               for qid, r in rows.items()] if all("5" in r["results"] for r in rows.values()) else \

@@ -1,0 +1,162 @@
+"""Follow-up questions: rewrite a turn of a conversation into a standalone question.
+
+History is a list of earlier turns, oldest first; a turn is a question string, a dict
+with ``"question"`` (and optionally ``"answer"``), a chat message ``{"role": "user",
+"content": ...}`` (assistant messages are skipped), or an :class:`ppkit.synth.Answer`.
+
+Offline (:func:`rewrite_offline`), with the query analyzer's filters:
+
+* a follow-up that names no company ("What about their margins?") carries the companies,
+  fiscal years and Items of the latest earlier turn that had any forward: it becomes
+  ``"For AMD, FY2022: What about their margins?"``;
+* a follow-up that names a company but says nothing else ("And Boeing?", "What about
+  PepsiCo?") asks the previous question's topic about the new company: it becomes
+  ``"For Boeing: what is the current ratio?"``;
+* anything else stands alone and is left as it is.
+
+Online (:func:`rewrite_online`): Gemini rewrites the follow-up from the history with a
+JSON schema. Either way the result says which rewriter ran and why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..core.text import STOPWORDS, tokens
+from ..retrieval.analyze import analyze_query
+
+__all__ = ["Rewrite", "rewrite_question", "rewrite_offline", "rewrite_online", "history_questions"]
+
+# words that make a turn a bare pointer back ("what about Boeing?") rather than a question of its own
+_FILLER = {"what", "about", "how", "and", "also", "then", "same", "for", "the", "their", "its", "it", "they",
+           "them", "those", "that", "this", "compare", "compared", "vs", "versus", "ok", "now", "please", "too"}
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A follow-up rewritten into a standalone question."""
+
+    question: str  # what retrieval is asked
+    original: str
+    rewriter: str  # "none" | "offline-carry-forward" | "offline-new-company" | "gemini"
+    carried: dict = field(default_factory=dict)  # what came from the history (companies, years, items, topic)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"question": self.question, "original": self.original, "rewriter": self.rewriter,
+                "carried": self.carried, "notes": self.notes}
+
+
+def history_questions(history) -> list[str]:
+    """The user questions of ``history``, oldest first."""
+    out = []
+    for turn in history or []:
+        if isinstance(turn, str):
+            out.append(turn)
+        elif isinstance(turn, dict):
+            if "question" in turn:
+                out.append(str(turn["question"]))
+            elif turn.get("role") == "user" and "content" in turn:
+                out.append(str(turn["content"]))
+        elif hasattr(turn, "question"):
+            out.append(str(turn.question))
+        else:
+            raise TypeError(f"a history turn must be a str, a dict with 'question' or 'role'/'content', or an "
+                            f"Answer; got {type(turn).__name__}")
+    return out
+
+
+def _bare(question: str, names) -> bool:
+    """Nothing left but filler once the company names are gone."""
+    drop = {t for n in names for t in tokens(n)} | STOPWORDS | _FILLER
+    return not [t for t in (re.sub(r"['’]s$", "", t) for t in tokens(question)) if t not in drop]
+
+
+def _prefix(companies: list[str], years: list[int], items: list[str]) -> str:
+    parts = [" and ".join(companies)] + [f"FY{y}" for y in years] + [f"Item {i}" for i in items]
+    return "For " + ", ".join(parts)
+
+
+def rewrite_offline(index, question: str, history) -> Rewrite:
+    """Carry the previous turn's filters and entities forward (see the module docstring)."""
+    past = history_questions(history)
+    now = analyze_query(index, question)
+    if not past:
+        return Rewrite(question, question, "none", notes=["no history"])
+    # the latest earlier turn that names a company (or years/Items) is the one to carry from
+    prev = None
+    for q in reversed(past):
+        f = analyze_query(index, q)
+        if f.companies or f.years or f.items:
+            prev = f
+            break
+    if prev is None:
+        return Rewrite(question, question, "none", notes=["no earlier turn names a company, year or Item"])
+    if now.companies:
+        if _bare(question, now.matched.values()):
+            # the previous topic, without a "FY2022, Item 7:" prefix an earlier rewrite may have put there
+            topic = re.sub(r"^(?:(?:FY\d{4}|Item \w+)(?:,\s*)?)+:\s*", "", prev.search_text).rstrip(" ?") + "?"
+            if not topic[:2].isupper():  # "What is" -> "what is", but "EPS" stays
+                topic = topic[0].lower() + topic[1:]
+            q = f"{_prefix(now.companies, now.years or prev.years, now.items or prev.items)}: {topic}"
+            return Rewrite(q, question, "offline-new-company",
+                           {"topic": prev.search_text, "years": prev.years if not now.years else [],
+                            "items": prev.items if not now.items else []})
+        return Rewrite(question, question, "none", notes=["the question names its own company"])
+    years = now.years or prev.years
+    items = now.items or prev.items
+    if prev.companies:
+        q = f"{_prefix(prev.companies, years, items)}: {question}"
+    else:
+        context = [", ".join(f"FY{y}" for y in years)] if years else []
+        context += [", ".join(f"Item {i}" for i in items)] if items else []
+        q = f"{question} ({'; '.join(context)})"
+    return Rewrite(q, question, "offline-carry-forward",
+                   {"companies": prev.companies, "years": years if not now.years else [],
+                    "items": items if not now.items else []})
+
+
+_SCHEMA = {"type": "object", "properties": {"standalone_question": {"type": "string"}},
+           "required": ["standalone_question"]}
+_SYSTEM = ("Rewrite the user's last question so it can be understood without the conversation: name the "
+           "companies, years and topics it refers to. Do not answer it. Reply with JSON only.")
+
+
+def rewrite_online(index, question: str, history, *, client=None) -> Rewrite:
+    """Gemini's standalone version of ``question`` given ``history``.
+
+    Raises:
+        ppkit.llm.LLMError: the call failed.
+    """
+    if client is None:
+        from ..llm.client import GeminiClient
+
+        client = GeminiClient(config=index.config)
+    past = history_questions(history)
+    convo = "\n".join(f"User: {q}" for q in past[-6:])
+    res = client.generate(f"Conversation so far:\n{convo}\n\nLast question: {question}", system=_SYSTEM, schema=_SCHEMA)
+    data = res.data if isinstance(res.data, dict) else {}
+    q = str(data.get("standalone_question") or "").strip()
+    if not q:
+        return Rewrite(question, question, "gemini", notes=["Gemini returned no rewrite; the question is used as is"])
+    return Rewrite(q, question, "gemini")
+
+
+def rewrite_question(index, question: str, history, *, online: bool | None = None, client=None) -> Rewrite:
+    """Online when the index's config is online (``online=None``), else offline.
+
+    An online failure falls back to the offline rewrite and says so.
+    """
+    cfg = index.config
+    if online is None:
+        online = bool(cfg.use_gemini and cfg.rewrite_online)
+    if not history_questions(history):
+        return Rewrite(question, question, "none", notes=["no history"])
+    if not online:
+        return rewrite_offline(index, question, history)
+    from ..llm.client import online_or_offline
+
+    res, note = online_or_offline(lambda: rewrite_online(index, question, history, client=client),
+                                  lambda: rewrite_offline(index, question, history), "rewrite")
+    return res if note is None else Rewrite(res.question, question, res.rewriter, res.carried, res.notes + [note])

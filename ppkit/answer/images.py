@@ -1,0 +1,138 @@
+"""Choosing the images to show with an answer, offline.
+
+Only images of the *selected sections* are considered: each is scored by how much of
+the question its caption label and the text around it share (idf-weighted stems), an
+image whose caption the question names as an anchor (``Figure 5``) wins, and a threshold
+means an answer may show none. Labelling the images happens when the tree is built
+(:mod:`ppkit.documents.images`); showing them is the notebook views' job
+(:mod:`ppkit.ui.answer_view`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from ..core.text import stems
+from ..documents.anchors import find_anchors
+from ..documents.images import HEADING_LINE, IMAGE_LINK, caption_key
+
+__all__ = ["ImageChoice", "score_images", "select_images", "DEFAULT_THRESHOLD"]
+
+# -- offline selection ---------------------------------------------------------------------
+DEFAULT_THRESHOLD = 0.3  # share of the question's (idf-weighted) terms found in an image's label/context
+
+
+@dataclass(frozen=True)
+class ImageChoice:
+    """An image of a selected section with its match score against the question."""
+
+    section: object  # ppkit.retrieve.Section
+    image: object  # ppkit.tree.Image
+    score: float
+    matched: tuple[str, ...] = ()  # question stems found in the label or context
+    reason: str = ""  # "anchor", "match", or why it cannot be shown
+
+    def __repr__(self) -> str:
+        return f"ImageChoice({self.section.doc}/{self.image.path} {self.score:.3f} {self.reason}: {self.image.label[:50]!r})"
+
+
+def _section_lines(section) -> dict[int, str]:
+    """Source line -> text for the lines actually sent (``[…]`` cut markers skipped)."""
+    nums = [ln for a, b in section.sent_ranges for ln in range(a, b + 1)]
+    out, j = {}, 0
+    for raw in section.text.split("\n"):
+        if raw == "[…]":
+            continue
+        if j < len(nums):
+            out[nums[j]] = raw
+        j += 1
+    return out
+
+
+def _context(lines: dict[int, str], line: int, before: int = 3, after: int = 8) -> str:
+    return " ".join(lines[i] for i in range(line - before, line + after + 1)
+                    if i != line and i in lines and not IMAGE_LINK.search(lines[i]) and not HEADING_LINE.match(lines[i]))
+
+
+_ASKS_MATH = re.compile(r"\b(?:formula\w*|equations?|eqs?\.|math\w*|deriv\w*|proofs?|expressions?)\b", re.I)
+FORMULA_PENALTY = 0.5  # a formula image is shown for a plain question only when it matches twice as well
+
+
+def _without_anchors(question: str, anchors) -> str:
+    for a in anchors:
+        question = question.replace(a.text, " ")
+    return question
+
+
+def score_images(question: str, sections) -> list[ImageChoice]:
+    """Every image of ``sections`` scored against ``question``, best first.
+
+    The score is the share of the question's stems, weighted by their rarity over
+    the sections' lines (idf), found in the image's label (weight 1) or only in the
+    text around it (weight 0.5). Formula images (often fragments of one equation)
+    count half unless the question asks for math ("formulation", "equation",
+    "derive"...). An image whose caption is an anchor the question names
+    (``Figure 5``) scores 1. Images that cannot be shown (a problem on their link)
+    score 0 with the problem as reason.
+    """
+    per_section = [(s, _section_lines(s)) for s in sections]
+    docs = [set(stems(t)) for _, lines in per_section for t in lines.values() if t.strip()]
+    n = max(1, len(docs))
+    df = Counter(t for d in docs for t in d)
+    found = find_anchors(question)
+    anchors = {(a.kind, a.number) for a in found}
+    q = set(stems(_without_anchors(question, found)))  # "Table 1" is the anchor's evidence, not a match term
+    idf = {t: math.log(1 + n / (1 + df[t])) for t in q}
+    total = sum(idf.values()) or 1.0
+    math_asked = bool(_ASKS_MATH.search(question))
+    out = []
+    for s, lines in per_section:
+        for im in s.images:
+            if im.problem is not None or not im.resolved:
+                out.append(ImageChoice(s, im, 0.0, (), f"not shown: {im.problem or 'not resolved'}"))
+                continue
+            label = set(stems(im.label or im.alt))
+            ctx = set(stems(_context(lines, im.line)))
+            score = sum(idf[t] * (1.0 if t in label else 0.5 if t in ctx else 0.0) for t in q) / total
+            matched = tuple(sorted(t for t in q if t in label or t in ctx))
+            reason = "match"
+            if im.kind == "formula" and not math_asked:
+                score, reason = score * FORMULA_PENALTY, "match (formula, math not asked)"
+            if caption_key(im.label) in anchors:
+                score, reason = 1.0, "anchor"
+            out.append(ImageChoice(s, im, round(score, 4), matched, reason))
+    return sorted(out, key=lambda c: (-c.score, c.section.rank, c.image.line))
+
+
+def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHOLD, max_images: int = 3,
+                  scored: list[ImageChoice] | None = None) -> list[ImageChoice]:
+    """The images to show with an answer: only from ``sections``, at least ``threshold``, at most ``max_images``.
+
+    An image must also share at least two of the question's terms (all of them for a
+    one-term question): a single common word ("work") is not evidence. Several images sharing one caption (the panels of one figure) count once: the
+    best-scoring panel is kept. The result may be empty. ``scored``: the output of
+    :func:`score_images` when the caller already has it.
+
+    >>> [c.image.label for c in select_images("What is in Table 7?", answer.sections)]  # doctest: +SKIP
+    ['Table 7: Hyperparameters of fine-tuning RoBERTa base for GaLore.']
+    """
+    chosen, seen = [], set()
+    if max_images <= 0:
+        return chosen
+    need = min(2, len(set(stems(_without_anchors(question, find_anchors(question))))))
+    for c in score_images(question, sections) if scored is None else scored:
+        if c.reason.startswith("not shown") or c.score < threshold:
+            continue
+        if c.reason != "anchor" and len(c.matched) < need:
+            continue
+        key = (c.section.doc, c.image.label) if caption_key(c.image.label) else (c.section.doc, c.image.path)
+        if key in seen:
+            continue
+        seen.add(key)
+        chosen.append(c)
+        if len(chosen) == max_images:
+            break
+    return chosen

@@ -1,0 +1,205 @@
+"""Synthesizers: retrieved sections -> an Answer that cites them.
+
+A synthesizer is any object with ``name`` and ``synthesize(question, sections) ->
+(text, info)``. :func:`ask` runs retrieval and synthesis and returns an
+:class:`Answer`.
+
+:class:`ExtractiveSynthesizer` (offline default) writes no prose of its own: for
+each selected section it quotes the sentences and table rows that best match the
+question (stemmed-term overlap weighted by rarity across the sections), with the
+breadcrumb and source line numbers, and it says that it is extractive. It never
+computes or paraphrases; that is the online synthesizer's job
+(:class:`ppkit.answer.synth_gemini.GeminiSynthesizer`, which answers only from the sections
+in XML-delimited blocks and cites breadcrumbs under ``Sources:``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..core.text import expand_terms, sentences, stems
+from ..documents.tree import Image
+from ..retrieval.retrieve import retrieve
+from ..retrieval.types import Retrieval, Section
+
+__all__ = ["Answer", "Synthesizer", "ExtractiveSynthesizer", "ask", "EXTRACTIVE_NOTE"]
+
+EXTRACTIVE_NOTE = ("[offline extractive answer: no language model was used; the passages below are quoted "
+                   "from the retrieved sections, best-matching first. Set GEMINI_API_KEY for a written answer.]")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answer with the sections it used, the images to show, and a trace."""
+
+    question: str
+    text: str
+    sections: list[Section]
+    mode: str  # "extractive" | "gemini"
+    images: list[dict] = field(default_factory=list)  # {"path", "label", "doc", "node_id", "resolved"}
+    trace: dict = field(default_factory=dict)
+    verification: dict | None = None
+
+    def __repr__(self) -> str:
+        return f"Answer({self.mode}, {len(self.sections)} sections, {len(self.text)} chars)"
+
+    def __str__(self) -> str:
+        lines = [self.text, "", "Retrieved sections:"]
+        for s in self.sections:
+            trim = f" (sent {len(s.text)} of {s.chars_total} chars)" if s.trimmed else ""
+            lines.append(f"  {s.rank}. {s.breadcrumb}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}]{trim}")
+        if self.images:
+            lines.append("Images:")
+            lines += [f"  {im['path']}  ({im.get('label', '')}) from {im['doc']}#{im['node_id']}" for im in self.images]
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict:
+        return {
+            "question": self.question, "mode": self.mode, "text": self.text,
+            "sections": [{"doc": s.doc, "node_id": s.node_id, "breadcrumb": s.breadcrumb,
+                          "line_start": s.line_start, "line_end": s.line_end, "rank": s.rank,
+                          "score": s.score, "trimmed": s.trimmed, "chars_total": s.chars_total,
+                          "sent_ranges": [list(r) for r in s.sent_ranges], "text": s.text} for s in self.sections],
+            "images": self.images, "trace": self.trace, "verification": self.verification,
+        }
+
+    def to_json(self, **kw) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, **kw)
+
+    def _repr_markdown_(self) -> str:  # notebooks
+        out = [self.text.replace("\n", "  \n"), "", "**Retrieved sections**", ""]
+        out += [f"{s.rank}. `{s.doc}#{s.node_id}` {s.breadcrumb} (lines {s.line_start}-{s.line_end})" for s in self.sections]
+        return "\n".join(out)
+
+
+class Synthesizer(Protocol):
+    name: str
+
+    def synthesize(self, question: str, sections: list[Section]) -> tuple[str, dict]: ...
+
+
+def _units(section: Section) -> list[tuple[int, str]]:
+    """(source line, passage) pieces of a section: table rows whole, prose split into sentences."""
+    out = []
+    numbers = section.line_numbers or (section.line_start,) * len(section.text.split("\n"))
+    for ln, raw in zip(numbers, section.text.split("\n")):
+        s = raw.strip()
+        if not ln or not s or s.startswith("#") or set(s) <= set("|-: "):
+            continue
+        if s.startswith("|"):
+            out.append((ln, s))
+        else:
+            out.extend((ln, sent) for sent in sentences(s))
+    return out
+
+
+class ExtractiveSynthesizer:
+    """Quote the best-matching sentences and table rows of each section (offline, deterministic).
+
+    Args:
+        per_section: passages quoted per section.
+        max_chars: cap on one quoted passage.
+        image_threshold / max_images: images of the sections shown with the answer
+            (:func:`ppkit.images.select_images`; ``max_images=0`` shows none).
+    """
+
+    name = "extractive"
+
+    def __init__(self, per_section: int = 3, max_chars: int = 400, *, image_threshold: float | None = None,
+                 max_images: int = 3):
+        self.per_section = per_section
+        self.max_chars = max_chars
+        self.image_threshold = image_threshold
+        self.max_images = max_images
+
+    def synthesize(self, question: str, sections: list[Section]) -> tuple[str, dict]:
+        # a ratio is quoted through the line items it is computed from (quick ratio -> current assets...)
+        q = set(stems(question + " " + expand_terms(question)))
+        pieces = [(s, ln, p, set(stems(p))) for s in sections for ln, p in _units(s)]
+        df = Counter(t for *_, st in pieces for t in st)
+        n = max(1, len(pieces))
+        out = [EXTRACTIVE_NOTE, ""]
+        quoted = 0
+        for s in sections:
+            scored = []
+            for sec, ln, p, st in pieces:
+                if sec is not s:
+                    continue
+                score = sum(math.log(1 + n / df[t]) for t in q & st)
+                if score > 0:
+                    scored.append((score, ln, p))
+            best = sorted(scored, key=lambda x: (-x[0], x[1]))[: self.per_section]
+            out.append(f"From {s.breadcrumb} ({s.doc}, lines {s.line_start}-{s.line_end}):")
+            if not best:
+                out.append("  (no sentence in this section shares terms with the question)")
+            for _, ln, p in sorted(best, key=lambda x: x[1]):
+                p = p if len(p) <= self.max_chars else p[: self.max_chars] + "…"
+                out.append(f"  - line {ln}: {p}")
+                quoted += 1
+            out.append("")
+        out.append("Sources:")
+        out += [f"- {s.breadcrumb} (ID: {s.node_id})" for s in sections]
+        images, image_info = self._images(question, sections)
+        return "\n".join(out), {"passages_quoted": quoted, "images": images, **image_info}
+
+    def _images(self, question: str, sections: list[Section]) -> tuple[list[dict], dict]:
+        """The images to show (records) and, for the trace, every candidate image's score."""
+        from .images import DEFAULT_THRESHOLD, score_images, select_images
+
+        threshold = DEFAULT_THRESHOLD if self.image_threshold is None else self.image_threshold
+        scored = score_images(question, sections)
+        chosen = select_images(question, sections, threshold=threshold, max_images=self.max_images, scored=scored)
+        scored = [{"doc": c.section.doc, "path": c.image.path, "score": c.score, "reason": c.reason}
+                  for c in scored[:10]]  # the best ten, for the trace
+        return [image_record(c.section, c.image) for c in chosen], {"image_threshold": threshold,
+                                                                     "image_scores": scored}
+
+
+def ask(index, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
+        synthesizer=None, retrieval: Retrieval | None = None, history=None, verify: bool = True, **kw) -> Answer:
+    """Retrieve the top-k sections for ``question`` and synthesize a cited Answer.
+
+    ``history`` (earlier turns, oldest first) rewrites a follow-up into a standalone
+    question first (:mod:`ppkit.conversation`); ``verify`` checks the answer's numbers,
+    quotes and citations against the sections (:mod:`ppkit.verify`) into ``Answer.verification``.
+
+    >>> print(index.ask("What is AMD's quick ratio for FY2022?"))  # doctest: +SKIP
+    """
+    synthesizer = synthesizer or ExtractiveSynthesizer()  # the pipeline passes Gemini's when online
+    if isinstance(retrieval, str):  # a stage-1 mode ("dense" | "bm25" | "hybrid"), not a Retrieval
+        kw["retrieval"], retrieval = retrieval, None
+    rewrite = None
+    if history:
+        from .conversation import rewrite_question
+
+        rewrite = rewrite_question(index, question, history)
+        question = rewrite.question
+    r = retrieval or retrieve(index, question, k, docs=docs, reranker=reranker, **kw)
+    t0 = time.perf_counter()
+    calls_before = len(getattr(synthesizer, "calls", []))
+    text, info = synthesizer.synthesize(question, r.sections)
+    images = info.pop("images", [])
+    trace = {**r.trace, "synthesizer": synthesizer.name, "synthesis": info,
+             "candidates": [c.to_dict() for c in r.candidates]}
+    trace["seconds"] = {**r.trace["seconds"], "synthesize": round(time.perf_counter() - t0, 4)}
+    trace["model_calls"] = r.trace.get("model_calls", []) + list(getattr(synthesizer, "calls", []))[calls_before:]
+    mode = "extractive" if synthesizer.name == "extractive" else synthesizer.name
+    if rewrite is not None:
+        trace["rewrite"] = rewrite.to_dict()
+    verification = None
+    if verify:
+        from .verify import verify_answer
+
+        verification = verify_answer(text, r.sections)
+    return Answer(question, text, r.sections, mode, images, trace, verification)
+
+
+def image_record(section: Section, image: Image) -> dict:
+    """The plain-dict form of an image chosen for an answer."""
+    return {"path": image.path, "label": image.label or image.alt, "doc": section.doc, "node_id": section.node_id,
+            "breadcrumb": section.breadcrumb, "resolved": image.resolved, **({"kind": image.kind} if image.kind else {})}

@@ -1,0 +1,148 @@
+"""The Gemini synthesizer: a grounded answer from the sections, citing breadcrumbs.
+
+The online twin of :class:`ppkit.answer.synth.ExtractiveSynthesizer` (same ``synthesize``
+interface): the sections go inside XML-delimited blocks, the model answers only from
+them and cites breadcrumbs under ``Sources:``; images are asked for with
+``[SHOW: file | label]`` markers (:mod:`ppkit.answer.markers`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from ..llm.parts import GeminiPart
+
+__all__ = ["GeminiSynthesizer", "parse_sources", "NO_ANSWER"]
+
+# --------------------------------------------------------------------------- synthesis
+
+NO_ANSWER = "The provided sections do not contain the answer."
+
+_SYNTH_SYSTEM = f"""You answer questions about documents using ONLY the sections given inside <section> blocks.
+Each block names its document, section id, breadcrumb (its place in the document) and source line range.
+Rules:
+- Use only facts stated in the sections; do not use outside knowledge. If you compute something, show
+  the figures you used and where they come from.
+- If the sections do not contain the answer, say exactly: "{NO_ANSWER}" and then say what is missing.
+- End with a line "Sources:" followed by one line per section you used, written
+  "- <breadcrumb> (ID: <section id>)", copying the breadcrumb and id from the block."""
+
+_IMAGES_RULE = """- After the sections, the prompt lists the images they contain. To show one that directly
+  illustrates the answer, write its [SHOW: <file> | <label>] marker on its own line (see
+  ppkit.image_markers); never name an image that is not listed."""
+
+_SOURCE_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*(?P<bc>.*?)\s*\(\s*(?:ID|Id|id|node|Node)?\s*[:#]?\s*"
+                          r"(?:(?P<doc>[^()#:]+)#)?(?P<id>\d{1,4})\s*\)\s*\.?\s*$")
+# "Sources:", "**Sources:**", "## Sources" (a colon, or nothing else on the line); group 2: text after the colon
+_HEADER = re.compile(r"^\s*[*_#]*\s*(sources?|images?)\s*[*_]*\s*(?::\s*[*_]*\s*(.*)|[*_]*\s*)$", re.I)
+
+
+def parse_sources(text: str, sections=()) -> list[dict]:
+    """The sources cited under the last ``Sources:`` line of an answer.
+
+    Args:
+        text: the answer.
+        sections: the :class:`ppkit.retrieve.Section` objects sent; a cited id is matched
+            to one of them by id (and document, from the breadcrumb's first element).
+
+    Returns:
+        ``[{"node_id", "breadcrumb", "doc", "in_context"}]`` in citation order, without
+        duplicates; ``doc`` is None and ``in_context`` False for an id that was not sent.
+
+    >>> parse_sources("42.\\nSources:\\n- AMD > Item 8 (ID: 0085)")[0]["node_id"]
+    '0085'
+    """
+    lines = text.split("\n")
+    start = None
+    for i, ln in enumerate(lines):
+        m = _HEADER.match(ln)
+        if m and m.group(1).lower().startswith("source"):
+            start = i
+    if start is None:
+        return []
+    first = _HEADER.match(lines[start]).group(2) or ""
+    body = ([first] if first.strip() else []) + lines[start + 1 :]
+    out, seen = [], set()
+    for ln in body:
+        m = _SOURCE_LINE.match(ln)
+        if not m:
+            continue
+        nid = m.group("id").zfill(4)
+        bc = m.group("bc").strip().strip("*_`\"'").strip()
+        doc_hint = (m.group("doc") or (bc.split(" > ", 1)[0] if bc else "")).strip()
+        match = [s for s in sections if s.node_id == nid]
+        if len(match) > 1:  # the same id in two documents: the breadcrumb says which
+            match = [s for s in match if s.doc == doc_hint] or match[:1]
+        sec = match[0] if match else None
+        key = (sec.doc if sec else doc_hint, nid)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append({"node_id": nid, "breadcrumb": bc or (sec.breadcrumb if sec else ""),
+                    "doc": sec.doc if sec else None, "in_context": sec is not None})
+    return out
+
+
+class GeminiSynthesizer(GeminiPart):
+    """A grounded answer by Gemini from the retrieved sections, citing them under ``Sources:``.
+
+    Args:
+        config: a :class:`ppkit.Config`.
+        client: a :class:`ppkit.llm.GeminiClient` (default: made from ``config`` on first use).
+
+    ``synthesize`` returns ``(text, info)``; ``info`` has ``sources`` (the parsed citations,
+    see :func:`parse_sources`), ``answered`` (False when the model said the sections do not
+    contain the answer), ``images`` (those it chose), token counts and ``notes`` (e.g. a
+    cited id that was not sent).
+
+    Raises:
+        LLMError: the call failed after its retries (no answer is invented).
+    """
+
+    name = "gemini"
+    role = "synthesize"
+
+    def __repr__(self) -> str:
+        return f"GeminiSynthesizer(model={self.config.gemini_model!r})"
+
+    def system(self, sections=()) -> str:
+        """The system instruction (with the image rule when a section has images it can show)."""
+        from .markers import image_catalogue
+
+        if image_catalogue(sections):
+            return _SYNTH_SYSTEM + "\n" + _IMAGES_RULE
+        return _SYNTH_SYSTEM
+
+    def prompt(self, question: str, sections) -> str:
+        """The user prompt: the sections in XML-delimited blocks, then the question."""
+        blocks = []
+        for s in sections:
+            attrs = (f'id="{s.node_id}" doc="{html.escape(s.doc)}" breadcrumb="{html.escape(s.breadcrumb)}" '
+                     f'lines="{s.line_start}-{s.line_end}"' + (' trimmed="true"' if s.trimmed else ""))
+            body = s.text.replace("</section>", "&lt;/section&gt;")  # a block cannot be closed from inside
+            blocks.append(f"<section {attrs}>\n{body}\n</section>")
+        from .markers import image_catalogue, marker_instructions
+
+        images = f"\n\n{marker_instructions(sections)}" if image_catalogue(sections) else ""
+        return "<sections>\n" + "\n".join(blocks) + f"\n</sections>{images}\n\nQuestion: {question}"
+
+    def synthesize(self, question: str, sections) -> tuple[str, dict]:
+        self.last_notes = []
+        from .markers import parse_markers
+
+        res = self._generate(self.prompt(question, sections), system=self.system(sections), temperature=0.0)
+        # [SHOW: file | label] markers are checked against the sections' images and taken out of the text
+        shown = parse_markers(res.text.strip(), sections)
+        text = shown.text
+        sources = parse_sources(text, sections)
+        notes = list(shown.notes) + [f"cited {c['breadcrumb'] or c['node_id']} (ID {c['node_id']}), which was not among the sections sent"
+                 for c in sources if not c["in_context"]]
+        if not sources and NO_ANSWER not in text:
+            notes.append("the answer cites no sources")
+        self.last_notes = notes
+        info = {"model": res.model, "sources": sources, "answered": NO_ANSWER not in text,
+                "images": shown.images, "tokens_in": res.tokens_in, "tokens_out": res.tokens_out,
+                "cached": res.cached, "sections_sent": len(sections),
+                "context_chars": sum(len(s.text) for s in sections), "notes": notes}
+        return text, info

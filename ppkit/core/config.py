@@ -1,0 +1,161 @@
+"""Where things are, and which parts the pipeline uses.
+
+One module knows the paths (project root, data, figures, cache), built from
+``Path(__file__)`` and overridable by the environment:
+
+* ``PPKIT_DATA_DIR``  - the reference corpora (see :mod:`ppkit.data`)
+* ``PPKIT_CACHE_DIR`` - generated indexes and the LLM response cache
+* ``PPKIT_FIGURES_DIR`` - where plots are written
+* ``PPKIT_OFFLINE=1`` - never use Gemini even when a key is set
+* ``GEMINI_API_KEY`` / ``GOOGLE_API_KEY`` - switch the LLM roles online
+
+Nothing here has side effects at import time: folders are created by the code
+that writes into them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+
+from .errors import ConfigError
+
+__all__ = ["PACKAGE_DIR", "project_root", "cache_dir", "figures_dir", "gemini_key", "offline_forced", "Config",
+           "RETRIEVAL_MODES"]
+
+RETRIEVAL_MODES = ("dense", "bm25", "hybrid")  # stage-1 recall
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the ppkit package folder
+
+
+def project_root() -> Path | None:
+    """The checkout this package runs from, or None for an installed wheel."""
+    root = PACKAGE_DIR.parent
+    return root if (root / "pyproject.toml").is_file() else None
+
+
+def cache_dir() -> Path:
+    """Generated indexes and caches: ``$PPKIT_CACHE_DIR``, else ``<checkout>/.ppkit``, else ``~/.cache/ppkit``."""
+    env = os.environ.get("PPKIT_CACHE_DIR")
+    if env:
+        return Path(env).expanduser()
+    root = project_root()
+    if root is not None:
+        return root / ".ppkit"
+    return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "ppkit"
+
+
+def figures_dir() -> Path:
+    """Where plots go: ``$PPKIT_FIGURES_DIR``, else ``<checkout>/figures``, else the cache."""
+    env = os.environ.get("PPKIT_FIGURES_DIR")
+    if env:
+        return Path(env).expanduser()
+    root = project_root()
+    return (root / "figures") if root is not None else cache_dir() / "figures"
+
+
+def offline_forced() -> bool:
+    """``PPKIT_OFFLINE`` is set (to anything but ``0``/``false``/``no``): never go online."""
+    return os.environ.get("PPKIT_OFFLINE", "").strip().casefold() not in ("", "0", "false", "no")
+
+
+def gemini_key() -> str | None:
+    """The Gemini key from the environment, unless ``PPKIT_OFFLINE`` is set."""
+    if offline_forced():
+        return None
+    return os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None
+
+
+def _env_int(name: str, default: int) -> int:
+    v = os.environ.get(name)
+    if v is None or v.strip() == "":
+        return default
+    try:
+        return int(v)
+    except ValueError:
+        raise ConfigError(f"{name}={v!r} is not an integer") from None
+
+
+@dataclass(frozen=True)
+class Config:
+    """Which parts the pipeline uses and their settings: every switch is a field.
+
+    ``Config()`` is the offline default. :meth:`from_env` is the one place that reads the
+    ``PPKIT_*`` variables and the Gemini key; the entry points (``ppkit`` commands,
+    :func:`ppkit.build_index`, :func:`ppkit.load_index`, :func:`ppkit.reference_index`) call
+    it when no Config is given and pass the result down.
+
+    Attributes:
+        online: the LLM roles run on Gemini (``from_env``: a key is set and ``PPKIT_OFFLINE``
+            is not). Each role can be kept offline on its own with the ``*_online`` fields.
+        embedder: ``"local"`` (MiniLM shipped in a wheel), ``"gemini"``, or ``"hash"``
+            (a tiny deterministic embedder for plumbing tests only).
+        chunk_size / chunk_overlap: characters per chunk and overlap between chunks.
+        recall_chunks: stage-1 chunk recall (200 in the reference).
+        candidates: sections kept after dedup (50 in the reference).
+        k: sections handed to the synthesizer.
+        section_budget: characters of one section sent to the synthesizer.
+        retrieval: stage-1 recall: ``"dense"``, ``"bm25"`` or ``"hybrid"``.
+        strip_names: search with the question minus the names that became document filters
+            (measured worse on the 10-Ks, so off).
+        noise_online / analyze_online / rerank_online / synth_online / rewrite_online: per LLM
+            role, whether it runs online when ``online`` is true.
+        gemini_model / gemini_embed_model / gemini_embed_dim / gemini_base_url: the Gemini settings
+            (``gemini_base_url`` points the client at another server, e.g. the tests' own).
+    """
+
+    online: bool = False
+    embedder: str = "local"
+    chunk_size: int = 2000
+    chunk_overlap: int = 200
+    recall_chunks: int = 200
+    candidates: int = 50
+    k: int = 5
+    section_budget: int = 6000
+    retrieval: str = "dense"
+    strip_names: bool = False
+    noise_online: bool = True
+    analyze_online: bool = True
+    rerank_online: bool = True
+    synth_online: bool = True
+    rewrite_online: bool = True
+    gemini_model: str = "gemini-2.5-flash"
+    gemini_embed_model: str = "gemini-embedding-001"
+    gemini_embed_dim: int = 1536
+    gemini_base_url: str | None = None
+
+    def __post_init__(self):
+        if self.retrieval not in RETRIEVAL_MODES:
+            raise ConfigError(f"retrieval={self.retrieval!r}: use one of {', '.join(RETRIEVAL_MODES)}")
+
+    @classmethod
+    def from_env(cls, **overrides) -> Config:
+        """Defaults from the environment, then ``overrides``.
+
+        Reads ``PPKIT_OFFLINE``, ``GEMINI_API_KEY``/``GOOGLE_API_KEY`` (online when a key is set),
+        ``PPKIT_EMBEDDER``, ``PPKIT_K``, ``PPKIT_SECTION_BUDGET``, ``PPKIT_RETRIEVAL``,
+        ``PPKIT_GEMINI_MODEL`` and ``PPKIT_GEMINI_BASE_URL``.
+        """
+        unknown = sorted(set(overrides) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ConfigError(f"unknown Config field(s) {unknown}; the fields are: "
+                              + ", ".join(f.name for f in fields(cls)))
+        cfg = cls(
+            online=gemini_key() is not None,
+            embedder=os.environ.get("PPKIT_EMBEDDER", "local"),
+            k=_env_int("PPKIT_K", 5),
+            section_budget=_env_int("PPKIT_SECTION_BUDGET", 6000),
+            retrieval=os.environ.get("PPKIT_RETRIEVAL", "dense") or "dense",
+            gemini_model=os.environ.get("PPKIT_GEMINI_MODEL", "gemini-2.5-flash"),
+            gemini_base_url=os.environ.get("PPKIT_GEMINI_BASE_URL") or None,
+        )
+        return replace(cfg, **{k: v for k, v in overrides.items() if k != "online" or v is not None})
+
+    @property
+    def use_gemini(self) -> bool:
+        """True when the LLM roles run online."""
+        return self.online
+
+    def to_dict(self) -> dict:
+        return asdict(self)

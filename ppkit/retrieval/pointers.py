@@ -1,0 +1,80 @@
+"""Following the pointers: each chosen section's text, read from its hash-checked source.
+
+A section larger than the per-section budget is trimmed to its heading plus the chunks
+most similar to the question, in document order, ``[…]`` marking each cut; the trim is
+recorded on the :class:`ppkit.retrieval.types.Section` (``trimmed``, ``sent_ranges``,
+``chars_total``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .recall import rendered_lines
+from .types import Candidate, Section
+
+__all__ = ["load_sections"]
+
+
+def _trim(index, doc: str, node_id: str, a: int, b: int, qv: np.ndarray | None,
+          budget: int) -> tuple[list[tuple[int, str]], tuple, bool, int]:
+    """The section's rendered text within ``budget`` characters: its heading plus its chunks most
+    similar to the question, in document order, ``[…]`` marking each cut.
+
+    Returns (numbered lines sent, line ranges sent, trimmed?, characters of the whole section).
+    """
+    full = rendered_lines(index, doc, a, b)
+    full_chars = sum(len(t) + 1 for _, t in full) - 1
+    if full_chars <= budget:
+        return full, ((a, b),), False, full_chars
+    chunks = index.chunks_of(doc, node_id)
+    chosen: list = []
+    used = len(full[0][1]) + 1
+    if chunks and qv is not None:
+        sims = index.store.vectors(np.asarray([c.chunk_id for c in chunks], dtype=np.int64)) @ qv
+        for j in np.argsort(-sims):
+            c = chunks[int(j)]
+            size = len(c.body) + 6
+            if used + size <= budget:
+                chosen.append(c)
+                used += size
+    if not chosen:  # no chunk fits (or no chunk geometry): keep the head, line by line
+        out, used = [], 0
+        for ln, t in full:
+            if used + len(t) + 1 > budget and out:
+                break
+            out.append((ln, t))
+            used += len(t) + 1
+        return out + [(0, "[…]")], ((a, out[-1][0]),), True, full_chars
+    chosen.sort(key=lambda c: c.line_start)
+    # merge overlapping line ranges (the heading line first), then render them from the source
+    ranges: list[list[int]] = [[a, a]]
+    for c in chosen:
+        if c.line_start <= ranges[-1][1] + 1:
+            ranges[-1][1] = max(ranges[-1][1], c.line_end)
+        else:
+            ranges.append([c.line_start, c.line_end])
+    out: list[tuple[int, str]] = []
+    for x, y in ranges:
+        if out:
+            out.append((0, "[…]"))
+        out.extend(rendered_lines(index, doc, x, y))
+    if y < b:
+        out.append((0, "[…]"))
+    return out, tuple((x, y) for x, y in ranges), True, full_chars
+
+
+def load_sections(index, chosen: list[Candidate], *, budget: int, query_vec: np.ndarray | None = None) -> list[Section]:
+    """Follow the pointers: read each chosen section from its (hash-checked) source."""
+    out = []
+    for rank, c in enumerate(chosen, start=1):
+        a, b = index.units(c.doc)[c.node_id]
+        numbered, ranges, trimmed, full_chars = _trim(index, c.doc, c.node_id, a, b, query_vec, budget)
+        text = "\n".join(t for _, t in numbered)
+        tree = index.trees[c.doc]
+        images = tuple(im for n in tree.nodes.values() if a <= n.line_start <= b for im in n.images
+                       if any(x <= im.line <= y for x, y in ranges))
+        score = c.stage2_score if c.stage2_score is not None else c.stage1_score
+        out.append(Section(c.doc, c.node_id, c.breadcrumb, a, b, text, rank, float(score), ranges,
+                           full_chars, trimmed, images, tuple(ln for ln, _ in numbered)))
+    return out

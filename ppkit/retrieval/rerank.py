@@ -1,0 +1,219 @@
+"""Stage 2: re-rank the candidate sections by where they live and what they say.
+
+A re-ranker is any object with ``name`` and ``rerank(question, candidates) ->
+candidates`` (same shape in and out, best first, ``stage2_score`` filled in).
+
+:class:`StructuralReranker` is the offline default. For each of the (up to 50)
+candidates it computes a few general features and adds their z-scores with fixed
+weights (never tuned to particular questions):
+
+* ``dense``    - the stage-1 evidence: best chunk similarity and the mean of the
+  section's top chunk similarities;
+* ``hits``     - how many of the recalled chunks fall in the section (log);
+* ``path_sem`` - cosine similarity of the question and the breadcrumb path;
+* ``path_lex`` - share of the question's (idf-weighted) stems found in the path;
+* ``text_lex`` - BM25 of the question over the candidate sections' full text
+  (idf over the candidates), which rewards exact line items and terms that a
+  256-token embedder truncated away;
+* ``numeric``  - for quantitative questions, the density of numeric table rows;
+* ``statement`` - the breadcrumb names the primary financial statement that reports a
+  concept the question asks about (current ratio -> balance sheet / statement of
+  financial position; operating margin -> statement of operations; capex, dividends
+  paid -> statement of cash flows). General accounting knowledge, the kind an LLM
+  re-ranker brings; it is zero on documents without such statements;
+* ``anchor``   - when the question names an anchor ("Figure 5", "Table I", "Eq. 3",
+  "Section 4.2"), 2 if the section defines it, 1 if it mentions or encloses it
+  (:mod:`ppkit.anchors`). It is not added to the score: sections with an anchor are
+  put first, in score order (:func:`ppkit.anchors.apply_anchor_priority`).
+
+The Gemini re-ranker (:class:`ppkit.retrieval.rerank_gemini.GeminiReranker`) asks the model to
+pick from the numbered breadcrumb list, like the reference system.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import replace
+from typing import Protocol
+
+import numpy as np
+
+from ..core.text import stems
+from ..documents.anchors import anchor_tiers
+from .types import Candidate
+
+__all__ = ["Reranker", "StructuralReranker", "Stage1Reranker"]
+
+
+class Reranker(Protocol):
+    name: str
+
+    def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]: ...
+
+
+class Stage1Reranker:
+    """No re-ranking: stage-1 order (the ablation baseline)."""
+
+    name = "stage1-order"
+    uses_search_text = True
+
+    def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]:
+        return [replace(c, stage2_score=c.stage1_score) for c in candidates]
+
+
+# Which primary financial statement reports a concept (general accounting knowledge, the kind an
+# LLM re-ranker brings): statement -> (question concepts, breadcrumb pattern of that statement).
+_STATEMENTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
+    "balance": (
+        re.compile(r"\b(current ratio|quick ratio|acid.test|current assets|current liabilities|total assets|"
+                   r"total liabilities|balance sheets?|working capital|inventor(y|ies)|goodwill|intangible assets|"
+                   r"(total )?equity|debt.to.equity|leverage|total debt|book value|receivables|payables)\b", re.I),
+        re.compile(r"balance sheets?|statements? of (consolidated )?financial (position|condition)", re.I)),
+    "operations": (
+        re.compile(r"\b(revenues?|net sales|sales|gross (margin|profit)|operating (margin|income|profit|loss)|"
+                   r"net (income|earnings|loss)|earnings per share|eps|cost of (sales|revenue|goods)|"
+                   r"operating expenses|income statement)\b", re.I),
+        re.compile(r"statements? of (consolidated )?(operations|income|earnings)|^(consolidated )?income statements?", re.I)),
+    "cash_flows": (
+        re.compile(r"\b(cash flows?|operating cash|free cash|cash (provided|used|generated)|capital expenditures?|"
+                   r"capex|dividends? paid|(share|stock) repurchases?|buybacks?|financing activities|"
+                   r"investing activities|operating activities|net change in cash|change in cash)\b", re.I),
+        re.compile(r"statements? of (consolidated )?cash flows?", re.I)),
+}
+
+
+_STATEMENT_TITLE = re.compile(r"^(the )?(consolidated |combined )?(?P<name>.+?)(\s*\(continued\))?\W*$", re.I)
+
+
+def statement_kind(title: str) -> str | None:
+    """Which primary statement a section title names, if any (``"Consolidated Balance Sheets"`` -> ``"balance"``).
+
+    Only titles that *are* a statement count; "Selected Income Statement Data" is not one.
+    """
+    m = _STATEMENT_TITLE.match(title.strip())
+    name = m.group("name") if m else title
+    for kind, (_, pattern) in _STATEMENTS.items():
+        hit = pattern.match(name)
+        if hit and hit.end() >= len(name) - 1:
+            return kind
+    return None
+
+
+def statements_asked(question: str) -> set[str]:
+    """The statement kinds that report concepts the question asks about."""
+    return {kind for kind, (concepts, _) in _STATEMENTS.items() if concepts.search(question)}
+
+
+def _statement_match(question: str, breadcrumb: str) -> float:
+    """1.0 when the section is a primary statement that reports a concept the question asks for."""
+    kind = statement_kind(breadcrumb.split(" > ")[-1])
+    return float(kind is not None and kind in statements_asked(question))
+
+
+_QUANT = re.compile(r"\b(ratio|margin|percent|percentage|%|how much|how many|total|amount|growth|rate|compute|"
+                    r"calculate|change|increase|decrease|revenue|income|cash|expense|cost|eps|dividend|share)\b", re.I)
+
+
+def _z(v: np.ndarray) -> np.ndarray:
+    sd = v.std()
+    return (v - v.mean()) / sd if sd > 1e-9 else np.zeros_like(v)
+
+
+def _bm25(query: list[str], docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
+    """BM25 (Robertson & Zaragoza 2009) of one query over a small set of documents, idf from that set."""
+    n = len(docs)
+    if n == 0:
+        return np.zeros(0)
+    df = Counter(t for d in docs for t in set(d))
+    avg = sum(len(d) for d in docs) / n or 1.0
+    out = np.zeros(n)
+    q = set(query)
+    for i, d in enumerate(docs):
+        tf = Counter(d)
+        s = 0.0
+        for t in q:
+            f = tf.get(t, 0)
+            if f:
+                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                s += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len(d) / avg))
+        out[i] = s
+    return out
+
+
+def _numeric_density(text: str) -> float:
+    rows = [ln for ln in text.split("\n") if ln.lstrip().startswith("|")]
+    if not rows:
+        return 0.0
+    numeric = sum(1 for r in rows if re.search(r"\d[\d,]{2,}", r))
+    return numeric / max(1, len(text.split("\n")))
+
+
+class StructuralReranker:
+    """Offline structural re-ranker over breadcrumb, snippet/text and stage-1 evidence.
+
+    Args:
+        embedder: used for the breadcrumb similarity (``None`` skips that feature).
+        weights: feature -> weight; see the module docstring for the features.
+    """
+
+    name = "structural"
+    uses_search_text = True  # retrieve() hands it the question without the names that became filters
+    DEFAULT_WEIGHTS = {"dense": 1.0, "hits": 0.3, "path_sem": 0.6, "path_lex": 0.5, "text_lex": 0.8, "numeric": 0.3,
+                       "statement": 0.8, "anchor": 0.0}  # anchor: a priority, not a weight
+
+    def __init__(self, embedder=None, weights: dict[str, float] | None = None):
+        self.embedder = embedder
+        self.weights = {**self.DEFAULT_WEIGHTS, **(weights or {})}
+        self._path_vecs: dict[str, np.ndarray] = {}  # breadcrumb (without doc) -> vector
+        self.calls: list = []
+        self.last_notes: list[str] = []
+
+    def __repr__(self) -> str:
+        return f"StructuralReranker(weights={self.weights})"
+
+    def _paths(self, paths: list[str]) -> np.ndarray:
+        missing = [p for p in dict.fromkeys(paths) if p not in self._path_vecs]
+        if missing:
+            for p, v in zip(missing, self.embedder.embed_documents(missing)):
+                self._path_vecs[p] = v
+        return np.stack([self._path_vecs[p] for p in paths])
+
+    def features(self, question: str, candidates: list[Candidate]) -> dict[str, np.ndarray]:
+        """The raw feature values (one array per feature, aligned with ``candidates``)."""
+        n = len(candidates)
+        paths = [c.breadcrumb.split(" > ", 1)[1] if " > " in c.breadcrumb else c.breadcrumb for c in candidates]
+        q_stems = stems(question)
+        feats: dict[str, np.ndarray] = {
+            "dense": np.array([c.stage1_score + 0.5 * np.mean(c.chunk_scores[:3]) for c in candidates]),
+            "hits": np.log1p([c.chunk_hits for c in candidates]),
+        }
+        if self.embedder is not None:
+            qv = self.embedder.embed_query(question)
+            feats["path_sem"] = self._paths(paths) @ qv
+        # idf of question stems over the candidates' paths
+        path_stems = [set(stems(p)) for p in paths]
+        df = Counter(t for s in path_stems for t in s)
+        idf = {t: math.log(1 + n / (1 + df[t])) for t in set(q_stems)}
+        total = sum(idf.values()) or 1.0
+        feats["path_lex"] = np.array([sum(idf[t] for t in set(q_stems) if t in s) / total for s in path_stems])
+        feats["text_lex"] = _bm25(q_stems, [stems(c.text) for c in candidates])
+        quant = bool(_QUANT.search(question))
+        feats["numeric"] = np.array([_numeric_density(c.text) if quant else 0.0 for c in candidates])
+        feats["statement"] = np.array([_statement_match(question, c.breadcrumb) for c in candidates])
+        feats["anchor"] = np.array(anchor_tiers(question, candidates), dtype=float)
+        return feats
+
+    def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]:
+        if not candidates:
+            return []
+        feats = self.features(question, candidates)
+        score = np.zeros(len(candidates))
+        for name, v in feats.items():
+            score += self.weights.get(name, 0.0) * _z(np.asarray(v, dtype=float))
+        out = [replace(c, stage2_score=round(float(s), 4),
+                       features={k: round(float(v[i]), 4) for k, v in feats.items()})
+               for i, (c, s) in enumerate(zip(candidates, score))]
+        # sections holding an anchor the question names first; stable: ties keep stage-1 order
+        return sorted(out, key=lambda c: (-c.features.get("anchor", 0.0), -c.stage2_score, c.stage1_rank))
