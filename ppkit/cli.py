@@ -18,19 +18,25 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from .bench.cli import add_bench_parser, run_bench
+from .core.config import Config
+from .core.errors import PpkitError
+from .core.progress import progress_bar
+from .documents.extract import extract_pdf
+from .documents.tree import build_tree
+from .documents.treecheck import check_tree, format_report
+from .indexing.index import default_index_dir
+from .pipeline import build_index, load_index
+
 __all__ = ["main"]
 
 
 def _cmd_tree(args, cfg) -> int:
-    from .documents.tree import build_tree
-
     tree = build_tree(args.file, args.name)
     if args.json:
         print(json.dumps(tree.to_dict(), ensure_ascii=False, indent=1))
         return 0
     if getattr(args, "check", False):
-        from .documents.treecheck import check_tree, format_report
-
         print(format_report(check_tree(tree, Path(args.file))))
         return 0
     print(f"{tree.doc}: {len(tree) - 1} headings, {tree.n_lines} lines, sha256 {tree.sha256[:12]}…")
@@ -42,9 +48,6 @@ def _cmd_tree(args, cfg) -> int:
 
 
 def _cmd_extract(args, cfg) -> int:
-    from .core.progress import progress_bar
-    from .documents.extract import extract_pdf
-
     for pdf in progress_bar(args.pdfs, desc="documents", disable=len(args.pdfs) < 2):
         ex = extract_pdf(pdf, args.out, pages=args.pages, backend=args.backend, progress=not args.quiet)
         pm = ex.page_map
@@ -56,9 +59,6 @@ def _cmd_extract(args, cfg) -> int:
 
 
 def _cmd_index(args, cfg) -> int:
-    from .indexing.index import default_index_dir
-    from .pipeline import build_index
-
     if args.embedder:
         cfg = replace(cfg, embedder=args.embedder)
     folder = Path(args.index) if args.index else default_index_dir()
@@ -76,8 +76,6 @@ def _cmd_index(args, cfg) -> int:
 
 
 def _cmd_ask(args, cfg) -> int:
-    from .pipeline import load_index
-
     index = load_index(args.index, config=cfg)
     docs = [index.resolve_doc(d) for d in args.doc] if args.doc else None
     extra = {"retrieval": args.retrieval} if getattr(args, "retrieval", None) else {}
@@ -94,8 +92,6 @@ def _cmd_ask(args, cfg) -> int:
 
 
 def _cmd_bench(args, cfg) -> int:
-    from .bench.cli import run_bench
-
     return run_bench(args, cfg)
 
 
@@ -141,12 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--retrieval", choices=["dense", "bm25", "hybrid"], help="stage-1 recall (default dense)")
     a.set_defaults(func=_cmd_ask)
 
-    try:
-        from .bench.cli import add_bench_parser
-    except ImportError:
-        add_bench_parser = None
-    if add_bench_parser is not None:
-        add_bench_parser(sub, _cmd_bench)
+    add_bench_parser(sub, _cmd_bench)
     return p
 
 
@@ -157,9 +148,6 @@ def main(argv: list[str] | None = None) -> int:
     what to do and returns 2; anything else is a bug and shows its traceback.
     """
     args = build_parser().parse_args(argv)
-    from .core.config import Config
-    from .core.errors import PpkitError
-
     try:
         return int(args.func(args, Config.from_env()) or 0)
     except PpkitError as e:

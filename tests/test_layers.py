@@ -31,8 +31,9 @@ def module_files(root: Path = PACKAGE) -> dict[str, Path]:
     return out
 
 
-def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[tuple[str, int]]:
-    """The ppkit modules that ``module`` imports, with line numbers; every import statement counts."""
+def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[tuple[str, int, bool]]:
+    """The ppkit modules that ``module`` imports, with line numbers and whether the import is at the
+    module's top level; every import statement counts."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
@@ -51,7 +52,7 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> list[tuple[
             while t and t not in modules:
                 t = t.rpartition(".")[0]
             if t and t != module:
-                out.append((t, node.lineno))
+                out.append((t, node.lineno, node.col_offset == 0))
     return out
 
 
@@ -61,17 +62,21 @@ def layer_of(module: str) -> str:
 
 
 def violations(root: Path = PACKAGE) -> list[str]:
-    """Every upward import, import of the package face, ui<->bench import, and import cycle."""
+    """Every upward import, import of the package face, ui<->bench import, ppkit import inside a function,
+    and import cycle."""
     modules = module_files(root)
     graph: dict[str, set[str]] = {m: set() for m in modules}
     problems = []
     for m, path in modules.items():
         src = layer_of(m)
-        for target, line in imports_of(m, path, modules):
+        for target, line, top in imports_of(m, path, modules):
             dst = layer_of(target)
             where = f"{path.relative_to(root.parent)}:{line}"
             if src == "face":
                 continue
+            if not top:
+                problems.append(f"{where}: {m} imports {target} inside a function (import ppkit modules at the top; "
+                                "imports inside functions are for optional third-party packages)")
             if dst == "face":
                 problems.append(f"{where}: {m} imports the package face {target} (import the module instead)")
                 continue
@@ -81,7 +86,7 @@ def violations(root: Path = PACKAGE) -> list[str]:
             elif {src, dst} == {"ui", "bench"}:
                 problems.append(f"{where}: {m} ({src}) imports {target} ({dst}); ui and bench stay apart")
     problems += [f"import cycle: {' -> '.join(c)}" for c in cycles(graph)]
-    return problems
+    return list(dict.fromkeys(problems))  # one line per import statement
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -129,6 +134,14 @@ def test_imports_follow_the_layers():
     assert problems == [], "\n".join(problems)
 
 
+def test_every_module_imports():
+    """No import-time cycle hides behind the graph: each module imports on its own."""
+    import importlib
+
+    for m in module_files():
+        importlib.import_module(m)
+
+
 def _write(root: Path, rel: str, text: str) -> None:
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -158,12 +171,20 @@ def test_an_upward_import_inside_a_function_fails(toy):
     assert any("ppkit.core.text (core) imports ppkit.documents.tree (documents), a higher layer" in p
                for p in problems), problems
     assert any(p.startswith("import cycle: ppkit.core.text -> ppkit.documents.tree") for p in problems), problems
+    assert any("inside a function" in p for p in problems), problems
 
 
 def test_a_cycle_inside_one_layer_fails(toy):
     _write(toy, "documents/noise.py", "from .tree import words\n")
-    _write(toy, "documents/tree.py", "from ..core.text import words\n\ndef f():\n    from . import noise\n")
+    _write(toy, "documents/tree.py", "from ..core.text import words\nfrom . import noise\n")
     assert violations(toy) == ["import cycle: ppkit.documents.noise -> ppkit.documents.tree -> ppkit.documents.noise"]
+
+
+def test_a_ppkit_import_inside_a_function_fails(toy):
+    _write(toy, "pipeline.py", "def run():\n    from .documents.tree import words\n    return words('a b')\n")
+    assert violations(toy) == ["ppkit/pipeline.py:2: ppkit.pipeline imports ppkit.documents.tree inside a function "
+                               "(import ppkit modules at the top; imports inside functions are for optional "
+                               "third-party packages)"]
 
 
 def test_importing_the_face_fails(toy):

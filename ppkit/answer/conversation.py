@@ -2,7 +2,7 @@
 
 History is a list of earlier turns, oldest first; a turn is a question string, a dict
 with ``"question"`` (and optionally ``"answer"``), a chat message ``{"role": "user",
-"content": ...}`` (assistant messages are skipped), or an :class:`ppkit.synth.Answer`.
+"content": ...}`` (assistant messages are skipped), or an :class:`ppkit.answer.synth.Answer`.
 
 Offline (:func:`rewrite_offline`), with the query analyzer's filters:
 
@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.text import STOPWORDS, tokens
+from ..llm.client import GeminiClient, online_or_offline
 from ..retrieval.analyze import analyze_query
 
 __all__ = ["Rewrite", "rewrite_question", "rewrite_offline", "rewrite_online", "history_questions"]
@@ -130,8 +131,6 @@ def rewrite_online(index, question: str, history, *, client=None) -> Rewrite:
         ppkit.llm.LLMError: the call failed.
     """
     if client is None:
-        from ..llm.client import GeminiClient
-
         client = GeminiClient(config=index.config)
     past = history_questions(history)
     convo = "\n".join(f"User: {q}" for q in past[-6:])
@@ -155,8 +154,6 @@ def rewrite_question(index, question: str, history, *, online: bool | None = Non
         return Rewrite(question, question, "none", notes=["no history"])
     if not online:
         return rewrite_offline(index, question, history)
-    from ..llm.client import online_or_offline
-
     res, note = online_or_offline(lambda: rewrite_online(index, question, history, client=client),
                                   lambda: rewrite_offline(index, question, history), "rewrite")
     return res if note is None else Rewrite(res.question, question, res.rewriter, res.carried, res.notes + [note])

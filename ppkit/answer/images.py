@@ -29,8 +29,8 @@ DEFAULT_THRESHOLD = 0.3  # share of the question's (idf-weighted) terms found in
 class ImageChoice:
     """An image of a selected section with its match score against the question."""
 
-    section: object  # ppkit.retrieve.Section
-    image: object  # ppkit.tree.Image
+    section: object  # ppkit.retrieval.types.Section
+    image: object  # ppkit.documents.tree.Image
     score: float
     matched: tuple[str, ...] = ()  # question stems found in the label or context
     reason: str = ""  # "anchor", "match", or why it cannot be shown

@@ -8,8 +8,8 @@ takes the label from the tree, not from the model. :func:`visual_filter` optiona
 shows the chosen images themselves to the model to confirm they help.
 
 This module builds prompt text and checks replies; it makes no call itself except
-through ``ask`` / :class:`ppkit.llm.GeminiClient` in :func:`visual_filter`.
-Re-exported by :mod:`ppkit.images`.
+through ``ask`` / :class:`ppkit.llm.client.GeminiClient` in :func:`visual_filter`.
+Re-exported by :mod:`ppkit.documents.images`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..core.errors import MissingDependency
+from ..documents.images import read_image_bytes
+from ..llm.client import GeminiClient
+from .synth import image_record
 
 __all__ = ["image_catalogue", "marker_instructions", "MarkerResult", "parse_markers", "visual_filter",
            "VISUAL_PROMPT"]
@@ -72,8 +74,6 @@ def parse_markers(text: str, sections, *, max_images: int = 3) -> MarkerResult:
 
     >>> r = parse_markers("See below.\\n[SHOW: Galore/tables/fileoutpart157.png | Table 7]", answer.sections)  # doctest: +SKIP
     """
-    from .synth import image_record
-
     by_full, by_path = {}, {}  # "Doc/path" -> (section, image); "path" -> [(section, image)]
     for s in sections:
         for im in s.images:
@@ -118,7 +118,7 @@ VISUAL_PROMPT = ("Question: {question}\nThis image is {label!r} from the section
 
 
 def _gemini_ask(client=None):
-    """An ``ask(prompt, data, mime) -> str`` over :class:`ppkit.llm.GeminiClient`.
+    """An ``ask(prompt, data, mime) -> str`` over :class:`ppkit.llm.client.GeminiClient`.
 
     The client's ``generate`` must take ``images=[(bytes, mime)]`` (sent as inline
     parts before the prompt, their sha256 in the cache key); until it does, this says
@@ -127,12 +127,7 @@ def _gemini_ask(client=None):
     import inspect
 
     if client is None:
-        try:
-            from ..llm.client import GeminiClient
-        except ImportError as e:  # google-genai not installed
-            raise MissingDependency(f"the visual filter needs ppkit.llm and google-genai ({e}); install ppkit[gemini] "
-                              "or pass ask=callable(prompt, image_bytes, mime) -> str") from None
-        client = GeminiClient()
+        client = GeminiClient()  # says which extra to install when google-genai is missing
     if "images" not in inspect.signature(client.generate).parameters:
         raise NotImplementedError(
             "GeminiClient.generate takes text only, so it cannot show an image to the model; the visual filter "
@@ -150,14 +145,12 @@ def visual_filter(question: str, images: list[dict], *, ask=None, client=None) -
 
     Args:
         images: records from ``synth.image_record`` (already limited to the selected sections).
-        ask: ``ask(prompt, image_bytes, mime) -> str``; default: Gemini through ``ppkit.llm``.
+        ask: ``ask(prompt, image_bytes, mime) -> str``; default: Gemini through ``ppkit.llm.client``.
 
     Returns:
         (kept images, notes on each image dropped or not checked). An image that cannot
         be read is dropped; an unclear reply keeps the image (the text already chose it).
     """
-    from ..documents.images import read_image_bytes
-
     ask = ask or _gemini_ask(client)
     kept, notes = [], []
     for rec in images:

@@ -26,6 +26,9 @@ from ..core.text import expand_terms, sentences, stems
 from ..documents.tree import Image
 from ..retrieval.retrieve import retrieve
 from ..retrieval.types import Retrieval, Section
+from .conversation import rewrite_question
+from .images import DEFAULT_THRESHOLD, score_images, select_images
+from .verify import verify_answer
 
 __all__ = ["Answer", "Synthesizer", "ExtractiveSynthesizer", "ask", "EXTRACTIVE_NOTE"]
 
@@ -105,7 +108,7 @@ class ExtractiveSynthesizer:
         per_section: passages quoted per section.
         max_chars: cap on one quoted passage.
         image_threshold / max_images: images of the sections shown with the answer
-            (:func:`ppkit.images.select_images`; ``max_images=0`` shows none).
+            (:func:`ppkit.answer.images.select_images`; ``max_images=0`` shows none).
     """
 
     name = "extractive"
@@ -149,8 +152,6 @@ class ExtractiveSynthesizer:
 
     def _images(self, question: str, sections: list[Section]) -> tuple[list[dict], dict]:
         """The images to show (records) and, for the trace, every candidate image's score."""
-        from .images import DEFAULT_THRESHOLD, score_images, select_images
-
         threshold = DEFAULT_THRESHOLD if self.image_threshold is None else self.image_threshold
         scored = score_images(question, sections)
         chosen = select_images(question, sections, threshold=threshold, max_images=self.max_images, scored=scored)
@@ -165,8 +166,8 @@ def ask(index, question: str, k: int | None = None, *, docs: list[str] | None = 
     """Retrieve the top-k sections for ``question`` and synthesize a cited Answer.
 
     ``history`` (earlier turns, oldest first) rewrites a follow-up into a standalone
-    question first (:mod:`ppkit.conversation`); ``verify`` checks the answer's numbers,
-    quotes and citations against the sections (:mod:`ppkit.verify`) into ``Answer.verification``.
+    question first (:mod:`ppkit.answer.conversation`); ``verify`` checks the answer's numbers,
+    quotes and citations against the sections (:mod:`ppkit.answer.verify`) into ``Answer.verification``.
 
     >>> print(index.ask("What is AMD's quick ratio for FY2022?"))  # doctest: +SKIP
     """
@@ -175,8 +176,6 @@ def ask(index, question: str, k: int | None = None, *, docs: list[str] | None = 
         kw["retrieval"], retrieval = retrieval, None
     rewrite = None
     if history:
-        from .conversation import rewrite_question
-
         rewrite = rewrite_question(index, question, history)
         question = rewrite.question
     r = retrieval or retrieve(index, question, k, docs=docs, reranker=reranker, **kw)
@@ -193,8 +192,6 @@ def ask(index, question: str, k: int | None = None, *, docs: list[str] | None = 
         trace["rewrite"] = rewrite.to_dict()
     verification = None
     if verify:
-        from .verify import verify_answer
-
         verification = verify_answer(text, r.sections)
     return Answer(question, text, r.sections, mode, images, trace, verification)
 

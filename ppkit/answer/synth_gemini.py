@@ -12,6 +12,7 @@ import html
 import re
 
 from ..llm.parts import GeminiPart
+from .markers import image_catalogue, marker_instructions, parse_markers
 
 __all__ = ["GeminiSynthesizer", "parse_sources", "NO_ANSWER"]
 
@@ -30,7 +31,7 @@ Rules:
 
 _IMAGES_RULE = """- After the sections, the prompt lists the images they contain. To show one that directly
   illustrates the answer, write its [SHOW: <file> | <label>] marker on its own line (see
-  ppkit.image_markers); never name an image that is not listed."""
+  ppkit.answer.markers); never name an image that is not listed."""
 
 _SOURCE_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*(?P<bc>.*?)\s*\(\s*(?:ID|Id|id|node|Node)?\s*[:#]?\s*"
                           r"(?:(?P<doc>[^()#:]+)#)?(?P<id>\d{1,4})\s*\)\s*\.?\s*$")
@@ -43,7 +44,7 @@ def parse_sources(text: str, sections=()) -> list[dict]:
 
     Args:
         text: the answer.
-        sections: the :class:`ppkit.retrieve.Section` objects sent; a cited id is matched
+        sections: the :class:`ppkit.retrieval.types.Section` objects sent; a cited id is matched
             to one of them by id (and document, from the breadcrumb's first element).
 
     Returns:
@@ -89,7 +90,7 @@ class GeminiSynthesizer(GeminiPart):
 
     Args:
         config: a :class:`ppkit.Config`.
-        client: a :class:`ppkit.llm.GeminiClient` (default: made from ``config`` on first use).
+        client: a :class:`ppkit.llm.client.GeminiClient` (default: made from ``config`` on first use).
 
     ``synthesize`` returns ``(text, info)``; ``info`` has ``sources`` (the parsed citations,
     see :func:`parse_sources`), ``answered`` (False when the model said the sections do not
@@ -108,8 +109,6 @@ class GeminiSynthesizer(GeminiPart):
 
     def system(self, sections=()) -> str:
         """The system instruction (with the image rule when a section has images it can show)."""
-        from .markers import image_catalogue
-
         if image_catalogue(sections):
             return _SYNTH_SYSTEM + "\n" + _IMAGES_RULE
         return _SYNTH_SYSTEM
@@ -122,15 +121,11 @@ class GeminiSynthesizer(GeminiPart):
                      f'lines="{s.line_start}-{s.line_end}"' + (' trimmed="true"' if s.trimmed else ""))
             body = s.text.replace("</section>", "&lt;/section&gt;")  # a block cannot be closed from inside
             blocks.append(f"<section {attrs}>\n{body}\n</section>")
-        from .markers import image_catalogue, marker_instructions
-
         images = f"\n\n{marker_instructions(sections)}" if image_catalogue(sections) else ""
         return "<sections>\n" + "\n".join(blocks) + f"\n</sections>{images}\n\nQuestion: {question}"
 
     def synthesize(self, question: str, sections) -> tuple[str, dict]:
         self.last_notes = []
-        from .markers import parse_markers
-
         res = self._generate(self.prompt(question, sections), system=self.system(sections), temperature=0.0)
         # [SHOW: file | label] markers are checked against the sections' images and taken out of the text
         shown = parse_markers(res.text.strip(), sections)

@@ -181,7 +181,7 @@ def verify_answer(text: str, sections, *, min_value: float = 10.0) -> dict:
 
     Args:
         text: the answer.
-        sections: the retrieved :class:`ppkit.retrieve.Section` objects.
+        sections: the retrieved :class:`ppkit.retrieval.types.Section` objects.
         min_value: integers without a unit up to this value are skipped.
 
     Returns:

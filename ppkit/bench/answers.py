@@ -1,6 +1,6 @@
 """``ppkit bench answers``: every question through ``ask``, judged by an LLM and by a strict numeric check.
 
-Online only: the synthesizer and the judge are Gemini (through :mod:`ppkit.llm`).
+Online only: the synthesizer and the judge are Gemini (through :mod:`ppkit.llm.client`).
 Offline the command says that it needs a key and stops (:class:`NeedsKey`).
 
 * The **judge** gets the question, the ground truth and the answer, and returns a
@@ -21,7 +21,9 @@ import re
 import time
 from pathlib import Path
 
+from ..core.config import cache_dir, project_root
 from ..core.errors import InvalidInput, PpkitError
+from ..llm.client import GeminiClient
 
 __all__ = ["NeedsKey", "RUBRIC", "numeric_check", "judge_answer", "run_answers_bench", "format_log_entry",
            "scorecard_markdown"]
@@ -101,7 +103,7 @@ def judge_answer(client, question: str, truth: str, answer: str) -> dict:
     """The LLM judge's verdict: ``{"verdict": "green"|"yellow"|"red", "note"}``.
 
     ``client`` is anything with ``generate(prompt, system=..., schema=...)`` returning an
-    object with ``data`` (parsed JSON) and ``text`` (a :class:`ppkit.llm.GeminiClient`).
+    object with ``data`` (parsed JSON) and ``text`` (a :class:`ppkit.llm.client.GeminiClient`).
     """
     prompt = f"<question>\n{question}\n</question>\n<ground_truth>\n{truth}\n</ground_truth>\n<answer>\n{answer}\n</answer>"
     res = client.generate(prompt, system=RUBRIC, schema=JUDGE_SCHEMA)
@@ -173,16 +175,12 @@ def run_answers_bench(index, questions: list[dict], *, fmt: str, k: int = 5, out
         index: the index to answer from (its config decides the synthesizer: Gemini online).
         questions: question dicts with ``text`` and ``answer`` (multimodal queries have no
             ground truth: the reference run's response is not used; they are judged "n/a").
-        client: the judge's LLM client (default: :class:`ppkit.llm.GeminiClient`).
+        client: the judge's LLM client (default: :class:`ppkit.llm.client.GeminiClient`).
 
     Returns:
         ``{"rows", "log_path", "scorecard_path", "scorecard_markdown"}``.
     """
-    from ..core.config import cache_dir, project_root
-
     if client is None:
-        from ..llm.client import GeminiClient
-
         client = GeminiClient()
     stamp = time.strftime("%Y%m%d-%H%M%S")
     root = project_root()

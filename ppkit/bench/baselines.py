@@ -1,7 +1,7 @@
 """The baselines the Proxy-Pointer claim is measured against, with the index's own embedder.
 
 * **blind chunks** (``blind-dense``, ``blind-bm25``): each document cut every 2,000
-  characters with 200 repeated (:func:`ppkit.chunking.fixed_size_chunks`), ignoring
+  characters with 200 repeated (:func:`ppkit.documents.chunking.fixed_size_chunks`), ignoring
   headings; retrieved by dense similarity, or by BM25 (``bm25s`` with PyStemmer's
   English stemmer and English stopwords).
 * **header-path recipe** (``header-path``): what a user would build today instead:

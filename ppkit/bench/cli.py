@@ -16,8 +16,24 @@ import json
 import sys
 from pathlib import Path
 
+from ..core.config import Config, figures_dir
+from ..core.data import DataNotFound, data_dir
 from ..core.errors import InvalidInput
+from ..pipeline import load_index, reference_index
+from ..retrieval.hybrid import DEFAULT_RETRIEVAL
+from .answers import NeedsKey, run_answers_bench
+from .baselines import build_baselines
 from .gold import load_gold
+from .harness import markdown_table, run_retrieval_bench
+from .loaders import load_questions
+from .plots import plot_retrieval
+from .reproduce import (
+    failure_analysis,
+    failure_markdown,
+    reference_summary,
+    summary_markdown,
+)
+from .transfer import gold_from_reference
 
 __all__ = ["add_bench_parser", "run_bench"]
 
@@ -68,8 +84,6 @@ def add_bench_parser(subparsers, handler) -> None:
 def _data_root_near(questions: Path) -> Path | None:
     """The reference data folder beside a question file in ``<data>/benchmarks/``, used when the data
     cannot be found otherwise (a checkout without ``../shared/data``); None: the usual search."""
-    from ..core.data import DataNotFound, data_dir
-
     try:
         data_dir()
         return None
@@ -81,8 +95,6 @@ def _data_root_near(questions: Path) -> Path | None:
 
 
 def _open_index(args, fmt: str, config, data_root: Path | None = None):
-    from ..pipeline import load_index, reference_index
-
     if getattr(args, "index", None):
         return load_index(args.index, config=config)
     return reference_index("papers" if fmt == "multimodal" else "10k", config=config,
@@ -90,11 +102,6 @@ def _open_index(args, fmt: str, config, data_root: Path | None = None):
 
 
 def _retrieval(args, config) -> int:
-    from ..core.config import figures_dir
-    from .baselines import build_baselines
-    from .harness import markdown_table, run_retrieval_bench
-    from .loaders import load_questions
-
     path = Path(args.questions)
     fmt, questions = load_questions(path)
     ks = sorted(set(args.k or [3, 5]))
@@ -102,8 +109,6 @@ def _retrieval(args, config) -> int:
     bad = [m for m in modes if m not in ("auto", "none", "gold")]
     if bad:
         raise InvalidInput(f"unknown mode(s) {bad}: use auto, none, gold")
-    from ..retrieval.hybrid import DEFAULT_RETRIEVAL
-
     for extra in dict.fromkeys(args.retrieval or []):  # the default recall is already in the plain modes
         if extra != DEFAULT_RETRIEVAL:
             modes += tuple(f"{m}:{extra}" for m in ("auto", "none") if m in modes)
@@ -113,8 +118,6 @@ def _retrieval(args, config) -> int:
     index = _open_index(args, fmt, config, data_root)
     transfer = None
     if getattr(args, "gold_from_reference", False):
-        from .transfer import gold_from_reference
-
         g, transfer = gold_from_reference(fmt, questions, path, index, args, reference_paths=args.reference_md,
                                           data_root=data_root)
         print(transfer.summary(), file=sys.stderr)
@@ -156,8 +159,6 @@ def _retrieval(args, config) -> int:
             print("figure skipped: it needs matplotlib (pip install 'ppkit[notebooks]')", file=sys.stderr)
             return 0
         matplotlib.use("Agg")
-        from .plots import plot_retrieval
-
         _, fig = plot_retrieval(result)
         fpath = Path(args.figure) if args.figure else figures_dir() / f"bench_retrieval_{path.stem}.png"
         fpath.parent.mkdir(parents=True, exist_ok=True)
@@ -167,14 +168,10 @@ def _retrieval(args, config) -> int:
 
 
 def _answers(args, config) -> int:
-    from .answers import NeedsKey, run_answers_bench
-
     cfg = config
     if not cfg.use_gemini:
         raise NeedsKey("`ppkit bench answers` needs a Gemini key: set GEMINI_API_KEY (or GOOGLE_API_KEY) and unset "
                        "PPKIT_OFFLINE. Offline, use `ppkit bench retrieval` (it measures retrieval without an LLM).")
-    from .loaders import load_questions
-
     path = Path(args.questions)
     fmt, questions = load_questions(path)
     if args.limit:
@@ -188,14 +185,6 @@ def _answers(args, config) -> int:
 
 
 def _reproduce(args, config) -> int:
-    from ..core.data import data_dir
-    from .reproduce import (
-        failure_analysis,
-        failure_markdown,
-        reference_summary,
-        summary_markdown,
-    )
-
     bench_dir = data_dir() / "benchmarks"
     summary = reference_summary(bench_dir)
     print(summary_markdown(summary))
@@ -209,11 +198,7 @@ def _reproduce(args, config) -> int:
 def run_bench(args, config=None) -> int:
     """Run the ``bench`` subcommand in ``args.bench_command`` with ``config`` (default
     :meth:`Config.from_env`); returns the exit status."""
-    from ..core.config import Config
-
     config = config or Config.from_env()
-    from .answers import NeedsKey
-
     cmd = args.bench_command
     try:
         if cmd == "retrieval":

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.data import benchmark_path
 from ..retrieval.types import section_id
 from .evidence import DocText, map_evidence
 from .loaders import _norm_name, resolve_doc_name
@@ -316,8 +317,6 @@ def multimodal_gold(questions: list[dict], reference_log, docs) -> GoldSet:
 
 
 def _sibling(questions: Path, name: str, explicit: str | None, data_root: Path | None = None) -> Path:
-    from ..core.data import benchmark_path
-
     if explicit:
         return Path(explicit)
     near = questions.resolve().parent / name

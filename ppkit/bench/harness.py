@@ -4,7 +4,7 @@ For every question with gold, ppkit retrieves ``max(ks)`` sections once per
 document-filter mode (the top 3 are the first 3 of the top 5: ranking does not
 depend on k, and each section's text is trimmed on its own):
 
-* ``auto``: the pipeline's own filter (:func:`ppkit.analyze.analyze_query`), the default;
+* ``auto``: the pipeline's own filter (:func:`ppkit.retrieval.analyze.analyze_query`), the default;
 * ``none``: one index over all documents, no filter (cross-document contamination
   possible: ``wrong_doc`` is the share of sent sections from another document);
 * ``gold``: restricted to the question's gold document(s).
@@ -31,8 +31,11 @@ import sys
 import time
 
 from ..core.errors import InvalidInput
+from ..core.progress import progress_bar
+from ..pipeline import default_reranker
 from .gold import GoldSet, gold_lines
 from .metrics import Sent, covered, mean, score_question
+from .mm_eval import image_metrics
 
 __all__ = ["run_retrieval_bench", "markdown_table", "DEFINITIONS", "MODES"]
 
@@ -177,8 +180,6 @@ def _bench_question(index, q: dict, g: list, qdocs: list[str], *, ks, modes, rer
                  "covered": {str(k): covered(r.sections[:k], g) for k in ks},
                  "filter": r.trace.get("docs_filter"), "search_text": r.trace.get("search_text")}
         if gold_images is not None:  # which images the offline synthesizer would show, against the reference's
-            from .mm_eval import image_metrics
-
             for k in ks:
                 m = image_metrics(q["text"], r.sections[:k], gold_images)
                 entry[str(k)].update({key: m[key] for key in ("image_hit", "image_precision", "image_reachable")})
@@ -220,9 +221,6 @@ def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmar
 
     >>> run_retrieval_bench(index, questions, gold, benchmark="comprehensive")["results"]["5"]["hit"]  # doctest: +SKIP
     """
-    from ..core.progress import progress_bar
-    from ..pipeline import default_reranker
-
     t0 = time.perf_counter()
     ks = sorted({int(k) for k in ks})
     if not ks or ks[0] < 1:

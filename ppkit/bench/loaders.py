@@ -28,6 +28,7 @@ import zipfile
 from pathlib import Path
 
 from ..core.errors import InvalidInput, MissingDependency, MissingFile
+from ..documents.tree import build_tree, read_lines
 
 __all__ = ["detect_format", "load_questions", "load_comprehensive", "load_financebench",
            "load_multimodal_queries", "resolve_doc_name", "MarkdownDocs", "DOC_ALIASES", "QuestionSetError"]
@@ -231,8 +232,6 @@ class MarkdownDocs:
     """
 
     def __init__(self, paths, names: list[str] | None = None):
-        from ..documents.tree import build_tree, read_lines
-
         paths = [Path(p) for p in paths]
         names = list(names) if names is not None else [p.stem for p in paths]
         self.trees = {n: build_tree(p, n) for n, p in zip(names, paths)}

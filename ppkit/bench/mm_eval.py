@@ -40,7 +40,14 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..answer.images import DEFAULT_THRESHOLD
+from ..answer.synth import ExtractiveSynthesizer
+from ..core.config import Config
+from ..core.data import benchmark_path
 from ..core.errors import InvalidInput
+from ..documents.anchors import find_captions
+from ..documents.images import caption_key
+from ..pipeline import reference_index
 
 __all__ = ["MMQuery", "load_multimodal", "match_breadcrumb", "image_key", "section_hit", "section_recall",
            "image_hit", "image_precision", "image_metrics", "run_multimodal"]
@@ -114,9 +121,6 @@ def image_key(path: str, doc: str | None = None) -> str:
 def _caption_images(key: str, label: str, trees: dict) -> list[str]:
     """The images of the reference label's caption (``"Galore - Table 7: …"`` -> every image captioned
     Table 7 in Galore); the path itself when the label names no caption or none matches."""
-    from ..documents.anchors import find_captions
-    from ..documents.images import caption_key
-
     doc = key.split("/", 1)[0]
     caps = find_captions(label.split(" - ", 1)[-1])
     if not caps or doc not in trees:
@@ -129,8 +133,6 @@ def _caption_images(key: str, label: str, trees: dict) -> list[str]:
 def load_multimodal(trees: dict, queries_path: str | Path | None = None,
                     log_path: str | Path | None = None) -> list[MMQuery]:
     """The 20 questions with gold sections (over ``trees``: doc -> Tree) and gold images."""
-    from ..core.data import benchmark_path
-
     qp = Path(queries_path) if queries_path else benchmark_path("multimodal_queries.json")
     lp = Path(log_path) if log_path else benchmark_path("multimodal_reference_log.json")
     try:
@@ -220,8 +222,6 @@ def image_metrics(question: str, sections, gold_images, *, synthesizer=None, gol
         (+ the ``_by_caption`` pair when ``gold_by_caption`` is given); a metric is None
         where it is undefined (see the module docstring).
     """
-    from ..answer.synth import ExtractiveSynthesizer
-
     synthesizer = synthesizer or ExtractiveSynthesizer()
     _, info = synthesizer.synthesize(question, sections)
     chosen = [image_key(im["path"], im["doc"]) for im in info.get("images", [])]
@@ -254,9 +254,6 @@ def run_multimodal(index, ks=(3, 5), *, synthesizer=None, reranker=None, queries
         "image_reachable", "image_hit_by_caption", "image_precision_by_caption", "images_chosen_mean",
         "wrong_doc_share"}, "5": …}, "per_question": […]}``
     """
-    from ..answer.images import DEFAULT_THRESHOLD
-    from ..answer.synth import ExtractiveSynthesizer
-
     synthesizer = synthesizer or ExtractiveSynthesizer()
     threshold = getattr(synthesizer, "image_threshold", None)
     if threshold is None and isinstance(synthesizer, ExtractiveSynthesizer):
@@ -307,13 +304,10 @@ def run_multimodal(index, ks=(3, 5), *, synthesizer=None, reranker=None, queries
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m ppkit.mm_eval [--k 3 --k 5] [--json OUT]``: the 20 questions offline over the papers' index."""
+    """``python -m ppkit.bench.mm_eval [--k 3 --k 5] [--json OUT]``: the 20 questions offline over the papers' index."""
     import argparse
 
-    from ..core.config import Config
-    from ..pipeline import reference_index
-
-    p = argparse.ArgumentParser(prog="python -m ppkit.mm_eval", description=main.__doc__)
+    p = argparse.ArgumentParser(prog="python -m ppkit.bench.mm_eval", description=main.__doc__)
     p.add_argument("--k", type=int, action="append", help="sections per answer (repeatable; default 3 and 5)")
     p.add_argument("--json", help="write the full results (with per-question rows) here")
     args = p.parse_args(argv)

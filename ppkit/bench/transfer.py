@@ -7,8 +7,8 @@ the other document: the heading there that covers the same text. Two signals are
 used, and both are recorded:
 
 * **Titles, in order.** The two documents' headings are aligned by normalised title
-  (:func:`ppkit.repair.normalize_title`) as a longest common subsequence, the same
-  in-order alignment as :func:`ppkit.treecheck.heading_agreement`, so a repeated
+  (:func:`ppkit.documents.repair.normalize_title`) as a longest common subsequence, the same
+  in-order alignment as :func:`ppkit.documents.treecheck.heading_agreement`, so a repeated
   title (``Revenues`` under each segment) pairs with its own occurrence.
 * **Text.** The gold section's own text (heading to next heading) is placed in the
   other document by its rare word 8-grams and distinctive numbers, exactly as
@@ -48,13 +48,15 @@ import bisect
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..core import data
 from ..core.errors import InvalidInput, NotFound
 from ..documents.repair import normalize_title
 from ..documents.treecheck import _lcs_pairs
 from ..retrieval.types import section_id
 from .evidence import DocText, map_evidence
 from .gold import GoldSet, load_gold
-from .loaders import MarkdownDocs, resolve_doc_name
+from .harness import run_retrieval_bench
+from .loaders import MarkdownDocs, load_questions, resolve_doc_name
 
 __all__ = ["SectionTransfer", "TransferReport", "transfer_sections", "transfer_gold", "reference_docs_for",
            "gold_from_reference", "run_transfer_benchmark"]
@@ -353,8 +355,6 @@ def reference_docs_for(target_docs, paths=None, data_root: Path | None = None) -
     Raises:
         ValueError: no target document has a reference counterpart (says which names were tried).
     """
-    from ..core import data
-
     if paths is None:
         paths = list(data.tenk_paths(data_root))
         try:
@@ -404,9 +404,6 @@ def run_transfer_benchmark(index, questions_path, *, ks=(3, 5), modes=("auto", "
 
     >>> run_transfer_benchmark(load_index(".ppkit/extract/index-raw"), "comprehensive_questions.xlsx")  # doctest: +SKIP
     """
-    from .harness import run_retrieval_bench
-    from .loaders import load_questions
-
     fmt, questions = load_questions(questions_path)
     gold, report = gold_from_reference(fmt, questions, questions_path, index, reference_paths=reference_paths)
     result = run_retrieval_bench(index, questions, gold, benchmark=fmt, ks=ks, modes=modes, progress=progress)

@@ -3,7 +3,7 @@
 One module knows the paths (project root, data, figures, cache), built from
 ``Path(__file__)`` and overridable by the environment:
 
-* ``PPKIT_DATA_DIR``  - the reference corpora (see :mod:`ppkit.data`)
+* ``PPKIT_DATA_DIR``  - the reference corpora (see :mod:`ppkit.core.data`)
 * ``PPKIT_CACHE_DIR`` - generated indexes and the LLM response cache
 * ``PPKIT_FIGURES_DIR`` - where plots are written
 * ``PPKIT_OFFLINE=1`` - never use Gemini even when a key is set

@@ -73,7 +73,7 @@ def data_dir(root: Path | None = None) -> Path:
     raise DataNotFound(
         "reference data not found; looked in: " + ", ".join(str(t) for t in tried)
         + ". Set PPKIT_DATA_DIR to a folder laid out like shared/data (10k/, papers/, benchmarks/); "
-        "ppkit.data.download() fetches only the five papers' Markdown."
+        "ppkit.core.data.download() fetches only the five papers' Markdown."
     )
 
 

@@ -20,7 +20,7 @@ numerals (``Table I`` == ``TABLE 1``), letters and supplementary prefixes
 
 This module only reads text already in memory (candidate text, breadcrumbs); it
 does not retrieve and does not parse images. The caption pattern here is shared
-with :mod:`ppkit.images`, which labels images with their captions.
+with :mod:`ppkit.documents.images`, which labels images with their captions.
 """
 
 from __future__ import annotations

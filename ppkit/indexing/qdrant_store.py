@@ -3,7 +3,7 @@
 :class:`QdrantStore` keeps, per chunk, a dense vector (``"dense"``, dot product on unit
 vectors = the FAISS store's inner product), a sparse BM25 vector (``"bm25"``: term hashes
 -> BM25 term weights, with Qdrant's IDF modifier, so a sparse query scores like
-:class:`ppkit.lexical.LexicalIndex`) and a payload (doc, node id, company, ticker,
+:class:`ppkit.indexing.lexical.LexicalIndex`) and a payload (doc, node id, company, ticker,
 fiscal year, form type, 10-K Item) that filters are applied to *before* search.
 
 Two ways to run it:
@@ -77,7 +77,7 @@ class QdrantStore:
     """
 
     name = "qdrant"
-    supports_where = True  # ppkit.hybrid passes filters as payload conditions
+    supports_where = True  # ppkit.retrieval.hybrid passes filters as payload conditions
     DIRNAME = "qdrant"
 
     def __init__(self, dim: int, *, url: str | None = None, collection: str = "ppkit", client=None,
@@ -193,7 +193,7 @@ class QdrantStore:
                       prefetch: int = 200) -> tuple[np.ndarray, np.ndarray]:
         """Qdrant-native hybrid search: dense and sparse prefetches fused by RRF, over *chunks*.
 
-        (ppkit's own hybrid stage 1, :mod:`ppkit.hybrid`, fuses *section* rankings instead.)
+        (ppkit's own hybrid stage 1, :mod:`ppkit.retrieval.hybrid`, fuses *section* rankings instead.)
         """
         m = self._m
         flt = self._filter(None, where)

@@ -6,7 +6,7 @@
 search takes well under a millisecond. Filters are applied *before* search with an
 ``IDSelectorBatch``, so a filtered query is still exact over the allowed ids.
 
-The Qdrant store (:mod:`ppkit.qdrant_store`) implements the same protocol for
+The Qdrant store (:mod:`ppkit.indexing.qdrant_store`) implements the same protocol for
 corpora that outgrow one machine.
 """
 

@@ -129,13 +129,13 @@ class GeminiClient:
     """Gemini through google-genai, with retries, timeouts, JSON output and an on-disk cache.
 
     Args:
-        api_key: default :func:`ppkit.config.gemini_key` (``GEMINI_API_KEY`` / ``GOOGLE_API_KEY``,
+        api_key: default :func:`ppkit.core.config.gemini_key` (``GEMINI_API_KEY`` / ``GOOGLE_API_KEY``,
             unless ``PPKIT_OFFLINE`` is set); no key is an :class:`LLMError`.
         base_url: the API endpoint; default ``config.gemini_base_url`` or ``$PPKIT_GEMINI_BASE_URL``
             (the tests point it at a local server), else Google's.
         model: default generation model (``config.gemini_model``, ``gemini-2.5-flash``).
         config: a :class:`ppkit.Config` (default ``Config()``: model names and ``gemini_base_url``).
-        cache_dir: where cached replies go (default ``ppkit.config.cache_dir() / "llm"``).
+        cache_dir: where cached replies go (default ``ppkit.core.config.cache_dir() / "llm"``).
         use_cache: read and write the cache (``False``: always call the API).
         timeout: seconds per HTTP request.
         attempts: HTTP attempts per call, the first included (408/429/5xx and connection
@@ -291,7 +291,7 @@ class GeminiClient:
 
     def embed(self, texts: list[str], *, model: str = "gemini-embedding-001", dim: int = 1536,
               task_type: str = "RETRIEVAL_DOCUMENT") -> np.ndarray:
-        """Embed texts (as returned by the API: not normalised; :class:`ppkit.embed.GeminiEmbedder` does that).
+        """Embed texts (as returned by the API: not normalised; :class:`ppkit.indexing.embed.GeminiEmbedder` does that).
 
         Texts already in the cache are not sent; the rest go in requests of at most 100.
 

@@ -3,20 +3,21 @@
 Each Gemini part lives beside its offline twin in the stage it serves
 (:mod:`ppkit.documents.noise_gemini`, :mod:`ppkit.retrieval.rerank_gemini`,
 :mod:`ppkit.answer.synth_gemini`); this module holds what they share: a lazily created
-:class:`ppkit.llm.client.GeminiClient` (retries, cache, token counts), ``calls`` (the
+:class:`ppkit.llm.client.client.GeminiClient` (retries, cache, token counts), ``calls`` (the
 model calls a part made, for traces) and ``last_notes`` (what went wrong in its last
 call and what it did instead). The client is created on first use, so ``prompt(...)``
 works without a key.
 
 Failure policy: a reply a part cannot use (not JSON, unknown ids) is noted and handled -
 the re-ranker keeps stage-1 order, the noise filter falls back to the offline title
-rules; a call that failed after its retries raises :class:`ppkit.llm.client.LLMError`
+rules; a call that failed after its retries raises :class:`ppkit.llm.client.client.LLMError`
 (nothing is written, so nothing is lost).
 """
 
 from __future__ import annotations
 
 from ..core.config import Config
+from .client import GeminiClient
 
 __all__ = ["GeminiPart"]
 
@@ -35,8 +36,6 @@ class GeminiPart:
     @property
     def client(self):
         if self._client is None:
-            from .client import GeminiClient
-
             self._client = GeminiClient(config=self.config)
         return self._client
 

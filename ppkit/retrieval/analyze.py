@@ -13,7 +13,7 @@ Offline and rule-based (:func:`analyze_query`):
   rather than emptying the search. Years stay in the search text.
 * **Items** - ``Item 7``, ``Item 1A`` and the distinctive Item names ("risk factors",
   "MD&A", "legal proceedings"...): only sections in those Items (see
-  :mod:`ppkit.metadata`). A document without any section in the Items is searched
+  :mod:`ppkit.documents.metadata`). A document without any section in the Items is searched
   whole, with a note (PepsiCo's financial statements sit inside its Item 7 pages).
 
 A question that names no company searches everything. Filters are applied *before*
@@ -31,6 +31,7 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 
 from ..documents.metadata import ITEM_TITLES, normalise_item
+from ..llm.client import GeminiClient, online_or_offline
 
 __all__ = ["QueryFilters", "analyze_query", "analyze_query_online", "analyze", "ANALYZE_SCHEMA"]
 
@@ -202,14 +203,12 @@ def analyze_query_online(index, question: str, *, client=None) -> QueryFilters:
 
     Args:
         client: an object with ``generate(prompt, system=, schema=) -> LLMResult``
-            (default :class:`ppkit.llm.GeminiClient` with the index's config).
+            (default :class:`ppkit.llm.client.GeminiClient` with the index's config).
 
     Raises:
         ppkit.llm.LLMError: the call failed (no key, network, unusable reply).
     """
     if client is None:
-        from ..llm.client import GeminiClient
-
         client = GeminiClient(config=index.config)
     rows = []
     for d in index.docs:
@@ -253,8 +252,6 @@ def analyze(index, question: str, *, online: bool | None = None, client=None) ->
         online = bool(cfg.use_gemini and cfg.analyze_online)
     if not online:
         return analyze_query(index, question)
-    from ..llm.client import online_or_offline
-
     res, note = online_or_offline(lambda: analyze_query_online(index, question, client=client),
                                   lambda: analyze_query(index, question), "analyzer")
     return res if note is None else replace(res, notes=res.notes + [note])

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..core.config import project_root
 from ..core.errors import MissingFile
 
 __all__ = ["contamination", "measure_contamination", "load_comparison_questions", "gold_hit"]
@@ -44,8 +45,6 @@ def gold_hit(index, sections, gold: list[str]) -> dict[str, bool]:
 def load_comparison_questions(path: str | Path | None = None) -> list[dict]:
     """The comparison questions (``data/comparison_questions.json`` in the checkout)."""
     if path is None:
-        from ..core.config import project_root
-
         root = project_root()
         if root is None:
             raise MissingFile("data/comparison_questions.json ships with the ppkit checkout, not the wheel: "

@@ -3,17 +3,17 @@
 Each retriever returns its top ``recall`` (200) chunks inside the allowed scope; each
 chunk ranking is deduplicated to a *section* ranking (first appearance of each
 (doc, node id)); the section rankings are fused with reciprocal rank fusion
-(:func:`ppkit.lexical.rrf`, k = 60); the first ``candidates`` (50) sections become
-:class:`~ppkit.retrieve.Candidate` objects for stage 2, which is unchanged.
+(:func:`ppkit.indexing.lexical.rrf`, k = 60); the first ``candidates`` (50) sections become
+:class:`~ppkit.retrieval.types.Candidate` objects for stage 2, which is unchanged.
 
 What a Candidate carries does not depend on the mode, so re-rankers work the same:
 ``chunk_scores`` are the dense similarities of the section's recalled chunks (chunks
 that only BM25 recalled are scored against the query vector too), ``stage1_score`` is
 the best of them, ``stage1_rank`` is the position in the (fused) stage-1 order, and
 ``recall`` records the mode, the section's rank in each list and its fused score.
-``mode="dense"`` gives exactly what :func:`ppkit.retrieve.recall_candidates` gives.
+``mode="dense"`` gives exactly what :func:`ppkit.retrieval.recall.recall_candidates` gives.
 
-Scope: ``{doc: None | [Items]}`` (see :meth:`ppkit.analyze.QueryFilters.scope`). FAISS
+Scope: ``{doc: None | [Items]}`` (see :meth:`ppkit.retrieval.analyze.QueryFilters.scope`). FAISS
 searches the allowed chunk ids; a store with payload filters (Qdrant) gets the scope as
 a filter instead.
 """

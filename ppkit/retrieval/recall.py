@@ -21,7 +21,7 @@ __all__ = ["recall_candidates", "statement_candidates", "make_candidate", "rende
 
 
 def rendered_lines(index, doc: str, a: int, b: int) -> list[tuple[int, str]]:
-    """(source line, text) of lines a..b, HTML tables rendered as pipe rows (see ppkit.markup)."""
+    """(source line, text) of lines a..b, HTML tables rendered as pipe rows (see ppkit.core.markup)."""
     return render(index.lines(doc)[a - 1 : b], a)
 
 
@@ -75,7 +75,7 @@ def statement_candidates(index, question: str, present: list[Candidate], *, docs
     """Structural recall: the primary financial statements that report what the question asks about.
 
     Dense recall handles tables badly (a statement is rows of numbers), so when a question asks
-    for a concept that one of the primary statements reports (see :func:`ppkit.rerank.statements_asked`),
+    for a concept that one of the primary statements reports (see :func:`ppkit.retrieval.rerank.statements_asked`),
     those statement sections of the searched documents join the candidates if stage 1 missed them.
     Their stage-1 score is their best chunk's similarity; ``chunk_hits`` is 0.
     """

@@ -23,8 +23,8 @@ weights (never tuned to particular questions):
   re-ranker brings; it is zero on documents without such statements;
 * ``anchor``   - when the question names an anchor ("Figure 5", "Table I", "Eq. 3",
   "Section 4.2"), 2 if the section defines it, 1 if it mentions or encloses it
-  (:mod:`ppkit.anchors`). It is not added to the score: sections with an anchor are
-  put first, in score order (:func:`ppkit.anchors.apply_anchor_priority`).
+  (:mod:`ppkit.documents.anchors`). It is not added to the score: sections with an anchor are
+  put first, in score order (:func:`ppkit.documents.anchors.apply_anchor_priority`).
 
 The Gemini re-ranker (:class:`ppkit.retrieval.rerank_gemini.GeminiReranker`) asks the model to
 pick from the numbered breadcrumb list, like the reference system.

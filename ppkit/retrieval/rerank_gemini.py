@@ -96,7 +96,7 @@ class GeminiReranker(GeminiPart):
     Args:
         config: a :class:`ppkit.Config`; ``config.k`` is how many sections the model is asked to pick
             (unless ``select`` is given).
-        client: a :class:`ppkit.llm.GeminiClient` (default: made from ``config`` on first use).
+        client: a :class:`ppkit.llm.client.GeminiClient` (default: made from ``config`` on first use).
         snippet_chars: characters of each section's text shown after its breadcrumb.
         select: how many sections to ask for.
 

@@ -18,6 +18,7 @@ import time
 from dataclasses import replace
 
 from ..core.errors import InvalidInput
+from .analyze import analyze
 from .hybrid import recall_sections
 from .pointers import load_sections
 from .recall import statement_candidates
@@ -37,7 +38,7 @@ def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | No
         question: the user's question.
         k: sections to return (default ``config.k``, 5).
         docs: restrict to these documents (names as indexed). ``None``: the documents the
-            question names (:func:`ppkit.analyze.analyze_query`), or all when it names none.
+            question names (:func:`ppkit.retrieval.analyze.analyze_query`), or all when it names none.
         auto_filter: with ``docs=None``, take the document filter from the question (default);
             ``False`` searches all documents.
         statement_recall: add the primary financial statements the question's concepts call for
@@ -48,12 +49,12 @@ def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | No
         recall / candidates: stage-1 sizes (200 / 50).
         budget: characters of one section sent on (default ``config.section_budget``).
         retrieval: stage-1 recall, ``"dense"``, ``"bm25"`` or ``"hybrid"`` (RRF of the two
-            section rankings; see :mod:`ppkit.hybrid`); default ``config.retrieval``.
-        filters: a :class:`ppkit.analyze.QueryFilters` to use instead of analysing the question.
+            section rankings; see :mod:`ppkit.retrieval.hybrid`); default ``config.retrieval``.
+        filters: a :class:`ppkit.retrieval.analyze.QueryFilters` to use instead of analysing the question.
             Its ``search_text`` (names removed) is searched with, only when ``config.strip_names`` is
             True (else the question as asked).
         decompose: a question naming several companies is answered by one filtered
-            sub-retrieval per company, merged so each is represented (:mod:`ppkit.compare`).
+            sub-retrieval per company, merged so each is represented (:mod:`ppkit.retrieval.compare`).
 
     Returns:
         A :class:`Retrieval` with the k sections, all candidates in stage-2 order, and a trace.
@@ -75,8 +76,6 @@ def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | No
     mode = retrieval or cfg.retrieval
     t0 = time.perf_counter()
     if filters is None and docs is None and auto_filter:
-        from .analyze import analyze
-
         filters = analyze(index, question)
     if docs is not None:  # the caller's documents win over the analyzer's
         scope = {d: None for d in docs}
@@ -147,7 +146,7 @@ def retrieve_decomposed(index, question: str, filters, *, k: int, reranker=None,
     """One sub-retrieval per document in ``filters.docs`` (the companies named), merged.
 
     Returns:
-        A :class:`ppkit.retrieve.Retrieval` whose sections are the merge (re-numbered
+        A :class:`ppkit.retrieval.types.Retrieval` whose sections are the merge (re-numbered
         1..n) and whose trace has ``decomposition``: each sub-query, its document and
         the sections it gave.
     """

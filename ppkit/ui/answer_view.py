@@ -1,13 +1,16 @@
 """Showing an answer with its images: inline in a notebook, as a static table or figure, in a widget.
 
-Every image is read through :func:`ppkit.images.read_image_bytes`, which refuses a
+Every image is read through :func:`ppkit.documents.images.read_image_bytes`, which refuses a
 record that does not point inside its document's folder. Re-exported by
-:mod:`ppkit.images`.
+:mod:`ppkit.documents.images`.
 """
 
 from __future__ import annotations
 
 import math
+
+from ..core.text import clip
+from ..documents.images import read_image_bytes
 
 __all__ = ["images_markdown", "show_answer", "image_grid", "answer_widget"]
 
@@ -27,8 +30,6 @@ def show_answer(answer, *, width: int = 520, text: bool = True) -> None:
     """Display an answer in a notebook with its images inline, each with its label and section."""
     from IPython.display import Image as IPImage
     from IPython.display import Markdown, display
-
-    from ..documents.images import read_image_bytes
 
     if text:
         display(Markdown(answer._repr_markdown_()))
@@ -54,9 +55,6 @@ def image_grid(answer, *, cols: int = 3, size: float = 3.2):
     import matplotlib.image as mpimg
     import matplotlib.pyplot as plt
 
-    from ..core.text import clip
-    from ..documents.images import read_image_bytes
-
     n = len(answer.images)
     cols = min(cols, n)
     rows = math.ceil(n / cols)
@@ -79,8 +77,6 @@ def _answer_view(answer, width: int):
     import html
 
     import ipywidgets as w
-
-    from ..documents.images import read_image_bytes
 
     kids = [w.HTML(f"<pre style='white-space: pre-wrap'>{html.escape(str(answer))}</pre>")]
     for im in answer.images:

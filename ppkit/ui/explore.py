@@ -9,7 +9,7 @@
 
 pandas and matplotlib (the ``notebooks`` extra) are imported where used. This module
 computes and tabulates; it does not parse, chunk or retrieve (it calls the modules
-that do) and holds no widgets (see :mod:`ppkit.widgets`).
+that do) and holds no widgets (see :mod:`ppkit.ui.widgets`).
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _pandas():
     try:
         import pandas as pd
     except ImportError:
-        raise MissingDependency("ppkit.explore needs pandas: pip install 'ppkit[notebooks]'") from None
+        raise MissingDependency("ppkit.ui.explore needs pandas: pip install 'ppkit[notebooks]'") from None
     return pd
 
 
@@ -269,7 +269,7 @@ def compare_chunking(tree: Tree, lines: list[str], kept: set[str] | None = None,
     """Cut one document both ways with the same size and overlap.
 
     Args:
-        tree / lines: the document's tree and lines (:func:`ppkit.tree.read_lines`).
+        tree / lines: the document's tree and lines (:func:`ppkit.documents.tree.read_lines`).
         kept: node ids for the structure-guided chunks (default: all; the blind cut
             always sees the whole text, which is what a blind pipeline does).
         size / overlap: characters per chunk and repeated between neighbours.

@@ -23,6 +23,7 @@ import html
 
 from ..core.errors import InvalidInput, MissingDependency, NotFound
 from ..documents.tree import Node, Tree, read_lines
+from ..pipeline import default_reranker
 from ..retrieval.types import Candidate, Retrieval, Section
 
 __all__ = ["TreeView", "QueryExplorer"]
@@ -35,7 +36,7 @@ def _widgets():
     try:
         import ipywidgets
     except ImportError:
-        raise MissingDependency("ppkit.widgets needs ipywidgets: pip install 'ppkit[notebooks]'") from None
+        raise MissingDependency("ppkit.ui.widgets needs ipywidgets: pip install 'ppkit[notebooks]'") from None
     return ipywidgets
 
 
@@ -246,7 +247,7 @@ class QueryExplorer:
         question: the first question (``""``: none yet).
         k: sections chosen (the slider runs 1-10).
         doc: the document filter: :attr:`AUTO` (the documents the question names, the
-            default of :func:`ppkit.retrieve.retrieve`), :attr:`ALL`, or a document name.
+            default of :func:`ppkit.retrieval.retrieve.retrieve`), :attr:`ALL`, or a document name.
         reranker: stage 2 (default: the index's default re-ranker, kept for the session).
         max_chars: characters of the selected section's text shown.
 
@@ -263,8 +264,6 @@ class QueryExplorer:
 
     def __init__(self, index, question: str = "", *, k: int = 5, doc: str | None = None, reranker=None,
                  max_chars: int = 20000):
-        from ..pipeline import default_reranker
-
         self.index = index
         self.reranker = reranker if reranker is not None else default_reranker(index)
         self.max_chars = max_chars
@@ -302,7 +301,7 @@ class QueryExplorer:
 
     # -- state ---------------------------------------------------------------------------------
     def _filter(self) -> tuple[list[str] | None, bool]:
-        """(docs, auto_filter) for :func:`ppkit.retrieve.retrieve`."""
+        """(docs, auto_filter) for :func:`ppkit.retrieval.retrieve.retrieve`."""
         if self.doc.value == self.AUTO:
             return None, True
         if self.doc.value == self.ALL:
