@@ -28,7 +28,6 @@ from .answer.synth_gemini import GeminiSynthesizer
 from .core import data
 from .core.config import PACKAGE_DIR, Config, cache_dir
 from .core.errors import InvalidInput
-from .documents.anchors import AnchorPriority
 from .documents.noise import RuleNoiseFilter
 from .documents.noise_gemini import GeminiNoiseFilter
 from .indexing import index as _indexing
@@ -40,7 +39,7 @@ from .indexing.index import (
     SearchIndex,
     sha256_file,
 )
-from .retrieval.rerank import StructuralReranker
+from .retrieval.rerank import AnchorPriority, StructuralReranker
 from .retrieval.rerank_gemini import GeminiReranker
 from .retrieval.retrieve import retrieve as _retrieve
 from .retrieval.types import Retrieval

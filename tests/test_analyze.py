@@ -53,7 +53,7 @@ def test_items_and_scope(fixture_index):
 def test_item_filter_applied_before_search(fixture_index):
     r = fixture_index.retrieve("What does Item 1A say about Alpha's suppliers?", 5)
     assert {s.section_id for s in r.sections} == {"Alpha#0006"}
-    assert r.trace["scope"] == {"Alpha": ["1A"]}
+    assert r.trace.scope == {"Alpha": ["1A"]}
 
 
 class _Stub:

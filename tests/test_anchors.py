@@ -8,9 +8,18 @@ import pytest
 from mm_helpers import candidate, fixture_tree
 
 from ppkit.documents.anchors import (
-    Anchor, AnchorPriority, anchor_tier, anchor_tiers, apply_anchor_priority, find_anchors, find_captions, norm_number,
+    Anchor,
+    anchor_tier,
+    anchor_tiers,
+    find_anchors,
+    find_captions,
+    norm_number,
 )
-from ppkit.retrieval.rerank import StructuralReranker
+from ppkit.retrieval.rerank import (
+    AnchorPriority,
+    StructuralReranker,
+    apply_anchor_priority,
+)
 
 
 @pytest.mark.parametrize("question,want", [

@@ -1,10 +1,14 @@
 """Comparison questions: decomposition per company, merge, and cross-contamination (ppkit.compare)."""
 
 import pytest
-
 from _hybrid_fixtures import fixture_index, real_paths, tenk_index  # noqa: F401
+
 from ppkit import build_tree
-from ppkit.retrieval.compare import contamination, load_comparison_questions, measure_contamination
+from ppkit.retrieval.compare import (
+    contamination,
+    load_comparison_questions,
+    measure_contamination,
+)
 from ppkit.retrieval.retrieve import merge_round_robin
 
 
@@ -19,7 +23,7 @@ def test_decomposed_retrieval_represents_each_company(fixture_index):
     r = fixture_index.retrieve("Compare the current ratios of Beta and Alpha", 3)
     assert [s.doc for s in r.sections] == ["Beta", "Alpha", "Beta"]  # order of mention, round-robin
     assert [s.rank for s in r.sections] == [1, 2, 3]
-    dec = r.trace["decomposition"]
+    dec = r.trace.decomposition
     assert [d["doc"] for d in dec] == ["Beta", "Alpha"]
     # each sub-query names only its own company (names stay in the search text by default)
     assert {d["search_text"] for d in dec} == {"For Alpha: Compare the current ratios", "For Beta: Compare the current ratios"}
@@ -28,7 +32,7 @@ def test_decomposed_retrieval_represents_each_company(fixture_index):
     assert c == {"sections": 3, "wrong_company": 0, "wrong_sections": [], "per_company": {"Beta": 2, "Alpha": 1},
                  "all_represented": True}
     one = fixture_index.retrieve("Compare the current ratios of Beta and Alpha", 3, decompose=False)
-    assert "decomposition" not in one.trace and one.trace["docs_filter"] == ["Beta", "Alpha"]
+    assert one.trace.decomposition is None and one.trace.docs_filter == ["Beta", "Alpha"]
 
 
 def test_measure_contamination_on_the_fixture(fixture_index):
@@ -72,3 +76,19 @@ def test_decomposition_removes_contamination_on_the_10ks(tenk_index):
         first = next(c for c in row["question"].replace("American Express", "AMEX").split() if c.strip(",.?") in
                      dec["per_company"]).strip(",.?")
         assert dec["sections_returned"][0].startswith(first + "#"), row["id"]
+
+
+def test_a_comparison_trace_has_every_field_the_explorer_shows(fixture_index):
+    """A comparison question once broke the query explorer (KeyError 'sections_recalled'): its trace
+    is a Trace like any other, with counts summed over the sub-retrievals."""
+    pytest.importorskip("ipywidgets")
+    from ppkit.ui.widgets import QueryExplorer
+
+    r = fixture_index.retrieve("Compare the current ratios of Beta and Alpha", 3)
+    subs = [fixture_index.retrieve(d["search_text"], 3, docs=[d["doc"]]) for d in r.trace.decomposition]
+    assert r.trace.sections_recalled == sum(s.trace.sections_recalled for s in subs)
+    assert r.trace.chunks_recalled == sum(s.trace.chunks_recalled for s in subs)
+    ex = QueryExplorer(fixture_index, "Compare the current ratios of Beta and Alpha", k=3)
+    funnel = ex.funnel_counts()
+    assert funnel["sections"] == r.trace.sections_recalled and funnel["k"] == 3
+    assert "Beta" in ex.status_html() and "Alpha" in ex.status_html()

@@ -35,8 +35,8 @@ def test_latest_turn_with_a_company_wins_and_no_history(fixture_index):
 
 def test_the_rewrite_filters_retrieval(fixture_index):
     a = fixture_index.ask("What about their cash flow?", 3, history=["What are BetaCo's brands?"])
-    assert a.trace["rewrite"]["question"] == "For Beta: What about their cash flow?"
-    assert a.trace["docs_filter"] == ["Beta"]
+    assert a.trace.rewrite["question"] == "For Beta: What about their cash flow?"
+    assert a.trace.docs_filter == ["Beta"]
     assert all(s.doc == "Beta" for s in a.sections)
     assert a.sections[0].section_id == "Beta#0005"
 
@@ -60,4 +60,4 @@ def test_three_turns_chain(fixture_index):
     assert a2.question == "For Alpha, FY2022: What about their cash?"
     # the topic of the rewritten second turn, without its "FY2022:" prefix, asked about Beta
     assert a3.question == "For Beta, FY2022: what about their cash?"
-    assert a3.trace["docs_filter"] == ["Beta"]
+    assert a3.trace.docs_filter == ["Beta"]

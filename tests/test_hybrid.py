@@ -19,14 +19,14 @@ def test_dense_mode_equals_recall_candidates(fixture_index):
     assert [c.section_id for c in a] == [c.section_id for c in b]
     assert [c.chunk_scores for c in a] == [c.chunk_scores for c in b]
     assert [c.stage1_score for c in a] == [c.stage1_score for c in b]
-    assert info["retrieval"] == "dense" and "bm25" not in info["lists"]
+    assert info.retrieval == "dense" and "bm25" not in info.lists
 
 
 def test_hybrid_scores_are_rrf_of_section_ranks(fixture_index):
     q = "Sprockets segment revenue"
     qv = fixture_index.embedder.embed_query(q)
     cands, info = recall_sections(fixture_index, q, qv, mode="hybrid")
-    assert info["rrf_k"] == 60 and set(info["lists"]) == {"dense", "bm25"}
+    assert info.rrf_k == 60 and set(info.lists) == {"dense", "bm25"}
     for c in cands:
         ranks = c.recall["ranks"]
         want = sum(1 / (60 + r) for r in ranks.values() if r is not None)
@@ -45,7 +45,7 @@ def test_hybrid_scores_are_rrf_of_section_ranks(fixture_index):
 def test_modes_through_retrieve_and_trace(fixture_index):
     for mode in ("dense", "bm25", "hybrid"):
         r = fixture_index.retrieve("What were Alpha's total current assets?", 3, retrieval=mode)
-        assert r.trace["retrieval"] == mode
+        assert r.trace.retrieval == mode
         assert r.sections[0].section_id == "Alpha#0012"
         assert all(c.doc == "Alpha" for c in r.candidates)  # the name became a filter
         assert r.candidates[0].to_dict()["recall"]["mode"] == mode
@@ -102,12 +102,12 @@ def test_strip_names_switch(fixture_index):
     from dataclasses import replace
 
     r = fixture_index.retrieve("What were Alpha's total current assets?", 3)
-    assert r.trace["search_text"] == "What were Alpha's total current assets?"  # names kept by default
+    assert r.trace.search_text == "What were Alpha's total current assets?"  # names kept by default
     strip = replace(fixture_index.config, strip_names=True)
     old = fixture_index.config
     fixture_index.config = strip
     try:
-        assert fixture_index.retrieve("What were Alpha's total current assets?", 3).trace["search_text"] == \
+        assert fixture_index.retrieve("What were Alpha's total current assets?", 3).trace.search_text == \
             "What were total current assets?"
     finally:
         fixture_index.config = old
@@ -116,10 +116,10 @@ def test_strip_names_switch(fixture_index):
     fixture_index.config = keep
     try:
         r = fixture_index.retrieve("What were Alpha's total current assets?", 3)
-        assert r.trace["search_text"] == "What were Alpha's total current assets?"
-        assert r.trace["docs_filter"] == ["Alpha"]  # still filtered
+        assert r.trace.search_text == "What were Alpha's total current assets?"
+        assert r.trace.docs_filter == ["Alpha"]  # still filtered
         d = fixture_index.retrieve("Compare the current ratios of Beta and Alpha", 3)
-        assert [x["search_text"] for x in d.trace["decomposition"]] == ["For Beta: Compare the current ratios",
+        assert [x["search_text"] for x in d.trace.decomposition] == ["For Beta: Compare the current ratios",
                                                                          "For Alpha: Compare the current ratios"]
     finally:
         fixture_index.config = old
@@ -127,4 +127,4 @@ def test_strip_names_switch(fixture_index):
 
 def test_ask_takes_a_mode_string_for_retrieval(fixture_index):
     a = fixture_index.ask("What were Alpha's total current assets?", 2, retrieval="bm25")
-    assert a.trace["retrieval"] == "bm25" and a.sections[0].section_id == "Alpha#0012"
+    assert a.trace.retrieval == "bm25" and a.sections[0].section_id == "Alpha#0012"

@@ -14,13 +14,18 @@ import sys
 import pytest
 from mm_helpers import FIXTURE_DIR, FIXTURE_MD, fixture_tree, section
 
-from ppkit.answer.markers import image_catalogue, marker_instructions, parse_markers, visual_filter
-from ppkit.ui.answer_view import image_grid, images_markdown, show_answer
-from ppkit.documents.images import image_report, label_image, read_image_bytes
 from ppkit.answer.images import score_images, select_images
-from ppkit.retrieval.types import Retrieval, Section
+from ppkit.answer.markers import (
+    image_catalogue,
+    marker_instructions,
+    parse_markers,
+    visual_filter,
+)
 from ppkit.answer.synth import Answer, ExtractiveSynthesizer, ask, image_record
+from ppkit.documents.images import image_report, label_image, read_image_bytes
 from ppkit.documents.tree import Image
+from ppkit.retrieval.types import Retrieval, Section, Trace
+from ppkit.ui.answer_view import image_grid, images_markdown, show_answer
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -203,10 +208,10 @@ def test_extractive_synthesizer_and_ask_carry_the_images():
     text, info = ExtractiveSynthesizer().synthesize(q, secs)
     assert [im["path"] for im in info["images"]] == ["figures/pipeline.png", "tables/accuracy.png"]
     assert info["image_threshold"] == 0.3 and info["image_scores"][0]["path"] == "figures/pipeline.png"
-    r = Retrieval(q, secs, [], {"seconds": {}})
+    r = Retrieval(q, secs, [], Trace.blank())
     answer = ask(None, q, synthesizer=ExtractiveSynthesizer(max_images=1), retrieval=r)
     assert answer.images == [image_record(secs[0], secs[0].images[0])]
-    assert "images" not in answer.trace["synthesis"]
+    assert "images" not in answer.trace.synthesis
     assert "Images:\n  figures/pipeline.png  (Figure 1: The three-stage toy pipeline" in str(answer)
 
 

@@ -242,12 +242,12 @@ def test_online_ask_end_to_end(gemini):
                         progress=False)
     ans = index.ask("How much did the sparse widget cost per unit in 2023?")
     assert ans.mode == "gemini"
-    assert ans.trace["reranker"] == "gemini+anchors" and ans.trace["notes"] == []
-    assert ans.sections[0].node_id == ans.trace["candidates"][0]["node_id"]
-    assert ans.trace["candidates"][0]["stage1_rank"] == 2
-    assert [(c["role"], c["tokens_in"], c["tokens_out"], c["cached"]) for c in ans.trace["model_calls"]] == [
+    assert ans.trace.reranker == "gemini+anchors" and ans.trace.notes == []
+    assert ans.sections[0].node_id == ans.trace.candidate_details[0]["node_id"]
+    assert ans.trace.candidate_details[0]["stage1_rank"] == 2
+    assert [(c["role"], c["tokens_in"], c["tokens_out"], c["cached"]) for c in ans.trace.model_calls] == [
         ("rerank", 200, 5, False), ("synthesize", 700, 30, False)]
-    assert ans.trace["synthesis"]["sources"][0]["node_id"] == "0005"
+    assert ans.trace.synthesis["sources"][0]["node_id"] == "0005"
     assert len(gemini.of("generateContent")) == 4
     assert gemini.pending("generateContent") == 0
 

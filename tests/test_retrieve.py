@@ -12,8 +12,8 @@ def test_funnel_dedups_chunks_to_sections(hash_index):
                             auto_filter=False)
     ids = [c.section_id for c in r.candidates]
     assert len(ids) == len(set(ids))  # one candidate per section
-    assert r.trace["chunks_recalled"] == len(hash_index.chunks)  # fewer than 200 chunks: all recalled
-    assert r.trace["sections_recalled"] == len(ids)
+    assert r.trace.chunks_recalled == len(hash_index.chunks)  # fewer than 200 chunks: all recalled
+    assert r.trace.sections_recalled == len(ids)
     assert [s.rank for s in r.sections] == [1, 2, 3]
     assert [s.section_id for s in r.sections] == ids[:3]
 
@@ -30,7 +30,7 @@ def test_sections_are_pointers_into_the_source(hash_index):
 def test_document_filter_from_question_and_from_caller(hash_index):
     r = hash_index.retrieve("What was Globex's operating cash flow?", k=3)
     assert {c.doc for c in r.candidates} == {"globex"}
-    assert r.trace["filter_source"] == "question" and r.trace["search_text"] == "What was Globex's operating cash flow?"
+    assert r.trace.filter_source == "question" and r.trace.search_text == "What was Globex's operating cash flow?"
     r = hash_index.retrieve("operating cash flow", k=3, docs=["ACME"])
     assert {c.doc for c in r.candidates} == {"acme"}
     with pytest.raises(KeyError, match="no document 'initech'"):
@@ -42,7 +42,7 @@ def test_budget_trims_visibly(hash_index):
     (s,) = r.sections
     assert s.trimmed and s.chars_total > 60 and len(s.text) < s.chars_total
     assert s.contains_line(s.line_start)  # the heading is always sent
-    assert r.trace["trimmed"] == [{"section_id": s.section_id, "chars_total": s.chars_total, "chars_sent": len(s.text)}]
+    assert r.trace.trimmed == [{"section_id": s.section_id, "chars_total": s.chars_total, "chars_sent": len(s.text)}]
 
 
 def test_bad_arguments(hash_index):

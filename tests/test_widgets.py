@@ -146,13 +146,13 @@ def test_explorer_document_filter(tiny_index):
     ex = QueryExplorer(tiny_index, "revenue in 2022", k=3, doc="globex")  # names resolve case-insensitively
     assert ex.doc.value == "Globex"
     assert ex.shown_sections and all(s.startswith("Globex#") for s in ex.shown_sections)
-    assert ex.result.trace["docs_filter"] == ["Globex"]
+    assert ex.result.trace.docs_filter == ["Globex"]
     ex.doc.value = ex.ALL
     assert {s.split("#")[0] for s in ex.shown_sections} == {"ACME", "Globex"}
-    assert ex.result.trace["docs_filter"] is None and ex.result.trace["filter_source"] == "none"
+    assert ex.result.trace.docs_filter is None and ex.result.trace.filter_source == "none"
     ex.doc.value = ex.AUTO
     ex.query.value = "Globex hammock revenue"  # the question names the document: it becomes the filter
-    assert ex.result.trace["docs_filter"] == ["Globex"] and ex.result.trace["filter_source"] == "question"
+    assert ex.result.trace.docs_filter == ["Globex"] and ex.result.trace.filter_source == "question"
     assert "document filter: Globex (named in the question)" in ex.status.value
     with pytest.raises(KeyError, match="no document 'Initech'"):
         QueryExplorer(tiny_index, doc="Initech")
@@ -178,10 +178,10 @@ def test_explorer_on_the_reference_10k_index():
     ex = QueryExplorer(index, question, k=5)
     f = ex.funnel_counts()
     assert (f["chunks"], f["candidates"], f["k"]) == (200, 50, 5)
-    assert ex.result.trace["docs_filter"] == ["PepsiCo"]
+    assert ex.result.trace.docs_filter == ["PepsiCo"]
     assert all(s.startswith("PepsiCo#") for s in ex.shown_sections)
     ex.k.value = 3
     assert ex.shown_sections == [s.section_id for s in index.retrieve(question, k=3).sections]
     ex.query.value = "For Boeing, what percentage of operating cash flow in FY2022 was consumed by changes in working capital?"
-    assert ex.result.trace["docs_filter"] == ["Boeing"] and len(ex.shown_sections) == 3
+    assert ex.result.trace.docs_filter == ["Boeing"] and len(ex.shown_sections) == 3
     assert all(s.startswith("Boeing#") for s in ex.shown_sections)

@@ -19,21 +19,39 @@ import json
 import math
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Protocol
 
 from ..core.text import expand_terms, sentences, stems
 from ..documents.tree import Image
 from ..retrieval.retrieve import retrieve
-from ..retrieval.types import Retrieval, Section
+from ..retrieval.types import Retrieval, Section, Trace
 from .conversation import rewrite_question
 from .images import DEFAULT_THRESHOLD, score_images, select_images
 from .verify import verify_answer
 
-__all__ = ["Answer", "Synthesizer", "ExtractiveSynthesizer", "ask", "EXTRACTIVE_NOTE"]
+__all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "ask", "EXTRACTIVE_NOTE"]
 
 EXTRACTIVE_NOTE = ("[offline extractive answer: no language model was used; the passages below are quoted "
                    "from the retrieved sections, best-matching first. Set GEMINI_API_KEY for a written answer.]")
+
+
+@dataclass(frozen=True)
+class AnswerTrace(Trace):
+    """The retrieval's trace plus what synthesis did (its ``seconds`` and ``model_calls`` include it)."""
+
+    synthesizer: str = ""
+    synthesis: dict = field(default_factory=dict)  # the synthesizer's own notes (matches, sources, image scores)
+    candidate_details: list[dict] = field(default_factory=list)  # every candidate in stage-2 order, as dicts
+    rewrite: dict | None = None  # a follow-up question rewritten with the previous turn (ppkit.answer.conversation)
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        # the JSON keeps the retrieval's keys in place; "candidates" becomes the candidates themselves
+        d.update(synthesizer=self.synthesizer, synthesis=self.synthesis, candidates=self.candidate_details)
+        if self.rewrite is not None:
+            d["rewrite"] = self.rewrite
+        return d
 
 
 @dataclass(frozen=True)
@@ -45,7 +63,7 @@ class Answer:
     sections: list[Section]
     mode: str  # "extractive" | "gemini"
     images: list[dict] = field(default_factory=list)  # {"path", "label", "doc", "node_id", "resolved"}
-    trace: dict = field(default_factory=dict)
+    trace: AnswerTrace | None = None
     verification: dict | None = None
 
     def __repr__(self) -> str:
@@ -68,7 +86,8 @@ class Answer:
                           "line_start": s.line_start, "line_end": s.line_end, "rank": s.rank,
                           "score": s.score, "trimmed": s.trimmed, "chars_total": s.chars_total,
                           "sent_ranges": [list(r) for r in s.sent_ranges], "text": s.text} for s in self.sections],
-            "images": self.images, "trace": self.trace, "verification": self.verification,
+            "images": self.images, "trace": self.trace.to_dict() if self.trace is not None else {},
+            "verification": self.verification,
         }
 
     def to_json(self, **kw) -> str:
@@ -81,7 +100,10 @@ class Answer:
 
 
 class Synthesizer(Protocol):
+    """Retrieved sections -> (answer text, notes); ``calls`` lists the model calls it made (empty offline)."""
+
     name: str
+    calls: list[dict]
 
     def synthesize(self, question: str, sections: list[Section]) -> tuple[str, dict]: ...
 
@@ -119,6 +141,7 @@ class ExtractiveSynthesizer:
         self.max_chars = max_chars
         self.image_threshold = image_threshold
         self.max_images = max_images
+        self.calls: list[dict] = []  # no model calls: the Synthesizer interface's trace of them
 
     def synthesize(self, question: str, sections: list[Section]) -> tuple[str, dict]:
         # a ratio is quoted through the line items it is computed from (quick ratio -> current assets...)
@@ -180,20 +203,17 @@ def ask(index, question: str, k: int | None = None, *, docs: list[str] | None = 
         question = rewrite.question
     r = retrieval or retrieve(index, question, k, docs=docs, reranker=reranker, **kw)
     t0 = time.perf_counter()
-    calls_before = len(getattr(synthesizer, "calls", []))
+    calls_before = len(synthesizer.calls)
     text, info = synthesizer.synthesize(question, r.sections)
     images = info.pop("images", [])
-    trace = {**r.trace, "synthesizer": synthesizer.name, "synthesis": info,
-             "candidates": [c.to_dict() for c in r.candidates]}
-    trace["seconds"] = {**r.trace["seconds"], "synthesize": round(time.perf_counter() - t0, 4)}
-    trace["model_calls"] = r.trace.get("model_calls", []) + list(getattr(synthesizer, "calls", []))[calls_before:]
-    mode = "extractive" if synthesizer.name == "extractive" else synthesizer.name
-    if rewrite is not None:
-        trace["rewrite"] = rewrite.to_dict()
-    verification = None
-    if verify:
-        verification = verify_answer(text, r.sections)
-    return Answer(question, text, r.sections, mode, images, trace, verification)
+    trace = AnswerTrace(**{f.name: getattr(r.trace, f.name) for f in fields(Trace)},
+                        synthesizer=synthesizer.name, synthesis=info,
+                        candidate_details=[c.to_dict() for c in r.candidates],
+                        rewrite=rewrite.to_dict() if rewrite is not None else None)
+    trace = replace(trace, seconds={**r.trace.seconds, "synthesize": round(time.perf_counter() - t0, 4)},
+                    model_calls=r.trace.model_calls + list(synthesizer.calls)[calls_before:])
+    verification = verify_answer(text, r.sections) if verify else None
+    return Answer(question, text, r.sections, synthesizer.name, images, trace, verification)
 
 
 def image_record(section: Section, image: Image) -> dict:

@@ -178,7 +178,7 @@ def _bench_question(index, q: dict, g: list, qdocs: list[str], *, ks, modes, rer
                                 "n": len(cands), "first_gold_rank": _first_gold_rank(cands, g)},
                  "sections": [s.section_id for s in r.sections],
                  "covered": {str(k): covered(r.sections[:k], g) for k in ks},
-                 "filter": r.trace.get("docs_filter"), "search_text": r.trace.get("search_text")}
+                 "filter": r.trace.docs_filter, "search_text": r.trace.search_text}
         if gold_images is not None:  # which images the offline synthesizer would show, against the reference's
             for k in ks:
                 m = image_metrics(q["text"], r.sections[:k], gold_images)
@@ -186,10 +186,10 @@ def _bench_question(index, q: dict, g: list, qdocs: list[str], *, ks, modes, rer
                 entry[str(k)]["images"] = m["images"]
         if mode in baseline_modes and baselines:
             budget = entry[str(5 if 5 in ks else kmax)]["context_chars"]
-            text = r.trace.get("search_text") or q["text"]
+            text = r.trace.search_text or q["text"]
             entry["baselines"] = {}
             for name, b in baselines.items():
-                items = b.search(text, 200, docs=r.trace.get("docs_filter"), query_vec=qvec(text))
+                items = b.search(text, 200, docs=r.trace.docs_filter, query_vec=qvec(text))
                 bs = score_question(items, g, bks, doc=qdocs)
                 eq = _equal_context(items, budget)
                 bs["equal_context"] = {**score_question(eq, g, [len(eq)], doc=qdocs)[str(len(eq))], "budget": budget}

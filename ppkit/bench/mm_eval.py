@@ -265,7 +265,7 @@ def run_multimodal(index, ks=(3, 5), *, synthesizer=None, reranker=None, queries
         r = index.retrieve(q.question, kmax, reranker=reranker, auto_filter=auto_filter)
         row = {"qid": q.qid, "question": q.question, "category": q.category, "papers": list(q.papers),
                "gold_sections": list(q.gold_sections), "gold_images": list(q.gold_images),
-               "unmatched_sources": list(q.unmatched), "docs_filter": r.trace.get("docs_filter"), "k": {}}
+               "unmatched_sources": list(q.unmatched), "docs_filter": r.trace.docs_filter, "k": {}}
         for k in ks:
             secs = r.sections[:k]
             row["k"][str(k)] = {

@@ -129,7 +129,7 @@ def failure_analysis(index, bench_dir, *, k: int = 3, questions: list[dict] | No
                       for s in r.sections[:k]],
             "ppkit_covers": cov_k, "ppkit_covers_lacked": [s for s in lacked if s in cov_k],
             "ppkit_k5": [s.section_id for s in r.sections[:5]], "ppkit_covers_k5": cov_5,
-            "ppkit_filter": r.trace.get("docs_filter"), "k": k,
+            "ppkit_filter": r.trace.docs_filter, "k": k,
         })
     return out
 

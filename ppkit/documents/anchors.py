@@ -28,8 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Anchor", "find_anchors", "find_captions", "anchor_tier", "anchor_tiers", "apply_anchor_priority",
-           "AnchorPriority", "norm_number"]
+__all__ = ["Anchor", "find_anchors", "find_captions", "anchor_tier", "anchor_tiers",
+           "norm_number"]
 
 # numbers as papers write them: 3, 3a, S1, I, IV, 4.2, C.1, III-A
 _ROMAN = re.compile(r"^[IVXL]+$")
@@ -223,41 +223,3 @@ def anchor_tiers(question: str, candidates) -> list[int]:
         return [0] * len(candidates)
     return [max(anchor_tier(a, c.breadcrumb, c.text or getattr(c, "snippet", "")) for a in anchors)
             for c in candidates]
-
-
-def apply_anchor_priority(question: str, ranked_candidates: list) -> list:
-    """Sections that contain an anchor the question names first; otherwise the given order.
-
-    Call it after any re-ranker: it takes and returns the same shape (a new list of the
-    same objects), a no-op when the question names no anchor.
-
-    >>> [c.node_id for c in apply_anchor_priority("What does Table 2 show?", ranked)]  # doctest: +SKIP
-    ['0031', '0007', ...]
-    """
-    tiers = anchor_tiers(question, ranked_candidates)
-    order = sorted(range(len(ranked_candidates)), key=lambda i: -tiers[i])  # stable: ties keep the given order
-    return [ranked_candidates[i] for i in order]
-
-
-class AnchorPriority:
-    """Any re-ranker followed by :func:`apply_anchor_priority`, with the same interface.
-
-    >>> reranker = AnchorPriority(GeminiReranker(config=cfg))  # doctest: +SKIP
-
-    Attributes other than ``name`` and ``rerank`` (``calls``, ``last_notes``,
-    ``uses_search_text``…) are the inner re-ranker's.
-    """
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.name = f"{getattr(inner, 'name', type(inner).__name__)}+anchors"
-
-    def __repr__(self) -> str:
-        return f"AnchorPriority({self.inner!r})"
-
-    def __getattr__(self, attr):  # only called for attributes not found on self
-        return getattr(self.inner, attr)
-
-    def rerank(self, question: str, candidates: list) -> list:
-        return apply_anchor_priority(question, self.inner.rerank(question, candidates))
-

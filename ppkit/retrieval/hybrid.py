@@ -27,7 +27,7 @@ import numpy as np
 from ..core.errors import InvalidInput
 from ..indexing.lexical import dedup_sections, rrf
 from .recall import make_candidate
-from .types import Candidate
+from .types import Candidate, RecallInfo
 
 __all__ = ["MODES", "DEFAULT_RETRIEVAL", "RRF_K", "recall_sections", "scope_chunk_ids"]
 
@@ -64,7 +64,7 @@ def _dense_chunks(index, qv: np.ndarray, recall: int, scope: dict | None):
 
 def recall_sections(index, search_text: str, qv: np.ndarray, *, mode: str = DEFAULT_RETRIEVAL,
                     scope: dict | None = None, recall: int = 200, candidates: int = 50,
-                    snippet_chars: int = 150) -> tuple[list[Candidate], dict]:
+                    snippet_chars: int = 150) -> tuple[list[Candidate], RecallInfo]:
     """Stage 1: the first ``candidates`` sections by dense, BM25 or fused rank.
 
     Args:
@@ -123,8 +123,6 @@ def recall_sections(index, search_text: str, qv: np.ndarray, *, mode: str = DEFA
             info["rrf_score"] = round(fscore, 6)
         out.append(make_candidate(index, doc, node_id, [sims[c] for c in by_key[key]], rank,
                                   snippet_chars=snippet_chars, recall=info))
-    info = {"retrieval": mode, "chunks_recalled": len(key_of), "sections_recalled": len(fused),
-            "candidates": len(out), "lists": {name: {"chunks": len(recalled[name]), "sections": len(rankings[name])}
-                                              for name in rankings},
-            "rrf_k": RRF_K if mode == "hybrid" else None, "seconds": seconds}
-    return out, info
+    lists = {name: {"chunks": len(recalled[name]), "sections": len(rankings[name])} for name in rankings}
+    return out, RecallInfo(mode, len(key_of), len(fused), len(out), lists, RRF_K if mode == "hybrid" else None,
+                           seconds)

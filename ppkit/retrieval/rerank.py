@@ -24,7 +24,7 @@ weights (never tuned to particular questions):
 * ``anchor``   - when the question names an anchor ("Figure 5", "Table I", "Eq. 3",
   "Section 4.2"), 2 if the section defines it, 1 if it mentions or encloses it
   (:mod:`ppkit.documents.anchors`). It is not added to the score: sections with an anchor are
-  put first, in score order (:func:`ppkit.documents.anchors.apply_anchor_priority`).
+  put first, in score order (:func:`apply_anchor_priority`).
 
 The Gemini re-ranker (:class:`ppkit.retrieval.rerank_gemini.GeminiReranker`) asks the model to
 pick from the numbered breadcrumb list, like the reference system.
@@ -44,11 +44,24 @@ from ..core.text import stems
 from ..documents.anchors import anchor_tiers
 from .types import Candidate
 
-__all__ = ["Reranker", "StructuralReranker", "Stage1Reranker"]
+__all__ = ["Reranker", "StructuralReranker", "Stage1Reranker", "AnchorPriority", "apply_anchor_priority"]
 
 
 class Reranker(Protocol):
+    """Stage 2: orders the candidate sections for a question (same shape in and out).
+
+    Attributes:
+        name: shown in traces.
+        uses_search_text: ``retrieve`` hands it the search text (the question without the names
+            that became filters) rather than the question as asked.
+        calls: the model calls it made (empty offline), for traces.
+        last_notes: what went wrong in its last call and what it did instead.
+    """
+
     name: str
+    uses_search_text: bool
+    calls: list[dict]
+    last_notes: list[str]
 
     def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]: ...
 
@@ -58,6 +71,10 @@ class Stage1Reranker:
 
     name = "stage1-order"
     uses_search_text = True
+
+    def __init__(self):
+        self.calls: list[dict] = []
+        self.last_notes: list[str] = []
 
     def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]:
         return [replace(c, stage2_score=c.stage1_score) for c in candidates]
@@ -217,3 +234,48 @@ class StructuralReranker:
                for i, (c, s) in enumerate(zip(candidates, score))]
         # sections holding an anchor the question names first; stable: ties keep stage-1 order
         return sorted(out, key=lambda c: (-c.features.get("anchor", 0.0), -c.stage2_score, c.stage1_rank))
+
+
+def apply_anchor_priority(question: str, ranked_candidates: list) -> list:
+    """Sections that contain an anchor the question names first; otherwise the given order.
+
+    Call it after any re-ranker: it takes and returns the same shape (a new list of the
+    same objects), a no-op when the question names no anchor.
+
+    >>> [c.node_id for c in apply_anchor_priority("What does Table 2 show?", ranked)]  # doctest: +SKIP
+    ['0031', '0007', ...]
+    """
+    tiers = anchor_tiers(question, ranked_candidates)
+    order = sorted(range(len(ranked_candidates)), key=lambda i: -tiers[i])  # stable: ties keep the given order
+    return [ranked_candidates[i] for i in order]
+
+
+class AnchorPriority:
+    """Any re-ranker followed by :func:`apply_anchor_priority`, with the same interface.
+
+    ``calls``, ``last_notes`` and ``uses_search_text`` are the inner re-ranker's.
+
+    >>> reranker = AnchorPriority(GeminiReranker(config=cfg))  # doctest: +SKIP
+    """
+
+    def __init__(self, inner: Reranker):
+        self.inner = inner
+        self.name = f"{inner.name}+anchors"
+
+    def __repr__(self) -> str:
+        return f"AnchorPriority({self.inner!r})"
+
+    @property
+    def uses_search_text(self) -> bool:
+        return self.inner.uses_search_text
+
+    @property
+    def calls(self) -> list[dict]:
+        return self.inner.calls
+
+    @property
+    def last_notes(self) -> list[str]:
+        return self.inner.last_notes
+
+    def rerank(self, question: str, candidates: list[Candidate]) -> list[Candidate]:
+        return apply_anchor_priority(question, self.inner.rerank(question, candidates))

@@ -107,6 +107,7 @@ class GeminiReranker(GeminiPart):
     """
 
     name = "gemini"
+    uses_search_text = False  # the model reads the question as asked
     role = "rerank"
 
     def __init__(self, config: Config | None = None, client=None, snippet_chars: int = 150, *,

@@ -15,114 +15,162 @@ gives the ranx/BEIR shape ``{section_id: score}``.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, fields, replace
 
+import numpy as np
+
+from ..core.config import RETRIEVAL_MODES, Config
 from ..core.errors import InvalidInput
-from .analyze import analyze
+from ..indexing.index import SearchIndex
+from .analyze import QueryFilters, analyze
 from .hybrid import recall_sections
 from .pointers import load_sections
 from .recall import statement_candidates
-from .rerank import StructuralReranker
-from .types import Retrieval
+from .rerank import Reranker, StructuralReranker
+from .types import Candidate, RecallInfo, Retrieval, Section, Trace
 
-__all__ = ["retrieve", "retrieve_decomposed", "merge_round_robin"]
+__all__ = ["retrieve", "retrieve_decomposed", "merge_round_robin", "RetrieveOptions"]
 
 
-def retrieve(index, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
-             recall: int | None = None, candidates: int | None = None, budget: int | None = None,
-             auto_filter: bool = True, retrieval: str | None = None, filters=None, decompose: bool = True,
-             statement_recall: bool = True):
+@dataclass(frozen=True)
+class RetrieveOptions:
+    """The per-call settings of :func:`retrieve`; ``None`` takes the index's Config.
+
+    Attributes:
+        recall / candidates: stage-1 sizes (``config.recall_chunks``, 200 / ``config.candidates``, 50).
+        budget: characters of one section sent on (``config.section_budget``).
+        retrieval: stage-1 recall, ``"dense"``, ``"bm25"`` or ``"hybrid"`` (RRF of the two section
+            rankings; see :mod:`ppkit.retrieval.hybrid`); default ``config.retrieval``.
+        auto_filter: with ``docs=None``, take the document filter from the question; ``False``
+            searches all documents.
+        decompose: a question naming several companies is answered by one filtered sub-retrieval
+            per company, merged so each is represented.
+        statement_recall: add the primary financial statements the question's concepts call for
+            to the candidates when stage 1 missed them (:func:`ppkit.retrieval.recall.statement_candidates`).
+    """
+
+    recall: int | None = None
+    candidates: int | None = None
+    budget: int | None = None
+    retrieval: str | None = None
+    auto_filter: bool = True
+    decompose: bool = True
+    statement_recall: bool = True
+
+    @classmethod
+    def of(cls, config: Config, **options) -> RetrieveOptions:
+        """Options from keyword arguments, the unset ones from ``config``; unknown names are an error."""
+        unknown = sorted(set(options) - {f.name for f in fields(cls)})
+        if unknown:
+            raise InvalidInput(f"unknown retrieve option(s) {unknown}; the options are: "
+                               + ", ".join(f.name for f in fields(cls)))
+        o = cls(**{k: v for k, v in options.items() if v is not None})
+        o = replace(o, recall=config.recall_chunks if o.recall is None else o.recall,
+                    candidates=config.candidates if o.candidates is None else o.candidates,
+                    budget=config.section_budget if o.budget is None else o.budget,
+                    retrieval=o.retrieval or config.retrieval)
+        if o.retrieval not in RETRIEVAL_MODES:
+            raise InvalidInput(f"unknown retrieval mode {o.retrieval!r}: use one of {', '.join(RETRIEVAL_MODES)}")
+        return o
+
+
+def retrieve(index: SearchIndex, question: str, k: int | None = None, *, docs: list[str] | None = None,
+             reranker: Reranker | None = None, filters: QueryFilters | None = None, **options) -> Retrieval:
     """Two-stage retrieval over ``index``.
 
     Args:
         question: the user's question.
         k: sections to return (default ``config.k``, 5).
         docs: restrict to these documents (names as indexed). ``None``: the documents the
-            question names (:func:`ppkit.retrieval.analyze.analyze_query`), or all when it names none.
-        auto_filter: with ``docs=None``, take the document filter from the question (default);
-            ``False`` searches all documents.
-        statement_recall: add the primary financial statements the question's concepts call for
-            to the candidates when stage 1 missed them (:func:`statement_candidates`).
-        reranker: any object with ``rerank(question, candidates) -> candidates``; default: a new
-            structural re-ranker (:func:`ppkit.pipeline.retrieve` chooses Gemini when the config is
-            online, and keeps one structural re-ranker per index).
-        recall / candidates: stage-1 sizes (200 / 50).
-        budget: characters of one section sent on (default ``config.section_budget``).
-        retrieval: stage-1 recall, ``"dense"``, ``"bm25"`` or ``"hybrid"`` (RRF of the two
-            section rankings; see :mod:`ppkit.retrieval.hybrid`); default ``config.retrieval``.
-        filters: a :class:`ppkit.retrieval.analyze.QueryFilters` to use instead of analysing the question.
-            Its ``search_text`` (names removed) is searched with, only when ``config.strip_names`` is
-            True (else the question as asked).
-        decompose: a question naming several companies is answered by one filtered
-            sub-retrieval per company, merged so each is represented (:mod:`ppkit.retrieval.compare`).
+            question names (:func:`ppkit.retrieval.analyze.analyze`), or all when it names none.
+        reranker: any :class:`ppkit.retrieval.rerank.Reranker`; default: a new structural
+            re-ranker (:func:`ppkit.pipeline.retrieve` chooses Gemini when the config is online,
+            and keeps one structural re-ranker per index).
+        filters: a :class:`ppkit.retrieval.analyze.QueryFilters` to use instead of analysing the
+            question. Its ``search_text`` (names removed) is searched with only when
+            ``config.strip_names`` is True (else the question as asked).
+        options: :class:`RetrieveOptions` fields (``recall``, ``candidates``, ``budget``,
+            ``retrieval``, ``auto_filter``, ``decompose``, ``statement_recall``).
 
     Returns:
         A :class:`Retrieval` with the k sections, all candidates in stage-2 order, and a trace.
 
     >>> index.retrieve("What is AMD's quick ratio?", k=5).sections[0].breadcrumb  # doctest: +SKIP
     """
-    cfg = index.config
-    k = cfg.k if k is None else k
-    if k < 1:
-        raise InvalidInput("k must be at least 1")
-    if not question or not question.strip():
-        raise InvalidInput("the question is empty")
-    recall = cfg.recall_chunks if recall is None else recall
-    n_cand = cfg.candidates if candidates is None else candidates
-    budget = cfg.section_budget if budget is None else budget
-    if reranker is None:  # the pipeline chooses it (ppkit.pipeline.default_reranker)
-        reranker = StructuralReranker(index.embedder)
-
-    mode = retrieval or cfg.retrieval
+    opts = RetrieveOptions.of(index.config, **options)
+    k = _checked(question, index.config.k if k is None else k)
+    reranker = reranker or StructuralReranker(index.embedder)
     t0 = time.perf_counter()
-    if filters is None and docs is None and auto_filter:
+    if filters is None and docs is None and opts.auto_filter:
         filters = analyze(index, question)
+    if docs is None and opts.decompose and filters is not None and filters.comparison:
+        return retrieve_decomposed(index, question, filters, k=k, reranker=reranker, options=opts)
+    source = "question" if filters and filters.docs else "caller" if docs else "none"
     if docs is not None:  # the caller's documents win over the analyzer's
         scope = {d: None for d in docs}
     else:
         scope = filters.scope(index) if filters is not None else None
         docs = filters.docs if filters is not None else None
-        if decompose and filters is not None and filters.comparison:
-            return retrieve_decomposed(index, question, filters, k=k, reranker=reranker, recall=recall,
-                                       candidates=n_cand, budget=budget, retrieval=mode)
     # The names that became filters stay in the search text unless config.strip_names is True:
     # stripping them measured worse (Comprehensive hit@3 0.90 -> 0.80, `ppkit bench retrieval`), since
     # a filing's own prose names the company where it reports on it.
-    strip = cfg.strip_names
-    search_text = filters.search_text if filters is not None and filters.companies and strip else question
+    strip = index.config.strip_names and filters is not None and filters.companies
+    search_text = filters.search_text if strip else question
     te = time.perf_counter()
     qv = index.embedder.embed_query(search_text)
-    t_embed = time.perf_counter() - te
-    cands, info = recall_sections(index, search_text, qv, mode=mode, scope=scope, recall=recall,
-                                  candidates=n_cand)
-    info["seconds"] = {"embed_query": round(t_embed, 4), **info["seconds"]}
-    injected = (statement_candidates(index, search_text, cands, docs=list(scope) if scope else None, query_vec=qv)
-                if statement_recall else [])
-    cands = cands + injected
-    info["statements_added"] = [c.section_id for c in injected]
+    seconds = {"embed_query": round(time.perf_counter() - te, 4)}
+    cands, info, added = _stage1(index, search_text, qv, scope, opts)
     t1 = time.perf_counter()
-    calls_before = len(getattr(reranker, "calls", []))
+    ranked, calls = _stage2(reranker, question, search_text, cands)
+    t2 = time.perf_counter()
+    sections = load_sections(index, ranked[:k], budget=opts.budget, query_vec=qv)
+    t3 = time.perf_counter()
+    seconds.update(info.seconds, stage1=round(t1 - t0, 4), stage2=round(t2 - t1, 4), load=round(t3 - t2, 4),
+                   total=round(t3 - t0, 4))
+    trace = Trace(
+        k=k, search_text=search_text, docs_filter=docs, filter_source=source, recall=opts.recall,
+        reranker=reranker.name, filters=filters.to_dict() if filters is not None else None, scope=scope,
+        embedder=index.embedder.name, retrieval=info.retrieval, chunks_recalled=info.chunks_recalled,
+        sections_recalled=info.sections_recalled, candidates=info.candidates, lists=info.lists, rrf_k=info.rrf_k,
+        seconds=seconds, statements_added=added,
+        trimmed=_trimmed(sections), context_chars=sum(len(s.text) for s in sections), model_calls=calls,
+        notes=list(reranker.last_notes))
+    return Retrieval(question, sections, ranked, trace)
+
+
+def _checked(question: str, k: int) -> int:
+    if k < 1:
+        raise InvalidInput("k must be at least 1")
+    if not question or not question.strip():
+        raise InvalidInput("the question is empty")
+    return k
+
+
+def _stage1(index: SearchIndex, search_text: str, qv: np.ndarray, scope: dict | None,
+            opts: RetrieveOptions) -> tuple[list[Candidate], RecallInfo, list[str]]:
+    """The candidate sections: recalled by ``opts.retrieval``, plus the primary statements asked for
+    (their section ids are the third value)."""
+    cands, info = recall_sections(index, search_text, qv, mode=opts.retrieval, scope=scope, recall=opts.recall,
+                                  candidates=opts.candidates)
+    added = (statement_candidates(index, search_text, cands, docs=list(scope) if scope else None, query_vec=qv)
+             if opts.statement_recall else [])
+    return cands + added, info, [c.section_id for c in added]
+
+
+def _stage2(reranker: Reranker, question: str, search_text: str,
+            cands: list[Candidate]) -> tuple[list[Candidate], list[dict]]:
+    """The candidates in the re-ranker's order (``stage2_rank`` set) and the model calls it made."""
+    calls_before = len(reranker.calls)
     # an LLM re-ranker reads the question as asked; the structural one scores the search text
     # (the filtered names would only add noise inside the filtered documents)
-    ranked = reranker.rerank(search_text if getattr(reranker, "uses_search_text", False) else question, cands)
-    t2 = time.perf_counter()
+    ranked = reranker.rerank(search_text if reranker.uses_search_text else question, cands)
     ranked = [replace(c, stage2_rank=i) for i, c in enumerate(ranked, start=1)]
-    sections = load_sections(index, ranked[:k], budget=budget, query_vec=qv)
-    t3 = time.perf_counter()
-    trace = {
-        "k": k, "search_text": search_text, "docs_filter": docs, "filter_source": ("question" if filters and filters.docs else
-                                                      "caller" if docs else "none"), "recall": recall, "reranker": getattr(reranker, "name", type(reranker).__name__),
-        "filters": filters.to_dict() if filters is not None else None, "scope": scope,
-        "embedder": index.embedder.name, **info,
-        "seconds": {**info["seconds"], "stage1": round(t1 - t0, 4), "stage2": round(t2 - t1, 4),
-                    "load": round(t3 - t2, 4), "total": round(t3 - t0, 4)},
-        "trimmed": [{"section_id": s.section_id, "chars_total": s.chars_total, "chars_sent": len(s.text)}
-                    for s in sections if s.trimmed],
-        "context_chars": sum(len(s.text) for s in sections),
-        "model_calls": list(getattr(reranker, "calls", []))[calls_before:],
-        "notes": list(getattr(reranker, "last_notes", [])),
-    }
-    return Retrieval(question, sections, ranked, trace)
+    return ranked, list(reranker.calls)[calls_before:]
+
+
+def _trimmed(sections: list[Section]) -> list[dict]:
+    return [{"section_id": s.section_id, "chars_total": s.chars_total, "chars_sent": len(s.text)}
+            for s in sections if s.trimmed]
 
 
 def merge_round_robin(lists: list[list], k: int) -> list:
@@ -141,15 +189,16 @@ def merge_round_robin(lists: list[list], k: int) -> list:
     return out
 
 
-def retrieve_decomposed(index, question: str, filters, *, k: int, reranker=None, recall=None, candidates=None,
-                        budget=None, retrieval: str | None = None):
+def retrieve_decomposed(index: SearchIndex, question: str, filters: QueryFilters, *, k: int,
+                        reranker: Reranker | None = None, options: RetrieveOptions | None = None) -> Retrieval:
     """One sub-retrieval per document in ``filters.docs`` (the companies named), merged.
 
     Returns:
         A :class:`ppkit.retrieval.types.Retrieval` whose sections are the merge (re-numbered
         1..n) and whose trace has ``decomposition``: each sub-query, its document and
-        the sections it gave.
+        the sections it gave; its counts are the sums over the sub-retrievals.
     """
+    opts = options or RetrieveOptions.of(index.config)
     t0 = time.perf_counter()
     docs = filters.docs or filters.companies
     subs = []
@@ -157,25 +206,29 @@ def retrieve_decomposed(index, question: str, filters, *, k: int, reranker=None,
         sub_filters = replace(filters, docs=[doc], companies=[doc], matched={doc: filters.matched.get(doc, "")})
         # the sub-question names only its own company (searched with when names are not stripped)
         sub_q = f"For {filters.matched.get(doc) or doc}: {filters.search_text}"
-        subs.append(retrieve(index, sub_q, k, reranker=reranker, recall=recall, candidates=candidates,
-                             budget=budget, retrieval=retrieval, filters=sub_filters, decompose=False))
+        subs.append(retrieve(index, sub_q, k, reranker=reranker, filters=sub_filters,
+                             **{**_as_kwargs(opts), "decompose": False}))
     sections = [replace(s, rank=i) for i, s in enumerate(merge_round_robin([r.sections for r in subs], k), start=1)]
     cands = merge_round_robin([r.candidates for r in subs], sum(len(r.candidates) for r in subs))
-    first = subs[0].trace
-    trace = {
-        "k": k, "search_text": filters.search_text, "docs_filter": list(docs), "filter_source": "question",
-        "recall": first.get("recall"), "reranker": first.get("reranker"), "embedder": first.get("embedder"),
-        "retrieval": first.get("retrieval"), "filters": filters.to_dict(),
-        "decomposition": [{"doc": d, "search_text": r.trace["search_text"], "scope": r.trace.get("scope"),
-                           "sections": [s.section_id for s in r.sections]} for d, r in zip(docs, subs)],
-        "candidates": len(cands), "chunks_recalled": sum(r.trace.get("chunks_recalled", 0) for r in subs),
-        "seconds": {"total": round(time.perf_counter() - t0, 4),
-                    "sub_queries": [r.trace["seconds"].get("total") for r in subs]},
-        "trimmed": [t for r in subs for t in r.trace.get("trimmed", [])
-                    if t["section_id"] in {s.section_id for s in sections}],
-        "context_chars": sum(len(s.text) for s in sections),
-        "model_calls": [c for r in subs for c in r.trace.get("model_calls", [])],
-        "notes": [f"comparison of {len(docs)} documents: one sub-retrieval each, merged round-robin"]
-                 + [n for r in subs for n in r.trace.get("notes", [])],
-    }
+    first, traces = subs[0].trace, [r.trace for r in subs]
+    sent = {s.section_id for s in sections}
+    trace = Trace(
+        k=k, search_text=filters.search_text, docs_filter=list(docs), filter_source="question", recall=first.recall,
+        reranker=first.reranker, filters=filters.to_dict(), scope={d: t.scope.get(d) if t.scope else None
+                                                                   for d, t in zip(docs, traces)},
+        embedder=first.embedder, retrieval=first.retrieval,
+        chunks_recalled=sum(t.chunks_recalled for t in traces), sections_recalled=sum(t.sections_recalled for t in traces),
+        candidates=len(cands), lists=first.lists, rrf_k=first.rrf_k,
+        seconds={"total": round(time.perf_counter() - t0, 4), "sub_queries": [t.seconds.get("total") for t in traces]},
+        statements_added=[sid for t in traces for sid in t.statements_added],
+        trimmed=[x for t in traces for x in t.trimmed if x["section_id"] in sent],
+        context_chars=sum(len(s.text) for s in sections), model_calls=[c for t in traces for c in t.model_calls],
+        notes=[f"comparison of {len(docs)} documents: one sub-retrieval each, merged round-robin"]
+              + [n for t in traces for n in t.notes],
+        decomposition=[{"doc": d, "search_text": t.search_text, "scope": t.scope,
+                        "sections": [s.section_id for s in r.sections]} for d, t, r in zip(docs, traces, subs)])
     return Retrieval(question, sections, cands, trace)
+
+
+def _as_kwargs(opts: RetrieveOptions) -> dict:
+    return {f.name: getattr(opts, f.name) for f in fields(RetrieveOptions)}

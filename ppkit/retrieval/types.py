@@ -8,11 +8,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from ..documents.tree import Image
 
-__all__ = ["Candidate", "Section", "Retrieval", "section_id"]
+__all__ = ["Candidate", "Section", "Retrieval", "Trace", "RecallInfo", "section_id"]
 
 
 def section_id(doc: str, node_id: str) -> str:
@@ -90,13 +90,74 @@ class Section:
 
 
 @dataclass(frozen=True)
+class RecallInfo:
+    """What stage 1 did: the recall mode, how many chunks and sections it found, per-list sizes, timings."""
+
+    retrieval: str  # "dense" | "bm25" | "hybrid"
+    chunks_recalled: int  # distinct chunks over all lists
+    sections_recalled: int  # distinct sections among them
+    candidates: int  # sections kept (the first ``candidates``)
+    lists: dict[str, dict[str, int]]  # list name -> {"chunks": n, "sections": n}
+    rrf_k: int | None  # the RRF constant (hybrid only)
+    seconds: dict[str, float]  # step -> seconds
+
+
+@dataclass(frozen=True)
+class Trace:
+    """How one retrieval went: filters, stage sizes, timings, trims and model calls.
+
+    ``to_dict()`` is the JSON form (``ppkit ask --json``, notebooks); ``decomposition`` is set
+    for comparison questions (one sub-retrieval per company, see
+    :func:`ppkit.retrieval.retrieve.retrieve_decomposed`).
+    """
+
+    k: int
+    search_text: str  # the text searched with
+    docs_filter: list[str] | None  # the documents searched (None: all)
+    filter_source: str  # "question" | "caller" | "none"
+    recall: int  # stage-1 chunks
+    reranker: str
+    filters: dict | None  # the analyzer's QueryFilters as a dict
+    scope: dict | None  # doc -> None | [10-K Items]
+    embedder: str
+    retrieval: str  # stage-1 mode
+    chunks_recalled: int
+    sections_recalled: int
+    candidates: int
+    lists: dict[str, dict[str, int]]
+    rrf_k: int | None
+    seconds: dict  # step -> seconds (a comparison: "sub_queries" -> their totals)
+    statements_added: list[str]  # section ids added by statement recall
+    trimmed: list[dict]  # {"section_id", "chars_total", "chars_sent"} of trimmed sections
+    context_chars: int
+    model_calls: list[dict]
+    notes: list[str]
+    decomposition: list[dict] | None = None  # comparison questions: {"doc", "search_text", "scope", "sections"}
+
+    @classmethod
+    def blank(cls, **fields_) -> Trace:
+        """A trace with empty counts, for a Retrieval made by hand (tests, notebooks): ``Trace.blank(k=3)``."""
+        base = dict(k=0, search_text="", docs_filter=None, filter_source="none", recall=0, reranker="", filters=None,
+                    scope=None, embedder="", retrieval="dense", chunks_recalled=0, sections_recalled=0, candidates=0,
+                    lists={}, rrf_k=None, seconds={}, statements_added=[], trimmed=[], context_chars=0,
+                    model_calls=[], notes=[])
+        return cls(**{**base, **fields_})
+
+    def to_dict(self) -> dict:
+        d = {f.name: getattr(self, f.name) for f in fields(Trace)}
+        if d["decomposition"] is None:
+            del d["decomposition"]
+        return d
+
+
+@dataclass(frozen=True)
 class Retrieval:
     """The result of :func:`retrieve`."""
 
     question: str
     sections: list[Section]
     candidates: list[Candidate]  # in stage-2 order
-    trace: dict
+    trace: Trace
 
     def run(self) -> dict[str, float]:
         """``{section_id: stage-2 score}`` over all candidates (the ranx/BEIR run shape for one query)."""
@@ -115,4 +176,4 @@ class Retrieval:
 
     def to_dict(self) -> dict:
         return {"question": self.question, "sections": [s.to_dict() for s in self.sections],
-                "candidates": [c.to_dict() for c in self.candidates], "trace": self.trace}
+                "candidates": [c.to_dict() for c in self.candidates], "trace": self.trace.to_dict()}

@@ -347,8 +347,8 @@ class QueryExplorer:
         if self.result is None:
             return {}
         t = self.result.trace
-        added = len(t.get("statements_added", []))
-        return {"chunks": t["chunks_recalled"], "sections": t["sections_recalled"],
+        added = len(t.statements_added)
+        return {"chunks": t.chunks_recalled, "sections": t.sections_recalled,
                 "candidates": len(self.result.candidates) - added, "statements_added": added, "k": len(self.chosen),
                 "context_chars": sum(len(s.text) for s in self.chosen)}
 
@@ -391,11 +391,11 @@ class QueryExplorer:
             return "<div><i>Type a question and press Enter.</i></div>"
         t = self.result.trace
         where = {"question": "named in the question", "caller": "chosen in the filter", "none": "none: all documents"}
-        docs = ", ".join(t["docs_filter"]) if t["docs_filter"] else "all"
+        docs = ", ".join(t.docs_filter) if t.docs_filter else "all"
         return (f"<div><b>{_esc(self.result.question)}</b><br><small>document filter: {_esc(docs)} "
-                f"({where.get(t['filter_source'], t['filter_source'])}) · searched for: "
-                f"<i>{_esc(t['search_text'])}</i> · embedder {_esc(t['embedder'])} · re-ranker "
-                f"{_esc(t['reranker'])}</small></div>")
+                f"({where.get(t.filter_source, t.filter_source)}) · searched for: "
+                f"<i>{_esc(t.search_text)}</i> · embedder {_esc(t.embedder)} · re-ranker "
+                f"{_esc(t.reranker)}</small></div>")
 
     def funnel_html(self) -> str:
         """The 200 → 50 → k funnel as a row of boxes."""
