@@ -28,6 +28,7 @@ from .answer.synth_gemini import GeminiSynthesizer
 from .core import data
 from .core.config import PACKAGE_DIR, Config, cache_dir
 from .core.errors import InvalidInput
+from .core.io import sha256_file
 from .documents.noise import RuleNoiseFilter
 from .documents.noise_gemini import GeminiNoiseFilter
 from .indexing import index as _indexing
@@ -37,7 +38,6 @@ from .indexing.index import (
     PIPELINE_VERSION,
     IndexFormatError,
     SearchIndex,
-    sha256_file,
 )
 from .retrieval.rerank import AnchorPriority, StructuralReranker
 from .retrieval.rerank_gemini import GeminiReranker

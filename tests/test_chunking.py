@@ -64,4 +64,4 @@ def test_kept_filter_drops_sections():
 
 
 def test_fixed_size_chunks():
-    assert fixed_size_chunks("abcdefghij", "d", size=4, overlap=1) == [(0, 4, "abcd"), (3, 7, "defg"), (6, 10, "ghij")]
+    assert fixed_size_chunks("abcdefghij", size=4, overlap=1) == [(0, 4, "abcd"), (3, 7, "defg"), (6, 10, "ghij")]

@@ -1,6 +1,6 @@
 """ppkit.core.markup: HTML tables rendered as numbered pipe rows."""
 
-from ppkit.core.markup import render, render_text
+from ppkit.core.markup import render
 
 TABLE = """Before the table.
 <table>
@@ -38,7 +38,8 @@ def test_unclosed_table_is_left_alone():
 
 
 def test_inline_table_and_text_around_it():
-    assert render_text(["Intro <table><tr><td>a</td><td>1</td></tr></table> outro"]) == "Intro\n| a | 1 |\noutro"
+    got = render(["Intro <table><tr><td>a</td><td>1</td></tr></table> outro"])
+    assert got == [(1, "Intro"), (1, "| a | 1 |"), (1, "outro")]
 
 
 def test_expand_terms_names_line_items():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import re
 
+from ..core.ids import breadcrumb_titles
 from ..llm.parts import GeminiPart
 from .markers import image_catalogue, marker_instructions, parse_markers
 
@@ -71,7 +72,7 @@ def parse_sources(text: str, sections=()) -> list[dict]:
             continue
         nid = m.group("id").zfill(4)
         bc = m.group("bc").strip().strip("*_`\"'").strip()
-        doc_hint = (m.group("doc") or (bc.split(" > ", 1)[0] if bc else "")).strip()
+        doc_hint = (m.group("doc") or (breadcrumb_titles(bc)[0] if bc else "")).strip()
         match = [s for s in sections if s.node_id == nid]
         if len(match) > 1:  # the same id in two documents: the breadcrumb says which
             match = [s for s in match if s.doc == doc_hint] or match[:1]

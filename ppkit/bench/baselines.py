@@ -35,6 +35,7 @@ import numpy as np
 
 from ..core.config import cache_dir
 from ..core.errors import MissingDependency
+from ..core.ids import ROOT_ID
 from ..documents.chunking import fixed_size_chunks, split_text
 from .metrics import Sent
 
@@ -76,7 +77,7 @@ def blind_chunks(docs, *, size: int = 2000, overlap: int = 200) -> ChunkCorpus:
         starts = [0]  # character offset of each line's start
         for ln in lines[:-1]:
             starts.append(starts[-1] + len(ln) + 1)
-        for a, b, t in fixed_size_chunks(text, doc, size=size, overlap=overlap):
+        for a, b, t in fixed_size_chunks(text, size=size, overlap=overlap):
             first = bisect.bisect_right(starts, a)
             last = bisect.bisect_right(starts, max(a, b - 1))
             names.append(doc)
@@ -94,13 +95,13 @@ def header_path_chunks(docs, *, size: int = 2000, overlap: int = 200) -> ChunkCo
     for doc, tree in docs.trees.items():
         lines = docs.lines(doc)
         for n in tree:
-            first = n.line_start if n.node_id == "0000" else n.line_start + 1
+            first = n.line_start if n.node_id == ROOT_ID else n.line_start + 1
             if first > n.text_end:
                 continue
             prefix = f"[{n.breadcrumb}]\n"
             for a, b, t in split_text(lines[first - 1 : n.text_end], first, size, overlap):
                 names.append(doc)
-                rng = ((a, b),) if n.node_id == "0000" else ((n.line_start, n.line_start), (a, b))
+                rng = ((a, b),) if n.node_id == ROOT_ID else ((n.line_start, n.line_start), (a, b))
                 ranges.append(rng)
                 texts.append(prefix + t)
     return ChunkCorpus("header-path", tuple(names), tuple(ranges), tuple(texts),

@@ -33,6 +33,8 @@ import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from ..core.ids import ROOT_ID
+
 __all__ = ["EvidenceMatch", "DocText", "map_evidence", "normalise", "evidence_kind"]
 
 NGRAM = 8
@@ -145,7 +147,7 @@ class EvidenceMatch:
 def _owner(line: int, starts: list[int], ids: list[str]) -> str:
     """The node whose own text holds ``line``: the last heading at or above it (``0000`` above the first)."""
     i = bisect.bisect_right(starts, line) - 1
-    return ids[i] if i >= 0 else "0000"
+    return ids[i] if i >= 0 else ROOT_ID
 
 
 def map_evidence(text: str, tree, lines: list[str], *, doc_text: DocText | None = None,

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.data import benchmark_path
-from ..retrieval.types import section_id
+from ..core.ids import ROOT_ID, section_id, split_section_id
 from .evidence import DocText, map_evidence
-from .loaders import _norm_name, resolve_doc_name
+from .loaders import norm_name, resolve_doc_name
 from .reference import clean_breadcrumb, load_run_logs
 
 __all__ = ["GoldSet", "comprehensive_gold", "financebench_gold", "multimodal_gold", "map_breadcrumb", "gold_lines"]
@@ -79,7 +79,7 @@ def gold_lines(qrels: dict[str, int], trees) -> list[tuple[str, str, int, int]]:
     """``[(section_id, doc, heading line, end of own text)]`` of one question's gold sections."""
     out = []
     for sid in qrels:
-        doc, nid = sid.split("#", 1)
+        doc, nid = split_section_id(sid)
         n = trees[doc][nid]
         out.append((sid, doc, n.line_start, n.text_end))
     return out
@@ -220,7 +220,7 @@ def map_breadcrumb(crumb: str, trees) -> list[tuple[str, str]]:
     node whose title path equals the crumb's (markup stripped), else the nodes whose last
     titles match the crumb's tail (a breadcrumb may skip levels)."""
     parts = [_norm_title(p) for p in clean_breadcrumb(crumb)]
-    doc = next((d for d in trees if _norm_name(d) == _norm_name(parts[0])), None)
+    doc = next((d for d in trees if norm_name(d) == norm_name(parts[0])), None)
     if doc is None:
         doc = resolve_doc_name(parts[0], list(trees))
     if doc is None:
@@ -228,7 +228,7 @@ def map_breadcrumb(crumb: str, trees) -> list[tuple[str, str]]:
     tree = trees[doc]
     want = parts[1:]
     if not want:
-        return [(doc, "0000")]
+        return [(doc, ROOT_ID)]
     exact = [n.node_id for n in tree.headings() if [_norm_title(t) for t in n.path[1:]] == want]
     if exact:
         return [(doc, nid) for nid in exact]

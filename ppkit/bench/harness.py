@@ -31,6 +31,7 @@ import sys
 import time
 
 from ..core.errors import InvalidInput
+from ..core.ids import split_section_id
 from ..core.progress import progress_bar
 from ..pipeline import default_reranker
 from .gold import GoldSet, gold_lines
@@ -241,7 +242,7 @@ def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmar
         if qid not in gold.qrels:
             skipped[qid] = gold.unmapped.get(qid, "no gold")
             continue
-        absent = sorted({sid.split("#")[0] for sid in gold.qrels[qid]} - set(index.trees))
+        absent = sorted({split_section_id(sid)[0] for sid in gold.qrels[qid]} - set(index.trees))
         if absent:
             skipped[qid] = f"gold document(s) not in the index: {absent}"
             continue
@@ -253,7 +254,7 @@ def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmar
         for q in progress_bar(todo, desc=f"bench {benchmark}", disable=not progress):
             qid = q["qid"]
             g = gold_lines(gold.qrels[qid], index.trees)
-            qdocs = gold.docs.get(qid) or sorted({sid.split("#")[0] for sid in gold.qrels[qid]})
+            qdocs = gold.docs.get(qid) or sorted({split_section_id(sid)[0] for sid in gold.qrels[qid]})
             images = getattr(gold, "images", None) or None
             per_question.append(_bench_question(index, q, g, qdocs, ks=ks, modes=modes, reranker=reranker,
                                                 baselines=baselines, bks=bks, baseline_modes=baseline_modes,

@@ -30,7 +30,7 @@ from pathlib import Path
 from ..core.errors import InvalidInput, MissingDependency, MissingFile
 from ..documents.tree import build_tree, read_lines
 
-__all__ = ["detect_format", "load_questions", "load_comprehensive", "load_financebench",
+__all__ = ["norm_name", "detect_format", "load_questions", "load_comprehensive", "load_financebench",
            "load_multimodal_queries", "resolve_doc_name", "MarkdownDocs", "DOC_ALIASES", "QuestionSetError"]
 
 # Names the reference question sets use for the reference 10-Ks, beside the indexed
@@ -197,7 +197,8 @@ def load_questions(path: str | Path) -> tuple[str, list[dict]]:
     return fmt, loader(path)
 
 
-def _norm_name(s: str) -> str:
+def norm_name(s: str) -> str:
+    """A name reduced to lower-case letters and digits, for matching: ``"Boeing Co."`` -> ``"boeingco"``."""
     return re.sub(r"[^a-z0-9]", "", s.casefold())
 
 
@@ -211,14 +212,14 @@ def resolve_doc_name(name: str, docs, aliases: dict[str, tuple[str, ...]] | None
     documents' ``metadata``).
     """
     aliases = DOC_ALIASES if aliases is None else aliases
-    key = _norm_name(_company_key(name))
+    key = norm_name(_company_key(name))
     if not key:
         return None
     for d in docs:
         names = [d, *aliases.get(d, ())]
         meta = (metadata or {}).get(d) or {}
         names += list(meta.get("aliases", [])) + [meta.get(k) for k in ("company", "ticker") if meta.get(k)]
-        if any(_norm_name(n) == key for n in names):
+        if any(norm_name(n) == key for n in names):
             return d
     return None
 

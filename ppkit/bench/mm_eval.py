@@ -45,6 +45,7 @@ from ..answer.synth import ExtractiveSynthesizer
 from ..core.config import Config
 from ..core.data import benchmark_path
 from ..core.errors import InvalidInput
+from ..core.ids import breadcrumb_titles, split_section_id
 from ..documents.anchors import find_captions
 from ..documents.images import caption_key
 from ..pipeline import reference_index
@@ -84,7 +85,7 @@ def match_breadcrumb(breadcrumb: str, trees: dict) -> list[str]:
     ...                  trees)  # doctest: +SKIP
     ['Galore#0011']
     """
-    parts = [p.strip() for p in breadcrumb.split(" > ")]
+    parts = [p.strip() for p in breadcrumb_titles(breadcrumb)]
     doc = next((d for d in trees if _norm(d) == _norm(parts[0])), None)
     if doc is None or len(parts) < 2:
         return []
@@ -166,7 +167,7 @@ def load_multimodal(trees: dict, queries_path: str | Path | None = None,
 def _gold_lines(gold_sections, trees: dict) -> list[tuple[str, int]]:
     out = []
     for sid in gold_sections:
-        doc, node = sid.split("#")
+        doc, node = split_section_id(sid)
         out.append((doc, trees[doc][node].line_start))
     return out
 

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from ..core.errors import InvalidInput, MissingFile
+from ..core.ids import breadcrumb_titles
 from ..documents.tree import clean_title
 
 __all__ = ["parse_run_log", "load_run_logs", "parse_scorecard", "citations", "clean_breadcrumb",
@@ -38,7 +39,7 @@ _SOURCES = re.compile(r"\bSources?\b\**\s*:\**\s*(.*)$", re.I)
 
 def clean_breadcrumb(crumb: str) -> list[str]:
     """Titles of a logged breadcrumb without markup: ``"pepsico > **Free Cash Flow**"`` -> ``["pepsico", "Free Cash Flow"]``."""
-    return [clean_title(p) for p in crumb.split(" > ")]
+    return [clean_title(p) for p in breadcrumb_titles(crumb)]
 
 
 def citations(response: str) -> dict[str, list]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..core.errors import InvalidInput
+from ..core.ids import split_section_id
 from .gold import comprehensive_gold, gold_lines
 from .loaders import load_comprehensive, resolve_doc_name
 from .metrics import covered
@@ -77,7 +78,7 @@ def reference_runs(bench_dir, docs) -> dict[int, dict[tuple[str, int], dict]]:
 
 
 def _crumb(docs, sid: str) -> str:
-    doc, nid = sid.split("#")
+    doc, nid = split_section_id(sid)
     return docs.trees[doc][nid].breadcrumb
 
 

@@ -50,9 +50,9 @@ from pathlib import Path
 
 from ..core import data
 from ..core.errors import InvalidInput, NotFound
+from ..core.ids import ROOT_ID, section_id, split_section_id
 from ..documents.repair import normalize_title
-from ..documents.treecheck import _lcs_pairs
-from ..retrieval.types import section_id
+from ..documents.treecheck import lcs_pairs
 from .evidence import DocText, map_evidence
 from .gold import GoldSet, load_gold
 from .harness import run_retrieval_bench
@@ -181,7 +181,7 @@ class _Aligned:
     def __init__(self, reference, target):
         self.ref = [n for n in reference.headings() if normalize_title(n.title)]
         self.tgt = [n for n in target.headings() if normalize_title(n.title)]
-        pairs = _lcs_pairs([normalize_title(n.title) for n in self.ref], [normalize_title(n.title) for n in self.tgt])
+        pairs = lcs_pairs([normalize_title(n.title) for n in self.ref], [normalize_title(n.title) for n in self.tgt])
         self.pair = dict(pairs)  # index into ref -> index into tgt
         self.pos = {n.node_id: i for i, n in enumerate(self.ref)}  # ref node id -> index into ref
         self.anchors = sorted(self.pair)  # ref indices that have a partner
@@ -205,8 +205,8 @@ class _Aligned:
 
 def _transfer_one(sid: str, node, ref_lines: list[str], target, tgt_doc: str, tgt_lines: list[str],
                   aligned: _Aligned, doc_text: DocText) -> SectionTransfer:
-    if node.node_id == "0000":  # text before the first heading: the other document's too
-        return SectionTransfer(sid, section_id(tgt_doc, "0000"), "title", node.title, target.root.title)
+    if node.node_id == ROOT_ID:  # text before the first heading: the other document's too
+        return SectionTransfer(sid, section_id(tgt_doc, ROOT_ID), "title", node.title, target.root.title)
     text = "\n".join(ref_lines[node.line_start - 1:node.text_end])
     m = map_evidence(text, target, tgt_lines, doc_text=doc_text)
     placed = m.node_ids if m.mapped else ()
@@ -283,7 +283,7 @@ def transfer_sections(section_ids, reference_docs, target_docs, *, doc_map: dict
     cache: dict[str, tuple] = {}  # reference doc -> (aligned, DocText of the target)
     out: dict[str, SectionTransfer] = {}
     for sid in dict.fromkeys(section_ids):
-        doc, nid = sid.split("#", 1)
+        doc, nid = split_section_id(sid)
         if doc not in reference_docs.trees:
             raise NotFound(f"{sid}: {doc!r} is not among the reference documents {list(reference_docs.trees)}")
         node = reference_docs.trees[doc][nid]

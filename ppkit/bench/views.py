@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 
 from ..core.errors import MissingDependency
+from ..core.ids import split_section_id
 
 __all__ = ["question_view", "question_markdown", "question_html", "misses_markdown", "question_browser"]
 
@@ -21,7 +22,7 @@ def question_view(row: dict, *, trees=None, reference: dict | None = None, ks=("
     def crumb(sid):
         if trees is None:
             return sid
-        doc, nid = sid.split("#")
+        doc, nid = split_section_id(sid)
         return f"{trees[doc][nid].breadcrumb} ({sid})" if doc in trees and nid in trees[doc].nodes else sid
 
     gold = list(row["gold"])

@@ -23,7 +23,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["render", "render_text"]
+__all__ = ["render"]
 
 _TABLE_OPEN = re.compile(r"<table\b", re.I)
 _TABLE_CLOSE = re.compile(r"</table\s*>", re.I)
@@ -75,8 +75,3 @@ def render(lines: list[str], first_line: int = 1) -> list[tuple[int, str]]:
         out.append((first_line + i, _INLINE.sub("", line) if "<" in line else line))
         i += 1
     return out
-
-
-def render_text(lines: list[str], first_line: int = 1) -> str:
-    """The rendered text of ``lines`` (no line numbers)."""
-    return "\n".join(t for _, t in render(lines, first_line))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["tokens", "stems", "STOPWORDS", "numbers_in", "sentences", "expand_terms", "EXPANSIONS", "clip"]
+__all__ = ["tokens", "stems", "STOPWORDS", "numbers_in", "sentences", "expand_terms", "EXPANSIONS", "clip", "stem"]
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being
@@ -46,13 +46,14 @@ def _stemmer():
 
 
 @lru_cache(maxsize=200_000)
-def _stem(w: str) -> str:
+def stem(w: str) -> str:
+    """One word's stem (Snowball English): ``stem("ratios") == "ratio"``."""
     return _stemmer()(w)
 
 
 def stems(text: str, *, drop_stopwords: bool = True) -> list[str]:
     """Stemmed content tokens of ``text``."""
-    return [_stem(t) for t in tokens(text) if not (drop_stopwords and t in STOPWORDS)]
+    return [stem(t) for t in tokens(text) if not (drop_stopwords and t in STOPWORDS)]
 
 
 _NUM = re.compile(r"\(?-?\$?\d[\d,]*(?:\.\d+)?%?\)?")

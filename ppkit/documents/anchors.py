@@ -28,6 +28,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..core.ids import breadcrumb_titles
+
 __all__ = ["Anchor", "find_anchors", "find_captions", "anchor_tier", "anchor_tiers",
            "norm_number"]
 
@@ -177,7 +179,7 @@ def _section_numbers(breadcrumb: str) -> tuple[set[str], set[str]]:
     ``4.2. X`` is ``4.2``; a lettered subsection under a numbered one (``III. M > A. O``)
     is ``3.a``; a lone letter at the top level is an appendix (``C. Ablation`` -> ``c``).
     """
-    titles = breadcrumb.split(" > ")[1:]
+    titles = breadcrumb_titles(breadcrumb)[1:]
     nums = [title_number(t) for t in titles]
     full: list[set[str]] = []
     for i, n in enumerate(nums):

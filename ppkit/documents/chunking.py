@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core.errors import InvalidInput
+from ..core.ids import ROOT_ID
 from ..core.markup import render
 from .tree import Tree
 
@@ -132,7 +133,7 @@ def split_numbered(numbered: list[tuple[int, str]], size: int = 2000, overlap: i
 
 def _body_chars(tree: Tree, lines: list[str], node_id: str) -> int:
     n = tree[node_id]
-    first = n.line_start if node_id == "0000" else n.line_start + 1
+    first = n.line_start if node_id == ROOT_ID else n.line_start + 1
     return sum(len(line.strip()) for line in lines[first - 1 : n.text_end])
 
 
@@ -155,14 +156,14 @@ def section_units(tree: Tree, lines: list[str], kept: set[str] | None = None, *,
         short = _body_chars(tree, lines, n.node_id) <= min_chars
         if short and n.children:
             continue  # its title lives on in the children's breadcrumbs
-        if short and n.node_id != "0000":
+        if short and n.node_id != ROOT_ID:
             host = last_unit
             if host is not None and _is_ancestor(tree, host, n.node_id) and units[host][1] == n.line_start - 1:
                 units[host] = (units[host][0], n.text_end)
                 continue
             if _body_chars(tree, lines, n.node_id) == 0:
                 continue  # an empty leaf: nothing to find
-        if n.node_id == "0000" and _body_chars(tree, lines, "0000") == 0:
+        if n.node_id == ROOT_ID and _body_chars(tree, lines, ROOT_ID) == 0:
             continue
         units[n.node_id] = (n.line_start, n.text_end)
         last_unit = n.node_id
@@ -196,7 +197,7 @@ def chunk_tree(tree: Tree, lines: list[str], kept: set[str] | None = None, *, si
     cid = first_id
     for node_id, (first, last) in section_units(tree, lines, kept, min_chars=min_chars).items():
         n = tree[node_id]
-        body_first = first if node_id == "0000" else first + 1  # the heading is in the prefix
+        body_first = first if node_id == ROOT_ID else first + 1  # the heading is in the prefix
         prefix = f"[{n.breadcrumb}]\n"
         # HTML tables are rendered as pipe rows (ppkit.core.markup); line numbers stay those of the source
         body = render(lines[body_first - 1 : last], body_first)
@@ -206,7 +207,7 @@ def chunk_tree(tree: Tree, lines: list[str], kept: set[str] | None = None, *, si
     return out
 
 
-def fixed_size_chunks(text: str, doc: str, *, size: int = 2000, overlap: int = 200) -> list[tuple[int, int, str]]:
+def fixed_size_chunks(text: str, *, size: int = 2000, overlap: int = 200) -> list[tuple[int, int, str]]:
     """Blind baseline: cut the whole document every ``size`` characters (``overlap`` repeated),
     ignoring headings. Returns (start offset, end offset, text)."""
     if overlap >= size:

@@ -27,7 +27,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import Protocol
 
 from ..core.config import offline_forced
 from ..core.errors import InvalidInput, MissingDependency, MissingFile
+from ..core.io import atomic_write
 from ..core.progress import progress_bar
 from .tree import parse_markdown
 
@@ -110,7 +110,7 @@ class PageMap:
         )
 
     def save(self, path: str | Path) -> None:
-        _atomic_write(Path(path), json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n")
+        atomic_write(Path(path), json.dumps(self.to_dict(), ensure_ascii=False, indent=1) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> PageMap:
@@ -345,19 +345,6 @@ def parse_page_range(spec: str | None, page_count: int) -> list[int] | None:
     return sorted(pages)
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    """Write text via a temp file in the same folder and rename, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _join_pages(pages: tuple[tuple[int, str], ...]) -> tuple[str, tuple[tuple[int, int, int], ...]]:
     """Concatenate page Markdown; each page starts on a fresh line. Returns (text, page ranges)."""
     parts: list[str] = []
@@ -420,7 +407,7 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
     stem = name or pdf.stem
     md_path = out / f"{stem}.md"
     map_path = out / f"{stem}.pages.json"
-    _atomic_write(md_path, text)
+    atomic_write(md_path, text)
     pm = PageMap(
         pdf=str(pdf.resolve()), pdf_sha256=hashlib.sha256(pdf.read_bytes()).hexdigest(),
         markdown=md_path.name, markdown_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),

@@ -8,6 +8,7 @@ own text) and names the noise sections; a reply it cannot use falls back to the 
 from __future__ import annotations
 
 from ..core.config import Config
+from ..core.ids import ROOT_ID
 from ..llm.client import LLMError
 from ..llm.parts import GeminiPart
 from .noise import CATEGORIES, NoiseDecision, RuleNoiseFilter
@@ -119,7 +120,7 @@ class GeminiNoiseFilter(GeminiPart):
             nid = nid.zfill(4) if nid.isdigit() else nid
             cat = str(item.get("category", "")).strip()
             cat = _LABEL_TO_CATEGORY.get(cat.casefold(), cat)
-            if nid not in tree.nodes or nid == "0000":
+            if nid not in tree.nodes or nid == ROOT_ID:
                 notes.append(f"ignored unknown node id {item.get('node_id')!r}")
                 continue
             if cat not in CATEGORIES:

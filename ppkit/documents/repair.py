@@ -42,10 +42,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..core.errors import InvalidInput, MissingFile
-from .extract import _atomic_write
+from ..core.io import atomic_write
 from .tree import Tree, parse_markdown
 
-__all__ = ["Numbering", "heading_number", "normalize_title", "LevelChange", "Repair",
+__all__ = ["plain_title", "Numbering", "heading_number", "normalize_title", "LevelChange", "Repair",
            "repair_markdown", "repair_file", "numbered_structure", "find_toc_blocks", "heading_kinds"]
 
 _ROMAN = "IVXLC"
@@ -89,7 +89,8 @@ def normalize_title(title: str) -> str:
     return re.sub(r"\s+", " ", t).strip()
 
 
-def _clean(title: str) -> str:
+def plain_title(title: str) -> str:
+    """A title without emphasis markers and odd spacing, case kept: ``"**Item  7.**"`` -> ``"Item 7."``."""
     t = unicodedata.normalize("NFKC", title).replace("*", "").replace("_", " ")
     return re.sub(r"\s+", " ", t).strip()
 
@@ -108,7 +109,7 @@ def heading_number(title: str, *, appendix_letters: bool = False) -> Numbering |
     >>> heading_number("3.2 Low-Rank Property").rank
     2
     """
-    t = _clean(title)
+    t = plain_title(title)
     if m := _RE_PART.match(t):
         return Numbering("part", "10k", 1, f"PART {m.group(1).upper()}")
     if m := _RE_ITEM.match(t):
@@ -162,11 +163,11 @@ def _units(lines: list[str]) -> list[tuple[int, int, list[str] | None, str]]:
                 j += 1
             block = " ".join(lines[i:j + 1])
             cells = [re.sub(r"<[^>]+>", " ", c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", block, re.S | re.I)]
-            out.append((i + 1, j + 1, [_clean(c) for c in cells], ""))
+            out.append((i + 1, j + 1, [plain_title(c) for c in cells], ""))
             i = j + 1
             continue
         if s.startswith("|"):
-            out.append((i + 1, i + 1, [_clean(c) for c in s.strip("|").split("|")], ""))
+            out.append((i + 1, i + 1, [plain_title(c) for c in s.strip("|").split("|")], ""))
         else:
             out.append((i + 1, i + 1, None, s))
         i += 1
@@ -187,14 +188,14 @@ def _toc_unit_titles(cells: list[str] | None, text: str) -> list[str] | None:
             else:
                 rest.append(c)
         if rest:
-            out.append(_clean(" ".join(rest)))
+            out.append(plain_title(" ".join(rest)))
         return out or None
     if not text or len(text) > 250 or text.startswith("#"):
         return None
     body = _PAGE_TAIL.sub("", text.lstrip("-*+ "))
     if body == text.lstrip("-*+ ") or not re.search(r"[A-Za-z]{3}", body):
         return None
-    return [_clean(body)]
+    return [plain_title(body)]
 
 
 def find_toc_blocks(lines: list[str], titles: set[str], min_entries: int = 5) -> list[tuple[int, int, list[str]]]:
@@ -263,12 +264,12 @@ class _Head:
 def _classify(heads: list[_Head], lines: list[str], outline) -> list[Numbering | None]:
     norm = [normalize_title(h.title) for h in heads]
     # appendix letters: "B.1" headings exist, or "A." comes after References/Appendix
-    has_letter_decimal = any(re.match(r"^[A-Z]\.\d", _clean(h.title)) for h in heads)
+    has_letter_decimal = any(re.match(r"^[A-Z]\.\d", plain_title(h.title)) for h in heads)
     after_refs = False
     kinds: list[Numbering | None] = []
     for h in heads:
         kinds.append(heading_number(h.title, appendix_letters=has_letter_decimal or after_refs))
-        after_refs = after_refs or bool(_RE_APPENDIX.match(_clean(h.title)))
+        after_refs = after_refs or bool(_RE_APPENDIX.match(plain_title(h.title)))
 
     # the PDF outline: titles matched in order, numbering prefixes stripped
     if outline:
@@ -277,7 +278,7 @@ def _classify(heads: list[_Head], lines: list[str], outline) -> list[Numbering |
         for i, h in enumerate(heads):
             if kinds[i] is not None:
                 continue
-            key = normalize_title(re.sub(r"^[\dIVXA-Z.]+\s+", "", _clean(h.title)))
+            key = normalize_title(re.sub(r"^[\dIVXA-Z.]+\s+", "", plain_title(h.title)))
             for j in range(k, len(queue)):
                 if queue[j][1] == key:
                     kinds[i] = Numbering("outline", "outline", queue[j][0], f"outline level {queue[j][0]}")
@@ -372,7 +373,7 @@ def _infer_levels(heads: list[_Head], kinds: list[Numbering | None], lines: list
             ctx = chain[::-1]
             run = []
             continue
-        if _RE_BACK.match(_clean(h.title)) and (back_level or ctx and kinds[ctx[0]].family != "10k"):
+        if _RE_BACK.match(plain_title(h.title)) and (back_level or ctx and kinds[ctx[0]].family != "10k"):
             levels[i] = levels[ctx[0]] if ctx else back_level
             reasons[i] = "back matter: sibling of the outermost numbered heading"
             back_level = levels[i]
@@ -507,7 +508,7 @@ def repair_file(path: str | Path, out: str | Path | None = None) -> Repair:
         outline = json.loads(pages.read_text(encoding="utf-8")).get("outline") or None
         outline = [(o["level"], o["title"], o["page"]) for o in outline] if outline else None
     rep = repair_markdown(path.read_text(encoding="utf-8"), outline=outline)
-    _atomic_write(out, rep.text)
+    atomic_write(out, rep.text)
     rec = rep.record() | {"source": str(path), "output": str(out), "outline_used": bool(outline)}
-    _atomic_write(out.with_name(out.stem + ".repair.json"), json.dumps(rec, ensure_ascii=False, indent=1) + "\n")
+    atomic_write(out.with_name(out.stem + ".repair.json"), json.dumps(rec, ensure_ascii=False, indent=1) + "\n")
     return rep

@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..core.errors import InvalidInput, MissingFile, NotFound
+from ..core.ids import BREADCRUMB_SEP, ROOT_ID
 from .images import label_image
 
 __all__ = ["Image", "Node", "Tree", "build_tree", "parse_markdown", "clean_title"]
@@ -101,7 +102,7 @@ class Node:
     @property
     def breadcrumb(self) -> str:
         """``Doc > Section > Subsection``."""
-        return " > ".join(self.path)
+        return BREADCRUMB_SEP.join(self.path)
 
     @property
     def depth(self) -> int:
@@ -127,7 +128,7 @@ class Tree:
 
     @property
     def root(self) -> Node:
-        return self.nodes["0000"]
+        return self.nodes[ROOT_ID]
 
     def __getitem__(self, node_id: str) -> Node:
         try:
@@ -146,7 +147,7 @@ class Tree:
 
     def headings(self) -> list[Node]:
         """All nodes but the root, in pre-order."""
-        return [n for n in self.nodes.values() if n.node_id != "0000"]
+        return [n for n in self.nodes.values() if n.node_id != ROOT_ID]
 
     def find(self, title: str) -> list[Node]:
         """Nodes whose display title equals ``title`` (case-insensitive)."""
@@ -286,10 +287,10 @@ def parse_markdown(text: str, doc: str, *, source: str = "", doc_dir: Path | Non
         stack.append(i)
 
     ids = [f"{i + 1:04d}" for i in range(len(heads))]
-    children: dict[str, list[str]] = {"0000": []}  # node id -> child ids
+    children: dict[str, list[str]] = {ROOT_ID: []}  # node id -> child ids
     for i, p in enumerate(parent):
         children.setdefault(ids[i], [])
-        children["0000" if p is None else ids[p]].append(ids[i])
+        children[ROOT_ID if p is None else ids[p]].append(ids[i])
 
     titles = [clean_title(h[2]) or "(untitled)" for h in heads]
     paths: list[tuple[str, ...]] = []
@@ -298,9 +299,9 @@ def parse_markdown(text: str, doc: str, *, source: str = "", doc_dir: Path | Non
 
     root_end = (starts[0] - 1) if starts else n_lines
     nodes = {
-        "0000": Node(
-            node_id="0000", title=doc, level=0, line_start=1, text_end=root_end,
-            subtree_end=n_lines, parent_id=None, children=tuple(children["0000"]),
+        ROOT_ID: Node(
+            node_id=ROOT_ID, title=doc, level=0, line_start=1, text_end=root_end,
+            subtree_end=n_lines, parent_id=None, children=tuple(children[ROOT_ID]),
             path=(doc,), raw_title=doc, images=_images(lines, 1, root_end, doc_dir),
         )
     }
@@ -308,7 +309,7 @@ def parse_markdown(text: str, doc: str, *, source: str = "", doc_dir: Path | Non
         text_end = (starts[i + 1] - 1) if i + 1 < len(heads) else n_lines
         nodes[ids[i]] = Node(
             node_id=ids[i], title=titles[i], level=level, line_start=line, text_end=text_end,
-            subtree_end=subtree_end[i], parent_id="0000" if parent[i] is None else ids[parent[i]],
+            subtree_end=subtree_end[i], parent_id=ROOT_ID if parent[i] is None else ids[parent[i]],
             children=tuple(children[ids[i]]), path=paths[i], raw_title=raw,
             images=_images(lines, line, text_end, doc_dir),
         )

@@ -35,16 +35,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import InvalidInput
+from ..core.ids import ROOT_ID
 from .repair import (
-    _clean,
     find_toc_blocks,
     heading_kinds,
     normalize_title,
     numbered_structure,
+    plain_title,
 )
 from .tree import Tree, read_lines
 
-__all__ = ["Finding", "check_tree", "format_report", "Agreement", "heading_agreement"]
+__all__ = ["lcs_pairs", "Finding", "check_tree", "format_report", "Agreement", "heading_agreement"]
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -153,10 +154,10 @@ def check_tree(tree: Tree, source: str | Path | None = None, *, lines: list[str]
     root = tree.root
     before = _chars(lines, 1, root.text_end)
     if heads and before:
-        out.append(Finding("text_before_heading", "0000", 1,
+        out.append(Finding("text_before_heading", ROOT_ID, 1,
                            f"{before:,} characters before the first heading belong to no section", "warning"))
     elif not heads and before:
-        out.append(Finding("text_before_heading", "0000", 1, "the document has no headings at all", "warning"))
+        out.append(Finding("text_before_heading", ROOT_ID, 1, "the document has no headings at all", "warning"))
 
     titles = {normalize_title(n.title) for n in heads}
     for a, b, entries in find_toc_blocks(lines, titles):
@@ -185,7 +186,7 @@ def check_tree(tree: Tree, source: str | Path | None = None, *, lines: list[str]
         if what:
             node = tree.node_at_line(ln)
             out.append(Finding("heading_like_line", node.node_id, ln,
-                               f"{what} looks like a missed heading: {_clean(s)[:80]!r}", "info"))
+                               f"{what} looks like a missed heading: {plain_title(s)[:80]!r}", "info"))
     out.sort(key=lambda f: (f.line, f.kind))
     return out
 
@@ -253,7 +254,7 @@ class Agreement:
                 f"steps agree {self.step_agreement:.1%})")
 
 
-def _lcs_pairs(a: list[str], b: list[str]) -> list[tuple[int, int]]:
+def lcs_pairs(a: list[str], b: list[str]) -> list[tuple[int, int]]:
     """Index pairs of a longest common subsequence of a and b (O(len(a)*len(b)))."""
     n, m = len(a), len(b)
     dp = [[0] * (m + 1) for _ in range(n + 1)]  # dp[i][j] = LCS of a[i:], b[j:]
@@ -284,7 +285,7 @@ def heading_agreement(extracted: Tree, reference: Tree) -> Agreement:
     """
     ref = [n for n in reference.headings() if normalize_title(n.title)]
     ext = [n for n in extracted.headings() if normalize_title(n.title)]
-    pairs = _lcs_pairs([normalize_title(n.title) for n in ref], [normalize_title(n.title) for n in ext])
+    pairs = lcs_pairs([normalize_title(n.title) for n in ref], [normalize_title(n.title) for n in ext])
     equal = sum(ref[i].level == ext[j].level for i, j in pairs)
 
     def sign(x: int) -> int:

@@ -21,7 +21,6 @@ changed since it was indexed.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -33,6 +32,7 @@ import numpy as np
 
 from ..core.config import Config, cache_dir
 from ..core.errors import InvalidInput, MissingFile, NotFound, PpkitError
+from ..core.io import sha256_file
 from ..core.progress import progress_bar
 from ..documents.chunking import Chunk, chunk_tree, section_units
 from ..documents.metadata import document_metadata
@@ -56,7 +56,7 @@ from .qdrant_store import QdrantStore
 from .store import FaissStore
 
 __all__ = ["SearchIndex", "build_index", "load_index", "StaleIndexError", "IndexFormatError",
-           "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "sha256_file", "index_lock"]
+           "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "index_lock"]
 
 FORMAT_VERSION = 1
 # bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
@@ -77,15 +77,6 @@ def default_index_dir() -> Path:
     return Path(env).expanduser() if env else cache_dir() / "index"
 
 
-def sha256_file(path: Path) -> str:
-    """The sha256 hex digest of a file's bytes."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 @dataclass(frozen=True)
 class DocRecord:
     """One indexed document."""
@@ -96,12 +87,6 @@ class DocRecord:
     n_lines: int
     n_chunks: int
     metadata: dict = field(default_factory=dict)
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 @contextlib.contextmanager

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core.errors import InvalidInput, MissingDependency, MissingFile
-from ..core.text import STOPWORDS, _stem, tokens
+from ..core.text import STOPWORDS, stem, tokens
 
 __all__ = ["lexical_tokens", "LexicalIndex", "rrf", "dedup_sections", "TOKENIZER"]
 
@@ -44,7 +44,7 @@ def lexical_tokens(text: str) -> list[str]:
     >>> lexical_tokens("Goodwill of $24,177 million in Note 4")
     ['goodwil', '24177', 'million', 'note', '4']
     """
-    return [_stem(t) for t in tokens(_THOUSANDS.sub("", text)) if t not in STOPWORDS]
+    return [stem(t) for t in tokens(_THOUSANDS.sub("", text)) if t not in STOPWORDS]
 
 
 def _bm25s():

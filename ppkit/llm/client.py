@@ -28,7 +28,6 @@ import io
 import json
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,7 @@ import numpy as np
 from ..core.config import Config, gemini_key, offline_forced
 from ..core.config import cache_dir as _default_cache_dir
 from ..core.errors import InvalidInput, MissingDependency, PpkitError
+from ..core.io import atomic_write
 
 __all__ = ["LLMError", "LLMResult", "GeminiClient", "parse_json"]
 
@@ -103,18 +103,6 @@ def parse_json(text: str):
     """
     m = _FENCE.match(text)
     return json.loads(m.group(1) if m else text)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _key(material: dict) -> str:
@@ -284,7 +272,7 @@ class GeminiClient:
                    hashlib.sha256(prompt.encode()).hexdigest(), "text": text, "tokens_in": tokens_in,
                    "tokens_out": tokens_out, "model_version": getattr(resp, "model_version", None),
                    "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-            _atomic_write(path, json.dumps(rec, ensure_ascii=False, indent=1).encode("utf-8"))
+            atomic_write(path, json.dumps(rec, ensure_ascii=False, indent=1).encode("utf-8"))
         return LLMResult(text, data, model, tokens_in, tokens_out, False, secs)
 
     # -- embeddings -----------------------------------------------------------------------
@@ -341,7 +329,7 @@ class GeminiClient:
                 if self.use_cache:
                     buf = io.BytesIO()
                     np.save(buf, arr[j], allow_pickle=False)
-                    _atomic_write(paths[i], buf.getvalue())
+                    atomic_write(paths[i], buf.getvalue())
             self._log("embed", model, None, None, False, time.perf_counter() - t1, texts=len(batch))
         return out
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..core.config import project_root
 from ..core.errors import MissingFile
+from ..core.ids import split_section_id
 
 __all__ = ["contamination", "measure_contamination", "load_comparison_questions", "gold_hit"]
 
@@ -36,7 +37,7 @@ def gold_hit(index, sections, gold: list[str]) -> dict[str, bool]:
     """For each gold ``DOC#NODE``: is its heading line inside the text sent for a section?"""
     out = {}
     for g in gold:
-        doc, node = g.split("#")
+        doc, node = split_section_id(g)
         line = index.trees[doc][node].line_start
         out[g] = any(s.doc == doc and s.contains_line(line) for s in sections)
     return out

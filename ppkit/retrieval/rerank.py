@@ -40,6 +40,7 @@ from typing import Protocol
 
 import numpy as np
 
+from ..core.ids import BREADCRUMB_SEP, breadcrumb_titles
 from ..core.text import stems
 from ..documents.anchors import anchor_tiers
 from .types import Candidate
@@ -125,7 +126,7 @@ def statements_asked(question: str) -> set[str]:
 
 def _statement_match(question: str, breadcrumb: str) -> float:
     """1.0 when the section is a primary statement that reports a concept the question asks for."""
-    kind = statement_kind(breadcrumb.split(" > ")[-1])
+    kind = statement_kind(breadcrumb_titles(breadcrumb)[-1])
     return float(kind is not None and kind in statements_asked(question))
 
 
@@ -200,7 +201,7 @@ class StructuralReranker:
     def features(self, question: str, candidates: list[Candidate]) -> dict[str, np.ndarray]:
         """The raw feature values (one array per feature, aligned with ``candidates``)."""
         n = len(candidates)
-        paths = [c.breadcrumb.split(" > ", 1)[1] if " > " in c.breadcrumb else c.breadcrumb for c in candidates]
+        paths = [c.breadcrumb.split(BREADCRUMB_SEP, 1)[1] if BREADCRUMB_SEP in c.breadcrumb else c.breadcrumb for c in candidates]
         q_stems = stems(question)
         feats: dict[str, np.ndarray] = {
             "dense": np.array([c.stage1_score + 0.5 * np.mean(c.chunk_scores[:3]) for c in candidates]),

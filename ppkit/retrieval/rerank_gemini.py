@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 
 from ..core.config import Config
+from ..core.ids import ROOT_ID
 from ..llm.client import LLMError, parse_json
 from ..llm.parts import GeminiPart
 
@@ -124,7 +125,7 @@ class GeminiReranker(GeminiPart):
         (LlamaParse writes tables as HTML; 150 characters of ``<table> <thead> <tr>`` say nothing)."""
         if not c.text:
             return c.snippet[: self.snippet_chars]
-        body = c.text.split("\n", 1)[1] if "\n" in c.text and c.node_id != "0000" else c.text
+        body = c.text.split("\n", 1)[1] if "\n" in c.text and c.node_id != ROOT_ID else c.text
         return " ".join(_TAG.sub(" ", body).split())[: self.snippet_chars].rstrip()
 
     def prompt(self, question: str, candidates) -> str:

@@ -10,14 +10,10 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
+from ..core.ids import section_id
 from ..documents.tree import Image
 
 __all__ = ["Candidate", "Section", "Retrieval", "Trace", "RecallInfo", "section_id"]
-
-
-def section_id(doc: str, node_id: str) -> str:
-    """The id of a section in runs and qrels: ``"AMD#0066"``."""
-    return f"{doc}#{node_id}"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 
 from ..core.errors import InvalidInput, MissingDependency, MissingFile
+from ..core.ids import ROOT_ID
 from ..documents.chunking import Chunk, chunk_tree, fixed_size_chunks
 from ..documents.noise import CATEGORIES, EXEMPLARS, NoiseDecision
 from ..documents.tree import Tree, read_lines
@@ -286,11 +287,11 @@ def compare_chunking(tree: Tree, lines: list[str], kept: set[str] | None = None,
     starts = [line_offsets[n.line_start - 1] for n in heads]  # offset of each heading line
     ids = [n.node_id for n in heads]
     blind = []
-    for a, b, piece in fixed_size_chunks(text, tree.doc, size=size, overlap=overlap):
+    for a, b, piece in fixed_size_chunks(text, size=size, overlap=overlap):
         # the sections a piece touches: the one holding its first character, then every heading inside it
         first = bisect.bisect_right(starts, a) - 1
         cuts = [a] + [s for s in starts[first + 1 :] if s < b] + [b]
-        owners = [ids[first] if first >= 0 else "0000"] + ids[first + 1 : first + len(cuts) - 1]
+        owners = [ids[first] if first >= 0 else ROOT_ID] + ids[first + 1 : first + len(cuts) - 1]
         # a part that is only whitespace (the newline before a heading) mixes nothing
         parts = tuple((nid, hi - lo) for nid, lo, hi in zip(owners, cuts, cuts[1:]) if text[lo:hi].strip())
         blind.append(BlindChunk(a, b, bisect.bisect_right(line_offsets, a), bisect.bisect_right(line_offsets, b - 1),
