@@ -24,7 +24,17 @@ __all__ = ["VectorStore", "FaissStore"]
 
 
 class VectorStore(Protocol):
+    """Chunk ids and their unit vectors; nearest ids by inner product.
+
+    Attributes:
+        dim: the vectors' dimension.
+        name: recorded in the index manifest (``"faiss"``, ``"qdrant"``).
+        supports_where: ``search`` also takes ``where={doc: None | [10-K Items]}`` (payload filters).
+    """
+
     dim: int
+    name: str
+    supports_where: bool
 
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None: ...
 
@@ -32,6 +42,18 @@ class VectorStore(Protocol):
 
     def search(self, query: np.ndarray, k: int, allowed_ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(ids, scores) of the ``k`` nearest vectors, best first; ``allowed_ids`` restricts the search."""
+        ...
+
+    def vectors(self, ids: np.ndarray) -> np.ndarray:
+        """The stored vectors of ``ids``, in that order."""
+        ...
+
+    def manifest_entry(self) -> dict:
+        """What the index manifest records about this store (its ``"store"`` entry)."""
+        ...
+
+    def close(self) -> None:
+        """Release the store (a local Qdrant collection allows one client at a time)."""
         ...
 
     def __len__(self) -> int: ...
@@ -52,6 +74,7 @@ class FaissStore:
 
     FILENAME = "vectors.faiss"
     name = "faiss"
+    supports_where = False  # filters are chunk ids (allowed_ids)
 
     def __init__(self, dim: int, index=None):
         faiss = _faiss()
@@ -97,6 +120,12 @@ class FaissStore:
     def vectors(self, ids: np.ndarray) -> np.ndarray:
         """The stored vectors of ``ids`` (for incremental rebuilds and analysis)."""
         return np.stack([self.index.reconstruct(int(i)) for i in ids]) if len(ids) else np.zeros((0, self.dim), np.float32)
+
+    def manifest_entry(self) -> dict:
+        return {"name": self.name, "file": self.FILENAME}
+
+    def close(self) -> None:
+        """Nothing to release: the index lives in this process."""
 
     def save(self, folder: Path) -> None:
         faiss = _faiss()

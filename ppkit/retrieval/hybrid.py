@@ -57,7 +57,7 @@ def scope_chunk_ids(index, scope: dict | None) -> np.ndarray | None:
 
 def _dense_chunks(index, qv: np.ndarray, recall: int, scope: dict | None):
     store = index.store
-    if scope is not None and getattr(store, "supports_where", False):
+    if scope is not None and store.supports_where:
         return store.search(qv, recall, where=scope)
     return store.search(qv, recall, allowed_ids=scope_chunk_ids(index, scope))
 
