@@ -195,10 +195,26 @@ def verify_answer(text: str, sections, *, min_value: float = 10.0) -> dict:
     cited_ids = {i for c in cites for i in c["section_ids"]}
     cited = [s for s in sections if s.section_id in cited_ids] or list(sections)
     others = [s for s in sections if s not in cited]
-    doc_nums = {s.section_id: [(ln, n) for ln, t in _numbered_lines(s) for n in numbers_with_values(t)]
-                for s in sections}
-
     lines = text.split("\n")
+    claims = _claims(lines, min_value)
+    _look_up(claims, cited, others)
+    _derive(claims)
+    counts = {k: sum(1 for c in claims if c["status"] == k) for k in ("verified", "computed", "uncited", "not_found")}
+    marked = _marked(lines, claims)
+    for c in claims:
+        c.pop("_n", None)
+        c["span"] = list(c["span"])
+    return {
+        "ok": counts["not_found"] == 0 and not unretrieved,
+        "counts": {"claims": len(claims), **counts, "citations": len(cites), "unretrieved": len(unretrieved)},
+        "claims": claims, "citations": cites, "unretrieved": unretrieved,
+        "checked_against": [s.section_id for s in cited],
+        "marked_text": "\n".join(marked),
+    }
+
+
+def _claims(lines: list[str], min_value: float) -> list[dict]:
+    """The numbers (with their values in ``_n``) and quotes the answer states before its Sources."""
     src_start = next((i for i, ln in enumerate(lines) if _SOURCES.match(ln.strip())), len(lines))
     claims: list[dict] = []
     for i, line in enumerate(lines[:src_start], start=1):
@@ -210,13 +226,18 @@ def verify_answer(text: str, sections, *, min_value: float = 10.0) -> dict:
         for n in numbers_with_values(masked):
             trivial = (n["value"] <= min_value and n["decimals"] == 0 and not (n["percent"] or n["currency"]
                                                                                or n["scale"] or n["multiple"]))
-            if trivial:
-                continue
-            claims.append({"kind": "number", "text": n["text"], "answer_line": i, "span": n["span"], "_n": n})
+            if not trivial:
+                claims.append({"kind": "number", "text": n["text"], "answer_line": i, "span": n["span"], "_n": n})
         for m in _QUOTE.finditer(masked):
             if len(m.group(1).split()) >= 3:
                 claims.append({"kind": "quote", "text": m.group(1), "answer_line": i, "span": m.span()})
+    return claims
 
+
+def _look_up(claims: list[dict], cited: list, others: list) -> None:
+    """Set each claim's ``status`` and ``where``: found in a cited section, only in an uncited one, or not."""
+    doc_nums = {s.section_id: [(ln, n) for ln, t in _numbered_lines(s) for n in numbers_with_values(t)]
+                for s in cited + others}  # section id -> (line, number) of every number in it
     for c in claims:
         if c["kind"] == "quote":
             where = _find_quote(c["text"], cited)
@@ -226,57 +247,60 @@ def verify_answer(text: str, sections, *, min_value: float = 10.0) -> dict:
                 c["status"] = "uncited" if where else "not_found"
             c["where"] = where
             continue
-        n = c["_n"]
         for pool, status in ((cited, "verified"), (others, "uncited")):
             where = [{"section_id": s.section_id, "line": ln} for s in pool
-                     for ln, d in doc_nums[s.section_id] if _matches(n, d)]
+                     for ln, d in doc_nums[s.section_id] if _matches(c["_n"], d)]
             if where:
                 c["status"], c["where"] = status, where[:5]
                 break
         else:
             c["status"], c["where"] = "not_found", []
 
-    # arithmetic from the answer's own verified numbers; a result can feed the next round
-    # (22.20% and 5.36% computed first, then their difference of 16.84 points)
-    for _ in range(3):
+
+def _derive(claims: list[dict], rounds: int = 3) -> None:
+    """Numbers not found that are arithmetic of the answer's own verified numbers become ``computed``.
+
+    A result can feed the next round (22.20% and 5.36% computed first, then their difference of
+    16.84 points).
+    """
+    for _ in range(rounds):
         operands = list(dict.fromkeys((c["text"], c["_n"]["value"]) for c in claims
                                       if c["kind"] == "number" and c["status"] in ("verified", "computed")))
         changed = False
         for c in claims:
             if c["kind"] != "number" or c["status"] != "not_found" or len(operands) < 2:
                 continue
-            n = c["_n"]
-            tol = _tol(n["decimals"])
-            # a signed match is preferred ("22.20% - 5.36%" over "5.36% - 22.20%"); the claim carries no
-            # sign ("declined 10%"), so a negative result that matches in size is the fallback
-            found = None
-            for formula, v in _derivations([o for o in operands if o[0] != c["text"]]):
-                if abs(v - n["value"]) <= tol:
-                    found = formula
-                    break
-                if found is None and abs(-v - n["value"]) <= tol:
-                    found = f"-({formula})"
+            found = _formula_for(c["_n"], [o for o in operands if o[0] != c["text"]])
             if found:
                 c["status"], c["formula"], changed = "computed", found, True
         if not changed:
             break
 
-    counts = {k: sum(1 for c in claims if c["status"] == k) for k in ("verified", "computed", "uncited", "not_found")}
+
+def _formula_for(n: dict, operands: list[tuple[str, float]]) -> str | None:
+    """A formula over ``operands`` whose value is ``n``'s, within its rounding.
+
+    A signed match is preferred ("22.20% - 5.36%" over "5.36% - 22.20%"); the claim carries no
+    sign ("declined 10%"), so a negative result that matches in size is the fallback.
+    """
+    tol = _tol(n["decimals"])
+    found = None
+    for formula, v in _derivations(operands):
+        if abs(v - n["value"]) <= tol:
+            return formula
+        if found is None and abs(-v - n["value"]) <= tol:
+            found = f"-({formula})"
+    return found
+
+
+def _marked(lines: list[str], claims: list[dict]) -> list[str]:
+    """The answer's lines with ``[unverified]`` after each number or quote that was not found."""
     marked = list(lines)
     for c in sorted(claims, key=lambda c: (c["answer_line"], -c["span"][1])):
         if c["status"] == "not_found":
             ln = marked[c["answer_line"] - 1]
             marked[c["answer_line"] - 1] = ln[: c["span"][1]] + " [unverified]" + ln[c["span"][1]:]
-    for c in claims:
-        c.pop("_n", None)
-        c["span"] = list(c["span"])
-    return {
-        "ok": counts["not_found"] == 0 and not unretrieved,
-        "counts": {"claims": len(claims), **counts, "citations": len(cites), "unretrieved": len(unretrieved)},
-        "claims": claims, "citations": cites, "unretrieved": unretrieved,
-        "checked_against": [s.section_id for s in cited],
-        "marked_text": "\n".join(marked),
-    }
+    return marked
 
 
 def format_report(report: dict) -> str:

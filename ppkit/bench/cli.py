@@ -24,7 +24,7 @@ from ..retrieval.hybrid import DEFAULT_RETRIEVAL
 from .answers import NeedsKey, run_answers_bench
 from .baselines import build_baselines
 from .gold import load_gold
-from .harness import markdown_table, run_retrieval_bench
+from .harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
 from .loaders import load_questions
 from .plots import plot_retrieval
 from .reproduce import (
@@ -106,7 +106,7 @@ def _retrieval(args, config) -> int:
     fmt, questions = load_questions(path)
     ks = sorted(set(args.k or [3, 5]))
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
-    bad = [m for m in modes if m not in ("auto", "none", "gold")]
+    bad = [m for m in modes if m not in MODES]
     if bad:
         raise InvalidInput(f"unknown mode(s) {bad}: use auto, none, gold")
     for extra in dict.fromkeys(args.retrieval or []):  # the default recall is already in the plain modes
@@ -140,8 +140,8 @@ def _retrieval(args, config) -> int:
             how = ("lexical" if "cache" not in i else "vectors from the cache" if i["from_cache"] else
                    f"embedded {i['embedded']}, {i['reused_from_index']} reused from the index")
             print(f"  baseline {name}: {i['chunks']} chunks ({how})", file=sys.stderr)
-    result = run_retrieval_bench(index, questions, g, benchmark=fmt, ks=ks, modes=modes, baselines=baselines,
-                                 progress=not args.quiet)
+    result = run_retrieval_bench(index, questions, g, benchmark=fmt, plan=BenchPlan(tuple(ks), modes),
+                                 baselines=baselines, progress=not args.quiet)
     result["questions_file"] = str(path)
     result["format"] = fmt
     if transfer is not None:

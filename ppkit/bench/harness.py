@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
+from dataclasses import dataclass
 
 from ..core.errors import InvalidInput
 from ..core.ids import split_section_id
@@ -38,7 +39,7 @@ from .gold import GoldSet, gold_lines
 from .metrics import Sent, covered, mean, score_question
 from .mm_eval import image_metrics
 
-__all__ = ["run_retrieval_bench", "markdown_table", "DEFINITIONS", "MODES"]
+__all__ = ["BenchPlan", "run_retrieval_bench", "markdown_table", "DEFINITIONS", "MODES"]
 
 MODES = ("auto", "none", "gold")
 
@@ -162,48 +163,88 @@ def _round(d):
     return d
 
 
-def _bench_question(index, q: dict, g: list, qdocs: list[str], *, ks, modes, reranker, baselines: dict, bks,
-                    baseline_modes, qvec, gold_images=None) -> dict:
+@dataclass(frozen=True)
+class BenchPlan:
+    """What a retrieval benchmark runs: ppkit's cut-offs and document-filter modes, and the baselines'.
+
+    Attributes:
+        ks: cut-offs for ppkit (the headline reports these).
+        modes: document-filter modes (``auto`` is the headline; ``"auto:hybrid"`` runs a mode with
+            another stage-1 recall).
+        baseline_ks / baseline_modes: cut-offs and filter modes for the baselines.
+    """
+
+    ks: tuple[int, ...] = (3, 5)
+    modes: tuple[str, ...] = MODES
+    baseline_ks: tuple[int, ...] = (3, 5, 10)
+    baseline_modes: tuple[str, ...] = ("auto", "none")
+
+
+@dataclass(frozen=True)
+class _Run:
+    """One benchmark run's fixed parts, shared by its questions."""
+
+    index: object  # the index as the bench sees it (see _bench_view)
+    ks: list[int]
+    modes: tuple[str, ...]
+    reranker: object
+    baselines: dict
+    bks: list[int]
+    baseline_modes: tuple[str, ...]
+
+
+def _bench_question(run: _Run, q: dict, g: list, qdocs: list[str], gold_images=None) -> dict:
     """One question in every mode, with the baselines: its per-question row."""
-    kmax = max(ks)
     row = {"qid": q["qid"], "question": q["text"], "docs": qdocs, "gold": [x[0] for x in g], "modes": {}}
-    for mode in modes:
-        filt, _, recall_mode = mode.partition(":")  # "auto:hybrid" -> filter "auto", stage-1 recall "hybrid"
-        kw = {"auto_filter": False} if filt == "none" else {"docs": qdocs} if filt == "gold" else {}
-        if recall_mode:
-            kw["retrieval"] = recall_mode
-        r = index.retrieve(q["text"], k=kmax, reranker=reranker, **kw)
-        cands = _sent_of_candidates(r.candidates)
-        entry = {**score_question(r.sections, g, ks, doc=qdocs),
-                 "candidates": {"hit": 1.0 if covered(cands, g) else 0.0, "recall": len(covered(cands, g)) / len(g),
-                                "n": len(cands), "first_gold_rank": _first_gold_rank(cands, g)},
-                 "sections": [s.section_id for s in r.sections],
-                 "covered": {str(k): covered(r.sections[:k], g) for k in ks},
-                 "filter": r.trace.docs_filter, "search_text": r.trace.search_text}
-        if gold_images is not None:  # which images the offline synthesizer would show, against the reference's
-            for k in ks:
-                m = image_metrics(q["text"], r.sections[:k], gold_images)
-                entry[str(k)].update({key: m[key] for key in ("image_hit", "image_precision", "image_reachable")})
-                entry[str(k)]["images"] = m["images"]
-        if mode in baseline_modes and baselines:
-            budget = entry[str(5 if 5 in ks else kmax)]["context_chars"]
-            text = r.trace.search_text or q["text"]
-            entry["baselines"] = {}
-            for name, b in baselines.items():
-                items = b.search(text, 200, docs=r.trace.docs_filter, query_vec=qvec(text))
-                bs = score_question(items, g, bks, doc=qdocs)
-                eq = _equal_context(items, budget)
-                bs["equal_context"] = {**score_question(eq, g, [len(eq)], doc=qdocs)[str(len(eq))], "budget": budget}
-                entry["baselines"][name] = bs
-        row["modes"][mode] = entry
+    for mode in run.modes:
+        row["modes"][mode] = _bench_mode(run, q, g, qdocs, mode, gold_images)
     head = row["modes"]["auto"] if "auto" in row["modes"] else next(iter(row["modes"].values()))
-    row["results"] = {str(k): head[str(k)] for k in ks}
+    row["results"] = {str(k): head[str(k)] for k in run.ks}
     return row
 
 
-def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmark: str = "", ks=(3, 5),
-                        modes=MODES, baselines: dict | None = None, baseline_ks=(3, 5, 10),
-                        baseline_modes=("auto", "none"), reranker=None, progress: bool = False) -> dict:
+def _bench_mode(run: _Run, q: dict, g: list, qdocs: list[str], mode: str, gold_images) -> dict:
+    """One question in one mode: ppkit's scores at each k, its candidates', images, and the baselines'."""
+    ks, kmax = run.ks, max(run.ks)
+    filt, _, recall_mode = mode.partition(":")  # "auto:hybrid" -> filter "auto", stage-1 recall "hybrid"
+    kw = {"auto_filter": False} if filt == "none" else {"docs": qdocs} if filt == "gold" else {}
+    if recall_mode:
+        kw["retrieval"] = recall_mode
+    r = run.index.retrieve(q["text"], k=kmax, reranker=run.reranker, **kw)
+    cands = _sent_of_candidates(r.candidates)
+    entry = {**score_question(r.sections, g, ks, doc=qdocs),
+             "candidates": {"hit": 1.0 if covered(cands, g) else 0.0, "recall": len(covered(cands, g)) / len(g),
+                            "n": len(cands), "first_gold_rank": _first_gold_rank(cands, g)},
+             "sections": [s.section_id for s in r.sections],
+             "covered": {str(k): covered(r.sections[:k], g) for k in ks},
+             "filter": r.trace.docs_filter, "search_text": r.trace.search_text}
+    if gold_images is not None:  # which images the offline synthesizer would show, against the reference's
+        for k in ks:
+            m = image_metrics(q["text"], r.sections[:k], gold_images)
+            entry[str(k)].update({key: m[key] for key in ("image_hit", "image_precision", "image_reachable")})
+            entry[str(k)]["images"] = m["images"]
+    if mode in run.baseline_modes and run.baselines:
+        budget = entry[str(5 if 5 in ks else kmax)]["context_chars"]
+        entry["baselines"] = _baselines_for(run, r.trace.search_text or q["text"], r.trace.docs_filter, g, qdocs,
+                                            budget)
+    return entry
+
+
+def _baselines_for(run: _Run, text: str, docs, g: list, qdocs: list[str], budget: int) -> dict:
+    """Each baseline's scores for one question, at its cut-offs and at ppkit's context size."""
+    out = {}
+    for name, b in run.baselines.items():
+        items = b.search(text, 200, docs=docs, query_vec=run.index.embedder.embed_query(text))
+        bs = score_question(items, g, run.bks, doc=qdocs)
+        eq = _equal_context(items, budget)
+        bs["equal_context"] = {**score_question(eq, g, [len(eq)], doc=qdocs)[str(len(eq))], "budget": budget}
+        out[name] = bs
+    return out
+
+
+def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmark: str = "",
+                        plan: BenchPlan | None = None, baselines: dict | None = None, reranker=None,
+                        progress: bool = False) -> dict:
     """Run the retrieval benchmark.
 
     Args:
@@ -211,10 +252,8 @@ def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmar
         questions: question dicts (``qid``, ``text``); those without gold are listed under
             ``skipped``, never dropped silently.
         gold: the :class:`GoldSet` for these questions.
-        ks: cut-offs for ppkit (the headline reports these).
-        modes: document-filter modes to run (``auto`` is the headline).
+        plan: cut-offs and modes (:class:`BenchPlan`; default k=3 and 5, modes auto, none, gold).
         baselines: ``{name: baseline}`` from :func:`ppkit.bench.baselines.build_baselines` (``None``: none).
-        baseline_ks / baseline_modes: cut-offs and filter modes for the baselines.
         reranker: stage 2 (default: the index's default re-ranker, created once and reused).
 
     Returns:
@@ -223,67 +262,27 @@ def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmar
     >>> run_retrieval_bench(index, questions, gold, benchmark="comprehensive")["results"]["5"]["hit"]  # doctest: +SKIP
     """
     t0 = time.perf_counter()
-    ks = sorted({int(k) for k in ks})
+    plan = plan or BenchPlan()
+    ks = sorted({int(k) for k in plan.ks})
     if not ks or ks[0] < 1:
         raise InvalidInput("k must be at least 1")
-    caller_index = index
-    index = _bench_view(index)
+    modes, baselines = tuple(plan.modes), baselines or {}
+    view = _bench_view(index)
     # one re-ranker for the whole run, so that its breadcrumb vectors are computed once
-    reranker = reranker or default_reranker(index)
-    baselines = baselines or {}
-    bks = sorted({int(k) for k in baseline_ks})
-    baseline_modes = tuple(m for m in baseline_modes if m in modes) if baselines else ()
-    qvec = index.embedder.embed_query
-
-    skipped: dict[str, str] = {}
-    todo = []
-    for q in questions:
-        qid = q["qid"]
-        if qid not in gold.qrels:
-            skipped[qid] = gold.unmapped.get(qid, "no gold")
-            continue
-        absent = sorted({split_section_id(sid)[0] for sid in gold.qrels[qid]} - set(index.trees))
-        if absent:
-            skipped[qid] = f"gold document(s) not in the index: {absent}"
-            continue
-        todo.append(q)
+    run = _Run(view, ks, modes, reranker or default_reranker(view), baselines, sorted({int(k) for k in plan.baseline_ks}),
+               tuple(m for m in plan.baseline_modes if m in modes) if baselines else ())
+    todo, skipped = _runnable(view, questions, gold)
     per_question = []
     if todo:
-        qvec(todo[0]["text"])  # loads the model (and torch) before the thread setting below
+        view.embedder.embed_query(todo[0]["text"])  # loads the model (and torch) before the thread setting below
+    images = getattr(gold, "images", None) or None
     with _one_torch_thread():
         for q in progress_bar(todo, desc=f"bench {benchmark}", disable=not progress):
             qid = q["qid"]
-            g = gold_lines(gold.qrels[qid], index.trees)
             qdocs = gold.docs.get(qid) or sorted({split_section_id(sid)[0] for sid in gold.qrels[qid]})
-            images = getattr(gold, "images", None) or None
-            per_question.append(_bench_question(index, q, g, qdocs, ks=ks, modes=modes, reranker=reranker,
-                                                baselines=baselines, bks=bks, baseline_modes=baseline_modes,
-                                                qvec=qvec, gold_images=images.get(qid, []) if images else None))
-
-    modes_out = {}
-    for mode in modes:
-        entries = [r["modes"][mode] for r in per_question]
-        cands = [e["candidates"] for e in entries]
-        modes_out[mode] = {**_aggregate(entries, ks),
-                           "candidates": {"hit": mean(cands, "hit"), "recall": mean(cands, "recall"), "n": len(cands)}}
-    if "auto" in modes and per_question:
-        exact = [{"v": float(r["modes"]["auto"]["filter"] == r["docs"])} for r in per_question]
-        named = [{"v": float(r["modes"]["auto"]["filter"] is not None)} for r in per_question]
-        modes_out["auto"]["filter"] = {"exact": mean(exact, "v"), "filtered": mean(named, "v")}
-    base_out: dict[str, dict] = {}
-    for mode in baseline_modes:
-        base_out[mode] = {}
-        for name in baselines:
-            rows = [r["modes"][mode]["baselines"][name] for r in per_question]
-            if not rows:
-                continue
-            agg = _aggregate(rows, bks)
-            eq = [r["equal_context"] for r in rows]
-            agg["equal_context"] = {"hit": mean(eq, "hit"), "recall": mean(eq, "recall"),
-                                    "hit_overlap": mean(eq, "hit_overlap"), "recall_overlap": mean(eq, "recall_overlap"),
-                                    "context_chars_mean": mean(eq, "context_chars"), "chunks_mean": mean(eq, "n_sent"),
-                                    "budget_mean": mean(eq, "budget"), "wrong_doc": mean(eq, "wrong_doc"), "n": len(eq)}
-            base_out[mode][name] = agg
+            per_question.append(_bench_question(run, q, gold_lines(gold.qrels[qid], view.trees), qdocs,
+                                                images.get(qid, []) if images else None))
+    modes_out = _mode_summaries(per_question, modes, ks)
     headline = "auto" if "auto" in modes else modes[0]
     keys = ("hit", "recall", "context_chars_mean", "hit_overlap", "recall_overlap", "wrong_doc", "n",
             "image_hit", "image_precision", "image_reachable")
@@ -296,15 +295,66 @@ def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmar
         "headline_mode": headline,
         "per_question": per_question,
         "modes": modes_out,
-        "baselines": base_out,
+        "baselines": _baseline_summaries(per_question, run),
         "skipped": skipped,
         "gold": gold.report(),
-        "index": {"folder": str(caller_index.folder) if caller_index.folder else None, "documents": caller_index.docs,
-                  "embedder": caller_index.embedder.name, "chunks": len(caller_index.chunks)},
-        "reranker": getattr(reranker, "name", type(reranker).__name__),
+        "index": {"folder": str(index.folder) if index.folder else None, "documents": index.docs,
+                  "embedder": index.embedder.name, "chunks": len(index.chunks)},
+        "reranker": run.reranker.name,
         "definitions": DEFINITIONS,
         "seconds": round(time.perf_counter() - t0, 2),
     })
+
+
+def _runnable(index, questions: list[dict], gold: GoldSet) -> tuple[list[dict], dict[str, str]]:
+    """The questions with gold in this index, and why each other one is skipped (``{qid: reason}``)."""
+    skipped: dict[str, str] = {}
+    todo = []
+    for q in questions:
+        qid = q["qid"]
+        if qid not in gold.qrels:
+            skipped[qid] = gold.unmapped.get(qid, "no gold")
+            continue
+        absent = sorted({split_section_id(sid)[0] for sid in gold.qrels[qid]} - set(index.trees))
+        if absent:
+            skipped[qid] = f"gold document(s) not in the index: {absent}"
+            continue
+        todo.append(q)
+    return todo, skipped
+
+
+def _mode_summaries(per_question: list[dict], modes: tuple[str, ...], ks: list[int]) -> dict:
+    """Per mode: means at each k and of the 50 candidates; for ``auto``, how often the filter was exact."""
+    out = {}
+    for mode in modes:
+        entries = [r["modes"][mode] for r in per_question]
+        cands = [e["candidates"] for e in entries]
+        out[mode] = {**_aggregate(entries, ks),
+                     "candidates": {"hit": mean(cands, "hit"), "recall": mean(cands, "recall"), "n": len(cands)}}
+    if "auto" in modes and per_question:
+        exact = [{"v": float(r["modes"]["auto"]["filter"] == r["docs"])} for r in per_question]
+        named = [{"v": float(r["modes"]["auto"]["filter"] is not None)} for r in per_question]
+        out["auto"]["filter"] = {"exact": mean(exact, "v"), "filtered": mean(named, "v")}
+    return out
+
+
+def _baseline_summaries(per_question: list[dict], run: _Run) -> dict:
+    """Per mode and baseline: means at each cut-off and at ppkit's context size."""
+    out: dict[str, dict] = {}
+    for mode in run.baseline_modes:
+        out[mode] = {}
+        for name in run.baselines:
+            rows = [r["modes"][mode]["baselines"][name] for r in per_question]
+            if not rows:
+                continue
+            agg = _aggregate(rows, run.bks)
+            eq = [r["equal_context"] for r in rows]
+            agg["equal_context"] = {"hit": mean(eq, "hit"), "recall": mean(eq, "recall"),
+                                    "hit_overlap": mean(eq, "hit_overlap"), "recall_overlap": mean(eq, "recall_overlap"),
+                                    "context_chars_mean": mean(eq, "context_chars"), "chunks_mean": mean(eq, "n_sent"),
+                                    "budget_mean": mean(eq, "budget"), "wrong_doc": mean(eq, "wrong_doc"), "n": len(eq)}
+            out[mode][name] = agg
+    return out
 
 
 def _fmt(x, pct=False):

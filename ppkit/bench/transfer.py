@@ -55,7 +55,7 @@ from ..documents.repair import normalize_title
 from ..documents.treecheck import lcs_pairs
 from .evidence import DocText, map_evidence
 from .gold import GoldSet, load_gold
-from .harness import run_retrieval_bench
+from .harness import MODES, BenchPlan, run_retrieval_bench
 from .loaders import MarkdownDocs, load_questions, resolve_doc_name
 
 __all__ = ["SectionTransfer", "TransferReport", "transfer_sections", "transfer_gold", "reference_docs_for",
@@ -394,7 +394,7 @@ def gold_from_reference(fmt: str, questions: list[dict], path, index, args=None,
     return transfer_gold(load_gold(fmt, questions, Path(path), ref, args, data_root), ref, index, doc_map=dmap)
 
 
-def run_transfer_benchmark(index, questions_path, *, ks=(3, 5), modes=("auto", "none", "gold"),
+def run_transfer_benchmark(index, questions_path, *, ks=(3, 5), modes=MODES,
                            reference_paths=None, progress: bool = False) -> dict:
     """The retrieval benchmark on an index of another extraction, with gold carried over from the reference.
 
@@ -406,7 +406,8 @@ def run_transfer_benchmark(index, questions_path, *, ks=(3, 5), modes=("auto", "
     """
     fmt, questions = load_questions(questions_path)
     gold, report = gold_from_reference(fmt, questions, questions_path, index, reference_paths=reference_paths)
-    result = run_retrieval_bench(index, questions, gold, benchmark=fmt, ks=ks, modes=modes, progress=progress)
+    result = run_retrieval_bench(index, questions, gold, benchmark=fmt, plan=BenchPlan(tuple(ks), tuple(modes)),
+                                 progress=progress)
     result["questions_file"] = str(questions_path)
     result["format"] = fmt
     result["transfer"] = report.to_dict()
