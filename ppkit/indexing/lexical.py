@@ -32,9 +32,11 @@ import numpy as np
 from ..core.errors import InvalidInput, MissingDependency, MissingFile
 from ..core.text import STOPWORDS, stem, tokens
 
-__all__ = ["lexical_tokens", "LexicalIndex", "rrf", "dedup_sections", "TOKENIZER"]
+__all__ = ["lexical_tokens", "LexicalIndex", "bm25_scores", "bm25_term_weights", "rrf", "dedup_sections", "TOKENIZER",
+           "K1", "B"]
 
 TOKENIZER = "ppkit-lexical-1"  # recorded with a saved index; bump when lexical_tokens changes
+K1, B = 1.5, 0.75  # BM25 term saturation and length normalisation, for every BM25 in ppkit
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
@@ -67,7 +69,7 @@ class LexicalIndex:
 
     META = "lexical.json"
 
-    def __init__(self, model, chunk_ids: np.ndarray, *, k1: float = 1.5, b: float = 0.75):
+    def __init__(self, model, chunk_ids: np.ndarray, *, k1: float = K1, b: float = B):
         self.model = model
         self.chunk_ids = np.asarray(chunk_ids, dtype=np.int64)
         self.k1, self.b = k1, b
@@ -80,7 +82,7 @@ class LexicalIndex:
         return len(self.chunk_ids)
 
     @classmethod
-    def build(cls, texts: list[str], chunk_ids=None, *, k1: float = 1.5, b: float = 0.75) -> LexicalIndex:
+    def build(cls, texts: list[str], chunk_ids=None, *, k1: float = K1, b: float = B) -> LexicalIndex:
         """Fit BM25 on ``texts`` (chunk ids default to 0..n-1).
 
         >>> LexicalIndex.build(["the cat sat", "a dog ran"]).search("dog", 5)[0].tolist()
@@ -165,6 +167,28 @@ def dedup_sections(keys) -> list:
     ['A#1', 'A#2', 'B#7']
     """
     return list(dict.fromkeys(keys))
+
+
+def bm25_scores(query: str, texts: list[str]) -> np.ndarray:
+    """BM25 of ``query`` over a small set of ``texts``, idf from that set (e.g. one question's candidates).
+
+    >>> bm25_scores("dog", ["the cat sat", "a dog ran"]).round(3).tolist()
+    [0.0, 0.277]
+    """
+    return LexicalIndex.build(texts).scores(query) if texts else np.zeros(0, dtype=np.float32)
+
+
+def bm25_term_weights(terms: list[str], avgdl: float) -> dict[str, float]:
+    """BM25's document-side weight of each term (without idf), as :class:`LexicalIndex` scores it:
+    tf / (tf + k1 (1 - b + b |d| / avgdl)).
+
+    For stores that apply idf at search time (Qdrant's sparse vectors with its IDF modifier).
+    """
+    tf: dict[str, int] = {}
+    for t in terms:
+        tf[t] = tf.get(t, 0) + 1
+    norm = K1 * (1 - B + B * len(terms) / max(avgdl, 1e-9))
+    return {t: f / (f + norm) for t, f in tf.items()}
 
 
 def rrf(rankings: dict[str, list], k: int = 60) -> list[tuple[object, float]]:

@@ -25,18 +25,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
 from ..core.errors import InvalidInput, MissingDependency, MissingFile, NotFound
-from .lexical import lexical_tokens
+from .lexical import bm25_term_weights, lexical_tokens
 
 __all__ = ["QdrantStore", "qdrant_index", "sparse_vector", "term_id"]
 
 _DENSE, _SPARSE = "dense", "bm25"
-_K1, _B = 1.5, 0.75
 
 
 def _qdrant():
@@ -53,15 +51,18 @@ def term_id(term: str) -> int:
 
 
 def sparse_vector(text: str, avgdl: float | None = None) -> tuple[list[int], list[float]]:
-    """(indices, values) of ``text``: BM25 term weights for a document, or 1.0 per term for a
-    query (``avgdl=None``); Qdrant's IDF modifier supplies the idf at search time."""
-    tf = Counter(term_id(t) for t in lexical_tokens(text))
+    """(indices, values) of ``text``: BM25 term weights for a document (:func:`ppkit.indexing.lexical.bm25_term_weights`,
+    the same tokens, k1 and b as the BM25 index), or 1.0 per term for a query (``avgdl=None``); Qdrant's
+    IDF modifier supplies the idf at search time."""
+    terms = lexical_tokens(text)
     if avgdl is None:
-        idx = sorted(tf)
+        idx = sorted({term_id(t) for t in terms})
         return idx, [1.0] * len(idx)
-    dl = sum(tf.values())
-    idx = sorted(tf)
-    return idx, [tf[i] * (_K1 + 1) / (tf[i] + _K1 * (1 - _B + _B * dl / max(avgdl, 1e-9))) for i in idx]
+    by_id: dict[int, float] = {}
+    for t, w in bm25_term_weights(terms, avgdl).items():
+        by_id[term_id(t)] = by_id.get(term_id(t), 0.0) + w
+    idx = sorted(by_id)
+    return idx, [by_id[i] for i in idx]
 
 
 class QdrantStore:

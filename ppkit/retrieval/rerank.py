@@ -43,6 +43,7 @@ import numpy as np
 from ..core.ids import BREADCRUMB_SEP, breadcrumb_titles
 from ..core.text import stems
 from ..documents.anchors import anchor_tiers
+from ..indexing.lexical import bm25_scores
 from .types import Candidate
 
 __all__ = ["Reranker", "StructuralReranker", "Stage1Reranker", "AnchorPriority", "apply_anchor_priority"]
@@ -139,27 +140,6 @@ def _z(v: np.ndarray) -> np.ndarray:
     return (v - v.mean()) / sd if sd > 1e-9 else np.zeros_like(v)
 
 
-def _bm25(query: list[str], docs: list[list[str]], k1: float = 1.2, b: float = 0.75) -> np.ndarray:
-    """BM25 (Robertson & Zaragoza 2009) of one query over a small set of documents, idf from that set."""
-    n = len(docs)
-    if n == 0:
-        return np.zeros(0)
-    df = Counter(t for d in docs for t in set(d))
-    avg = sum(len(d) for d in docs) / n or 1.0
-    out = np.zeros(n)
-    q = set(query)
-    for i, d in enumerate(docs):
-        tf = Counter(d)
-        s = 0.0
-        for t in q:
-            f = tf.get(t, 0)
-            if f:
-                idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                s += idf * f * (k1 + 1) / (f + k1 * (1 - b + b * len(d) / avg))
-        out[i] = s
-    return out
-
-
 def _numeric_density(text: str) -> float:
     rows = [ln for ln in text.split("\n") if ln.lstrip().startswith("|")]
     if not rows:
@@ -216,7 +196,7 @@ class StructuralReranker:
         idf = {t: math.log(1 + n / (1 + df[t])) for t in set(q_stems)}
         total = sum(idf.values()) or 1.0
         feats["path_lex"] = np.array([sum(idf[t] for t in set(q_stems) if t in s) / total for s in path_stems])
-        feats["text_lex"] = _bm25(q_stems, [stems(c.text) for c in candidates])
+        feats["text_lex"] = bm25_scores(question, [c.text for c in candidates]).astype(float)
         quant = bool(_QUANT.search(question))
         feats["numeric"] = np.array([_numeric_density(c.text) if quant else 0.0 for c in candidates])
         feats["statement"] = np.array([_statement_match(question, c.breadcrumb) for c in candidates])
