@@ -2,7 +2,8 @@
 
 import pytest
 
-from ppkit.documents.noise import RuleNoiseFilter, apply_overrides, kept_nodes, normalise_title
+from ppkit.documents.noise import RuleNoiseFilter, apply_overrides, kept_nodes
+from ppkit.documents.titles import normalize_title
 from ppkit.documents.tree import parse_markdown
 
 
@@ -42,9 +43,9 @@ def test_content_headings_are_kept(title):
 
 
 def test_normalise_title():
-    assert normalise_title("7.06 Effect of Specific References:") == "effect of specific references"
-    assert normalise_title("Item 3. Legal Proceedings") == "legal proceedings"
-    assert normalise_title("A.2 Appendix Notes") == "appendix notes"
+    assert normalize_title("7.06 Effect of Specific References:", drop_numbering=True) == "effect of specific references"
+    assert normalize_title("Item 3. Legal Proceedings", drop_numbering=True) == "legal proceedings"
+    assert normalize_title("A.2 Appendix Notes", drop_numbering=True) == "appendix notes"
 
 
 def test_overrides_flip_decisions():

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from ppkit.documents.repair import Numbering, heading_number, normalize_title, repair_file, repair_markdown
+from ppkit.documents.repair import (
+    Numbering,
+    heading_number,
+    repair_file,
+    repair_markdown,
+)
+from ppkit.documents.titles import normalize_title
 from ppkit.documents.tree import build_tree, parse_markdown
 from ppkit.documents.treecheck import check_tree
 

@@ -7,7 +7,7 @@ the other document: the heading there that covers the same text. Two signals are
 used, and both are recorded:
 
 * **Titles, in order.** The two documents' headings are aligned by normalised title
-  (:func:`ppkit.documents.repair.normalize_title`) as a longest common subsequence, the same
+  (:func:`ppkit.documents.titles.normalize_title`) as a longest common subsequence, the same
   in-order alignment as :func:`ppkit.documents.treecheck.heading_agreement`, so a repeated
   title (``Revenues`` under each segment) pairs with its own occurrence.
 * **Text.** The gold section's own text (heading to next heading) is placed in the
@@ -51,7 +51,7 @@ from pathlib import Path
 from ..core import data
 from ..core.errors import InvalidInput, NotFound
 from ..core.ids import ROOT_ID, section_id, split_section_id
-from ..documents.repair import normalize_title
+from ..documents.titles import normalize_title
 from ..documents.treecheck import lcs_pairs
 from .evidence import DocText, map_evidence
 from .gold import GoldSet, load_gold

@@ -32,9 +32,10 @@ from typing import Protocol
 import numpy as np
 
 from ..core.errors import InvalidInput
+from .titles import normalize_title
 from .tree import Tree
 
-__all__ = ["CATEGORIES", "NoiseDecision", "NoiseFilter", "RuleNoiseFilter", "apply_overrides", "normalise_title"]
+__all__ = ["CATEGORIES", "NoiseDecision", "NoiseFilter", "RuleNoiseFilter", "apply_overrides"]
 
 # category -> human label
 CATEGORIES: dict[str, str] = {
@@ -47,7 +48,7 @@ CATEGORIES: dict[str, str] = {
 }
 
 _RULES: dict[str, str] = {
-    "toc": r"(table of contents?|contents|toc|index|index to (the )?form 10-?k|list of (figures|tables))",
+    "toc": r"(table of contents?|contents|toc|index|index to (the )?form 10 ?k|list of (figures|tables))",
     "glossary": r"(glossary( of [a-z ]+)?|(list of )?abbreviations( and acronyms)?|acronyms|nomenclature|"
                 r"(list of )?symbols|notations?|terms and definitions)",
     "acknowledgments": r"(acknowledge?ments?|(a )?(note|word|words) of (thanks|gratitude)|thanks|thank you|credits)",
@@ -67,21 +68,6 @@ EXEMPLARS: dict[str, list[str]] = {
     "executive_summary": ["executive summary"],  # fuzzy only: "Executive Overview" in a 10-K is content
     "references": ["references", "bibliography", "works cited", "literature cited", "list of references"],
 }
-
-_NUMBERING = re.compile(
-    r"^((part|item|section|chapter|appendix)\s+[ivxlc\d]+[a-z]?[.:)]?\s*|[ivxlc]+[.)]\s+|[a-z][.)]\s+|([a-z]\.)?[a-z]?\d+(\.\d+)*[.)]?\s+)",
-    re.I,
-)
-
-
-def normalise_title(title: str) -> str:
-    """Lower-case, no numbering or punctuation: ``"7. References:"`` -> ``"references"``."""
-    t = title.casefold().strip()
-    for _ in range(2):
-        t = _NUMBERING.sub("", t).strip()
-    t = re.sub(r"[^\w\s&-]", " ", t)
-    return re.sub(r"\s+", " ", t).strip()
-
 
 @dataclass(frozen=True)
 class NoiseDecision:
@@ -141,7 +127,7 @@ class RuleNoiseFilter:
 
     def classify_title(self, title: str) -> NoiseDecision | None:
         """The decision for one title by rule or fuzzy match (no embedding), or None."""
-        t = normalise_title(title)
+        t = normalize_title(title, drop_numbering=True)
         if not t:
             return None
         for cat, rx in _RULES_RE.items():
@@ -164,7 +150,7 @@ class RuleNoiseFilter:
             if d is not None:
                 out[n.node_id] = replace(d, node_id=n.node_id)
                 continue
-            t = normalise_title(n.title)
+            t = normalize_title(n.title, drop_numbering=True)
             if t and len(t.split()) <= self.max_words and not re.search(r"\d", t):
                 pending.append((n.node_id, t))
         if pending and self.embedder is not None:

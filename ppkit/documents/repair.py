@@ -37,15 +37,15 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..core.errors import InvalidInput, MissingFile
 from ..core.io import atomic_write
+from .titles import normalize_title, plain_title
 from .tree import Tree, parse_markdown
 
-__all__ = ["plain_title", "Numbering", "heading_number", "normalize_title", "LevelChange", "Repair",
+__all__ = ["Numbering", "heading_number", "LevelChange", "Repair",
            "repair_markdown", "repair_file", "numbered_structure", "find_toc_blocks", "heading_kinds"]
 
 _ROMAN = "IVXLC"
@@ -75,24 +75,6 @@ class Numbering:
     family: str  # schemes of one family nest by rank (10k, ieee, num, outline)
     rank: int  # 1 = outermost within the family
     label: str  # "PART II", "Item 1A", "3.2", ...
-
-
-def normalize_title(title: str) -> str:
-    """Casefolded title without punctuation, emphasis or odd spacing, for matching.
-
-    >>> normalize_title("**Item  7.** Management’s Discussion")
-    'item 7 management s discussion'
-    """
-    t = unicodedata.normalize("NFKC", title).casefold()
-    t = re.sub(r"<[^>]+>", " ", t)
-    t = re.sub(r"[^\w\s]|_", " ", t)
-    return re.sub(r"\s+", " ", t).strip()
-
-
-def plain_title(title: str) -> str:
-    """A title without emphasis markers and odd spacing, case kept: ``"**Item  7.**"`` -> ``"Item 7."``."""
-    t = unicodedata.normalize("NFKC", title).replace("*", "").replace("_", " ")
-    return re.sub(r"\s+", " ", t).strip()
 
 
 def heading_number(title: str, *, appendix_letters: bool = False) -> Numbering | None:

@@ -36,13 +36,8 @@ from pathlib import Path
 
 from ..core.errors import InvalidInput
 from ..core.ids import ROOT_ID
-from .repair import (
-    find_toc_blocks,
-    heading_kinds,
-    normalize_title,
-    numbered_structure,
-    plain_title,
-)
+from .repair import find_toc_blocks, heading_kinds, numbered_structure
+from .titles import normalize_title, plain_title
 from .tree import Tree, read_lines
 
 __all__ = ["lcs_pairs", "Finding", "check_tree", "format_report", "Agreement", "heading_agreement"]
@@ -211,7 +206,7 @@ def format_report(findings: list[Finding]) -> str:
 class Agreement:
     """How an extraction's headings agree with a reference's.
 
-    Titles are matched on :func:`~ppkit.documents.repair.normalize_title`, in document order
+    Titles are matched on :func:`~ppkit.documents.titles.normalize_title`, in document order
     (a longest common subsequence), so a title found twice in the reference needs two
     matches.
     """

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
 from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from ..core.errors import InvalidInput, MissingDependency, MissingFile
 from ..core.ids import ROOT_ID
 from ..documents.chunking import Chunk, chunk_tree, fixed_size_chunks
 from ..documents.noise import CATEGORIES, EXEMPLARS, NoiseDecision
+from ..documents.titles import is_numbered
 from ..documents.tree import Tree, read_lines
 
 __all__ = ["LevelIssue", "is_numbered", "suspicious_levels", "tree_stats", "as_frame", "noise_table",
@@ -47,21 +47,6 @@ def as_frame(rows):
 
 # -- heading levels ---------------------------------------------------------------------------
 
-# "Item 7.", "PART II", "Note 5 –", "Section 4.", "3.2 ", "IV. ", "(a) ", "A.7 ", "ERW.3 "
-_NUMBERED = re.compile(
-    r"^\s*((part|item|section|chapter|appendix|note|schedule|exhibit|article)\s+[ivxlc\d]+[a-z]?\b"
-    r"|[ivxlc]+[.)]\s|[a-z][.)]\s|\([a-z\d]{1,4}\)\s|[a-z]{0,4}\.?\d+(\.\d+)*[.)]?\s)",
-    re.I,
-)
-
-
-def is_numbered(title: str) -> bool:
-    """Whether a heading carries its own numbering (``Item 7.``, ``Note 5``, ``3.2``, ``(a)``).
-
-    >>> is_numbered("ITEM 7. MANAGEMENT'S DISCUSSION"), is_numbered("Gaming")
-    (True, False)
-    """
-    return bool(_NUMBERED.match(title))
 
 
 @dataclass(frozen=True)
