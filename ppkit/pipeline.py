@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import cached_property
+from typing import cast
 from pathlib import Path
 
 from .answer.synth import Answer, ExtractiveSynthesizer
@@ -134,8 +135,8 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     config = config or Config.from_env()
     embedder = embedder or get_embedder(config.embedder)
     noise_filter = noise_filter or default_noise_filter(config, embedder)
-    return _indexing.build_index(paths, folder, embedder=embedder, config=config, noise_filter=noise_filter,
-                                 index_class=Index, **options)
+    return cast(Index, _indexing.build_index(paths, folder, embedder=embedder, config=config,
+                                             noise_filter=noise_filter, index_class=Index, **options))
 
 
 def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = None,
@@ -144,7 +145,8 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
 
     >>> index = ppkit.load_index("/tmp/amd-index")  # doctest: +SKIP
     """
-    return _indexing.load_index(folder, embedder=embedder, config=config or Config.from_env(), index_class=Index)
+    return cast(Index, _indexing.load_index(folder, embedder=embedder, config=config or Config.from_env(),
+                                            index_class=Index))
 
 
 # the modules whose code decides what goes into an index (tree, noise, chunks, vectors, labels)

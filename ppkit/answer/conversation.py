@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..core.text import STOPWORDS, tokens
+from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient, online_or_offline
 from ..retrieval.analyze import analyze_query
 
@@ -79,7 +80,7 @@ def _prefix(companies: list[str], years: list[int], items: list[str]) -> str:
     return "For " + ", ".join(parts)
 
 
-def rewrite_offline(index, question: str, history) -> Rewrite:
+def rewrite_offline(index: SearchIndex, question: str, history) -> Rewrite:
     """Carry the previous turn's filters and entities forward (see the module docstring)."""
     past = history_questions(history)
     now = analyze_query(index, question)
@@ -124,7 +125,7 @@ _SYSTEM = ("Rewrite the user's last question so it can be understood without the
            "companies, years and topics it refers to. Do not answer it. Reply with JSON only.")
 
 
-def rewrite_online(index, question: str, history, *, client=None) -> Rewrite:
+def rewrite_online(index: SearchIndex, question: str, history, *, client=None) -> Rewrite:
     """Gemini's standalone version of ``question`` given ``history``.
 
     Raises:
@@ -142,7 +143,7 @@ def rewrite_online(index, question: str, history, *, client=None) -> Rewrite:
     return Rewrite(q, question, "gemini")
 
 
-def rewrite_question(index, question: str, history, *, online: bool | None = None, client=None) -> Rewrite:
+def rewrite_question(index: SearchIndex, question: str, history, *, online: bool | None = None, client=None) -> Rewrite:
     """Online when the index's config is online (``online=None``), else offline.
 
     An online failure falls back to the offline rewrite and says so.

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from ..core.text import stems
 from ..documents.anchors import find_anchors
 from ..documents.images import HEADING_LINE, IMAGE_LINK, caption_key
+from ..documents.tree import Image
+from ..retrieval.types import Section
 
 __all__ = ["ImageChoice", "score_images", "select_images", "DEFAULT_THRESHOLD"]
 
@@ -29,8 +31,8 @@ DEFAULT_THRESHOLD = 0.3  # share of the question's (idf-weighted) terms found in
 class ImageChoice:
     """An image of a selected section with its match score against the question."""
 
-    section: object  # ppkit.retrieval.types.Section
-    image: object  # ppkit.documents.tree.Image
+    section: Section
+    image: Image
     score: float
     matched: tuple[str, ...] = ()  # question stems found in the label or context
     reason: str = ""  # "anchor", "match", or why it cannot be shown
@@ -119,7 +121,8 @@ def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHO
     >>> [c.image.label for c in select_images("What is in Table 7?", answer.sections)]  # doctest: +SKIP
     ['Table 7: Hyperparameters of fine-tuning RoBERTa base for GaLore.']
     """
-    chosen, seen = [], set()
+    chosen: list[ImageChoice] = []
+    seen: set[tuple[str, str]] = set()
     if max_images <= 0:
         return chosen
     need = min(2, len(set(stems(_without_anchors(question, find_anchors(question))))))

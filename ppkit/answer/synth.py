@@ -24,6 +24,7 @@ from typing import Protocol
 
 from ..core.text import expand_terms, sentences, stems
 from ..documents.tree import Image
+from ..indexing.index import SearchIndex
 from ..retrieval.retrieve import retrieve
 from ..retrieval.types import Retrieval, Section, Trace
 from .conversation import rewrite_question
@@ -178,13 +179,13 @@ class ExtractiveSynthesizer:
         threshold = DEFAULT_THRESHOLD if self.image_threshold is None else self.image_threshold
         scored = score_images(question, sections)
         chosen = select_images(question, sections, threshold=threshold, max_images=self.max_images, scored=scored)
-        scored = [{"doc": c.section.doc, "path": c.image.path, "score": c.score, "reason": c.reason}
-                  for c in scored[:10]]  # the best ten, for the trace
+        best = [{"doc": c.section.doc, "path": c.image.path, "score": c.score, "reason": c.reason}
+                for c in scored[:10]]  # the best ten, for the trace
         return [image_record(c.section, c.image) for c in chosen], {"image_threshold": threshold,
-                                                                     "image_scores": scored}
+                                                                     "image_scores": best}
 
 
-def ask(index, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
+def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
         synthesizer=None, retrieval: Retrieval | None = None, history=None, verify: bool = True, **kw) -> Answer:
     """Retrieve the top-k sections for ``question`` and synthesize a cited Answer.
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..core.config import cache_dir, project_root
 from ..core.errors import InvalidInput, PpkitError
+from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient
 
 __all__ = ["NeedsKey", "RUBRIC", "numeric_check", "judge_answer", "run_answers_bench", "format_log_entry",
@@ -167,7 +168,7 @@ def scorecard_markdown(rows: list[dict], *, k: int, title: str = "Proxy-Pointer 
     return "\n".join(head + body + tail) + "\n"
 
 
-def run_answers_bench(index, questions: list[dict], *, fmt: str, k: int = 5, out_dir=None, tolerance: float = 0.02,
+def run_answers_bench(index: SearchIndex, questions: list[dict], *, fmt: str, k: int = 5, out_dir=None, tolerance: float = 0.02,
                       benchmark: str = "", client=None) -> dict:
     """Answer, judge and check every question; write the log and the scorecard.
 

@@ -37,6 +37,7 @@ from ..core.config import cache_dir
 from ..core.errors import MissingDependency
 from ..core.ids import ROOT_ID
 from ..documents.chunking import fixed_size_chunks, split_text
+from ..indexing.index import SearchIndex
 from .metrics import Sent
 
 __all__ = ["ChunkCorpus", "blind_chunks", "header_path_chunks", "DenseBaseline", "BM25Baseline",
@@ -115,7 +116,7 @@ def _cache_key(corpus: ChunkCorpus, docs, embedder) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
-def _index_vectors(index, texts: tuple[str, ...]) -> dict[int, np.ndarray]:
+def _index_vectors(index: SearchIndex, texts: tuple[str, ...]) -> dict[int, np.ndarray]:
     """Vectors the index already holds for identical chunk texts: {position in texts: vector}."""
     if index is None or not hasattr(index, "chunks"):
         return {}
@@ -127,7 +128,7 @@ def _index_vectors(index, texts: tuple[str, ...]) -> dict[int, np.ndarray]:
     return {i: v for i, v in zip(hits, vecs)}
 
 
-def embed_corpus(corpus: ChunkCorpus, docs, embedder, *, index=None, cache: Path | None = None,
+def embed_corpus(corpus: ChunkCorpus, docs, embedder, *, index: SearchIndex=None, cache: Path | None = None,
                  progress: bool = False) -> tuple[np.ndarray, dict]:
     """Unit vectors of every chunk, from the cache when present.
 
@@ -213,7 +214,7 @@ class BM25Baseline:
         return [self.corpus.sent(int(i)) for i in order if np.isfinite(scores[i]) and scores[i] > 0]
 
 
-def build_baselines(docs, embedder, *, index=None, size: int = 2000, overlap: int = 200,
+def build_baselines(docs, embedder, *, index: SearchIndex=None, size: int = 2000, overlap: int = 200,
                     which: tuple[str, ...] = ("blind-dense", "blind-bm25", "header-path"),
                     cache: Path | None = None, progress: bool = False) -> tuple[dict, dict]:
     """The baselines, ready to search.

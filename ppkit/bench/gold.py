@@ -1,6 +1,6 @@
 """Gold sections for each question set, as qrels (``{qid: {section_id: 1}}``).
 
-A gold section is a heading line (DESIGN.md): ``"AMD#0114"`` names the heading of
+A gold section is a heading line: ``"AMD#0114"`` names the heading of
 node 0114 in the AMD 10-K. Every loader here returns a :class:`GoldSet` that says,
 beside the qrels, where each gold section came from and which questions could
 not be given gold, so nothing is dropped silently.

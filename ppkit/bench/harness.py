@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from ..core.errors import InvalidInput
 from ..core.ids import split_section_id
 from ..core.progress import progress_bar
+from ..indexing.index import SearchIndex
 from ..pipeline import default_reranker
 from .gold import GoldSet, gold_lines
 from .metrics import Sent, covered, mean, score_question
@@ -107,7 +108,7 @@ def _one_torch_thread():
         torch.set_num_threads(n)
 
 
-def _bench_view(index):
+def _bench_view(index: SearchIndex):
     """A shallow copy of ``index`` whose embedder remembers query vectors (the caller's index is not changed)."""
     import copy
 
@@ -242,7 +243,7 @@ def _baselines_for(run: _Run, text: str, docs, g: list, qdocs: list[str], budget
     return out
 
 
-def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmark: str = "",
+def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet, *, benchmark: str = "",
                         plan: BenchPlan | None = None, baselines: dict | None = None, reranker=None,
                         progress: bool = False) -> dict:
     """Run the retrieval benchmark.
@@ -306,7 +307,7 @@ def run_retrieval_bench(index, questions: list[dict], gold: GoldSet, *, benchmar
     })
 
 
-def _runnable(index, questions: list[dict], gold: GoldSet) -> tuple[list[dict], dict[str, str]]:
+def _runnable(index: SearchIndex, questions: list[dict], gold: GoldSet) -> tuple[list[dict], dict[str, str]]:
     """The questions with gold in this index, and why each other one is skipped (``{qid: reason}``)."""
     skipped: dict[str, str] = {}
     todo = []

@@ -1,4 +1,4 @@
-"""Retrieval metrics against gold heading lines (DESIGN.md, "How retrieval quality is measured").
+"""Retrieval metrics against gold heading lines (how retrieval quality is measured without an LLM).
 
 What a retriever *sent* is a list of items, each with a ``doc`` and
 ``contains_line(line)`` (a :class:`ppkit.Section` qualifies: its ``sent_ranges``

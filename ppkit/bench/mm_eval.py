@@ -48,6 +48,7 @@ from ..core.errors import InvalidInput
 from ..core.ids import breadcrumb_titles, split_section_id
 from ..documents.anchors import find_captions
 from ..documents.images import caption_key
+from ..indexing.index import SearchIndex
 from ..pipeline import reference_index
 
 __all__ = ["MMQuery", "load_multimodal", "match_breadcrumb", "image_key", "section_hit", "section_recall",
@@ -242,7 +243,7 @@ def _mean(values) -> float | None:
     return round(sum(vals) / len(vals), 4) if vals else None
 
 
-def run_multimodal(index, ks=(3, 5), *, synthesizer=None, reranker=None, queries: list[MMQuery] | None = None,
+def run_multimodal(index: SearchIndex, ks=(3, 5), *, synthesizer=None, reranker=None, queries: list[MMQuery] | None = None,
                    auto_filter: bool = True) -> dict:
     """Run the 20 questions offline and score sections and images at each k.
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..core.errors import InvalidInput
 from ..core.ids import split_section_id
+from ..indexing.index import SearchIndex
 from .gold import comprehensive_gold, gold_lines
 from .loaders import load_comprehensive, resolve_doc_name
 from .metrics import covered
@@ -82,7 +83,7 @@ def _crumb(docs, sid: str) -> str:
     return docs.trees[doc][nid].breadcrumb
 
 
-def failure_analysis(index, bench_dir, *, k: int = 3, questions: list[dict] | None = None, gold=None,
+def failure_analysis(index: SearchIndex, bench_dir, *, k: int = 3, questions: list[dict] | None = None, gold=None,
                      reranker=None) -> list[dict]:
     """For each non-green question of the reference k=3 Comprehensive run: needed, lacked, ppkit's coverage.
 
@@ -162,7 +163,7 @@ def failure_markdown(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
-def per_question_comparison(index, bench_dir, result: dict, *, questions: list[dict] | None = None) -> list[dict]:
+def per_question_comparison(index: SearchIndex, bench_dir, result: dict, *, questions: list[dict] | None = None) -> list[dict]:
     """Per Comprehensive question: the gold recall of the reference's k=3 and k=5 node lists (by id)
     beside ppkit's (by heading lines, from a :func:`ppkit.bench.harness.run_retrieval_bench` result).
 
@@ -188,7 +189,7 @@ def per_question_comparison(index, bench_dir, result: dict, *, questions: list[d
     return out
 
 
-def reference_sections(index, bench_dir, questions: list[dict]) -> dict[str, dict[str, list[str]]]:
+def reference_sections(index: SearchIndex, bench_dir, questions: list[dict]) -> dict[str, dict[str, list[str]]]:
     """The reference run's sections per question id: ``{qid: {"3": [section ids], "5": [...]}}``
     (the shape :func:`ppkit.bench.views.question_browser` takes)."""
     runs = reference_runs(bench_dir, index)

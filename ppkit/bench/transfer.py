@@ -53,6 +53,7 @@ from ..core.errors import InvalidInput, NotFound
 from ..core.ids import ROOT_ID, section_id, split_section_id
 from ..documents.titles import normalize_title
 from ..documents.treecheck import lcs_pairs
+from ..indexing.index import SearchIndex
 from .evidence import DocText, map_evidence
 from .gold import GoldSet, load_gold
 from .harness import MODES, BenchPlan, run_retrieval_bench
@@ -376,7 +377,7 @@ def reference_docs_for(target_docs, paths=None, data_root: Path | None = None) -
     return MarkdownDocs([p for p, _ in keep], names=[n for _, n in keep]), pairs
 
 
-def gold_from_reference(fmt: str, questions: list[dict], path, index, args=None, *, reference_paths=None,
+def gold_from_reference(fmt: str, questions: list[dict], path, index: SearchIndex, args=None, *, reference_paths=None,
                         data_root: Path | None = None) -> tuple[GoldSet, TransferReport]:
     """Gold for an index built from another extraction: made over the reference Markdown, then transferred.
 
@@ -394,7 +395,7 @@ def gold_from_reference(fmt: str, questions: list[dict], path, index, args=None,
     return transfer_gold(load_gold(fmt, questions, Path(path), ref, args, data_root), ref, index, doc_map=dmap)
 
 
-def run_transfer_benchmark(index, questions_path, *, ks=(3, 5), modes=MODES,
+def run_transfer_benchmark(index: SearchIndex, questions_path, *, ks=(3, 5), modes=MODES,
                            reference_paths=None, progress: bool = False) -> dict:
     """The retrieval benchmark on an index of another extraction, with gold carried over from the reference.
 

@@ -62,12 +62,13 @@ def render(lines: list[str], first_line: int = 1) -> list[tuple[int, str]]:
             j = i
             while j < n and not _TABLE_CLOSE.search(lines[j]):
                 j += 1
-            if j < n:  # a closed table: render it
-                before = line[: _TABLE_OPEN.search(line).start()]
+            opened, closed = _TABLE_OPEN.search(line), _TABLE_CLOSE.search(lines[j]) if j < n else None
+            if opened and closed:  # a closed table: render it
+                before = line[: opened.start()]
                 if before.strip():
                     out.append((first_line + i, _INLINE.sub(" ", before).rstrip()))
                 out.extend(_render_table(lines[i : j + 1], first_line + i))
-                after = lines[j][_TABLE_CLOSE.search(lines[j]).end():]
+                after = lines[j][closed.end():]
                 if after.strip():
                     out.append((first_line + j, _INLINE.sub(" ", after).strip()))
                 i = j + 1

@@ -31,6 +31,7 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 
 from ..documents.metadata import ITEM_TITLES, normalise_item
+from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient, online_or_offline
 
 __all__ = ["QueryFilters", "analyze_query", "analyze_query_online", "analyze", "ANALYZE_SCHEMA"]
@@ -54,7 +55,7 @@ class QueryFilters:
         """The question names more than one company."""
         return len(self.companies) > 1
 
-    def scope(self, index) -> dict | None:
+    def scope(self, index: SearchIndex) -> dict | None:
         """``{doc: None | [Items]}`` to search, or ``None`` for everything.
 
         An Item filter is kept for a document only when it has sections in those Items.
@@ -88,7 +89,7 @@ _YEAR = re.compile(r"\b(?:fy\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b|\bfy\s
 _JOINER = r"(?:\s*(?:,|;|/|&|\band\b|\bor\b|\bvs\.?|\bversus\b|\bwith\b|\bcompared (?:to|with)\b)\s*)+"
 
 
-def _names(index, doc: str) -> list[tuple[str, bool]]:
+def _names(index: SearchIndex, doc: str) -> list[tuple[str, bool]]:
     """(name, case-sensitive) pairs that select ``doc``."""
     meta = index.record(doc).metadata or {}
     names = [(doc, False)] + [(a, False) for a in meta.get("aliases", [])]
@@ -135,7 +136,7 @@ def _clean(search: str) -> str:
     return search.strip()
 
 
-def _docs_for_years(index, pool: list[str], years: list[int], notes: list[str]) -> list[str] | None:
+def _docs_for_years(index: SearchIndex, pool: list[str], years: list[int], notes: list[str]) -> list[str] | None:
     """The documents of ``pool`` whose fiscal year is in ``years`` (None: no restriction)."""
     fys = {d: (index.record(d).metadata or {}).get("fiscal_year") for d in pool}
     if not years or not any(fys.values()):
@@ -148,7 +149,7 @@ def _docs_for_years(index, pool: list[str], years: list[int], notes: list[str]) 
     return kept if len(kept) < len(pool) else None
 
 
-def analyze_query(index, question: str) -> QueryFilters:
+def analyze_query(index: SearchIndex, question: str) -> QueryFilters:
     """The companies, fiscal years and 10-K Items a question names, as filters.
 
     >>> analyze_query(index, "For AMD, what is the current ratio?").docs  # doctest: +SKIP
@@ -198,7 +199,7 @@ _SYSTEM = ("You turn a question about SEC filings into search filters. Use only 
            "Name a company only if the question is about it. Reply with JSON only.")
 
 
-def analyze_query_online(index, question: str, *, client=None) -> QueryFilters:
+def analyze_query_online(index: SearchIndex, question: str, *, client=None) -> QueryFilters:
     """Gemini's reading of the question (JSON schema), checked against the index.
 
     Args:
@@ -242,7 +243,7 @@ def analyze_query_online(index, question: str, *, client=None) -> QueryFilters:
                         analyzer="gemini", companies=companies, years=years, items=items, notes=notes)
 
 
-def analyze(index, question: str, *, online: bool | None = None, client=None) -> QueryFilters:
+def analyze(index: SearchIndex, question: str, *, online: bool | None = None, client=None) -> QueryFilters:
     """Online analysis when the index's config is online (``online=None``), else offline.
 
     An online failure falls back to the offline analyzer and says so in ``notes``.

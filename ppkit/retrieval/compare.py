@@ -21,6 +21,7 @@ from pathlib import Path
 from ..core.config import project_root
 from ..core.errors import MissingFile
 from ..core.ids import split_section_id
+from ..indexing.index import SearchIndex
 
 __all__ = ["contamination", "measure_contamination", "load_comparison_questions", "gold_hit"]
 
@@ -33,7 +34,7 @@ def contamination(sections, companies: list[str]) -> dict:
             "all_represented": all(v > 0 for v in per.values())}
 
 
-def gold_hit(index, sections, gold: list[str]) -> dict[str, bool]:
+def gold_hit(index: SearchIndex, sections, gold: list[str]) -> dict[str, bool]:
     """For each gold ``DOC#NODE``: is its heading line inside the text sent for a section?"""
     out = {}
     for g in gold:
@@ -62,7 +63,7 @@ SETTINGS = {
 }
 
 
-def measure_contamination(index, questions: list[dict] | None = None, *, k: int = 5, retrieval: str | None = None,
+def measure_contamination(index: SearchIndex, questions: list[dict] | None = None, *, k: int = 5, retrieval: str | None = None,
                           reranker=None) -> dict:
     """Cross-contamination and gold coverage of the comparison questions under three settings.
 

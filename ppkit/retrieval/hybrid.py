@@ -25,6 +25,7 @@ import time
 import numpy as np
 
 from ..core.errors import InvalidInput
+from ..indexing.index import SearchIndex
 from ..indexing.lexical import dedup_sections, rrf
 from .recall import make_candidate
 from .types import Candidate, RecallInfo
@@ -36,7 +37,7 @@ DEFAULT_RETRIEVAL = "dense"
 RRF_K = 60
 
 
-def scope_chunk_ids(index, scope: dict | None) -> np.ndarray | None:
+def scope_chunk_ids(index: SearchIndex, scope: dict | None) -> np.ndarray | None:
     """Chunk ids inside ``scope`` (``None``: everything).
 
     A document whose scope names Items keeps only the chunks of sections in those Items.
@@ -55,14 +56,14 @@ def scope_chunk_ids(index, scope: dict | None) -> np.ndarray | None:
     return np.concatenate(out) if out else np.zeros(0, np.int64)
 
 
-def _dense_chunks(index, qv: np.ndarray, recall: int, scope: dict | None):
+def _dense_chunks(index: SearchIndex, qv: np.ndarray, recall: int, scope: dict | None):
     store = index.store
     if scope is not None and store.supports_where:
         return store.search(qv, recall, where=scope)
     return store.search(qv, recall, allowed_ids=scope_chunk_ids(index, scope))
 
 
-def recall_sections(index, search_text: str, qv: np.ndarray, *, mode: str = DEFAULT_RETRIEVAL,
+def recall_sections(index: SearchIndex, search_text: str, qv: np.ndarray, *, mode: str = DEFAULT_RETRIEVAL,
                     scope: dict | None = None, recall: int = 200, candidates: int = 50,
                     snippet_chars: int = 150) -> tuple[list[Candidate], RecallInfo]:
     """Stage 1: the first ``candidates`` sections by dense, BM25 or fused rank.

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..indexing.index import SearchIndex
 from .recall import rendered_lines
 from .types import Candidate, Section
 
 __all__ = ["load_sections"]
 
 
-def _trim(index, doc: str, node_id: str, a: int, b: int, qv: np.ndarray | None,
+def _trim(index: SearchIndex, doc: str, node_id: str, a: int, b: int, qv: np.ndarray | None,
           budget: int) -> tuple[list[tuple[int, str]], tuple, bool, int]:
     """The section's rendered text within ``budget`` characters: its heading plus its chunks most
     similar to the question, in document order, ``[…]`` marking each cut.
@@ -64,7 +65,7 @@ def _trim(index, doc: str, node_id: str, a: int, b: int, qv: np.ndarray | None,
     return out, tuple((x, y) for x, y in ranges), True, full_chars
 
 
-def load_sections(index, chosen: list[Candidate], *, budget: int, query_vec: np.ndarray | None = None) -> list[Section]:
+def load_sections(index: SearchIndex, chosen: list[Candidate], *, budget: int, query_vec: np.ndarray | None = None) -> list[Section]:
     """Follow the pointers: read each chosen section from its (hash-checked) source."""
     out = []
     for rank, c in enumerate(chosen, start=1):

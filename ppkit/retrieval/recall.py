@@ -13,23 +13,24 @@ import numpy as np
 
 from ..core.ids import ROOT_ID
 from ..core.markup import render
+from ..indexing.index import SearchIndex
 from .rerank import statement_kind, statements_asked
 from .types import Candidate
 
 __all__ = ["statement_candidates", "make_candidate", "rendered_lines", "unit_text"]
 
 
-def rendered_lines(index, doc: str, a: int, b: int) -> list[tuple[int, str]]:
+def rendered_lines(index: SearchIndex, doc: str, a: int, b: int) -> list[tuple[int, str]]:
     """(source line, text) of lines a..b, HTML tables rendered as pipe rows (see ppkit.core.markup)."""
     return render(index.lines(doc)[a - 1 : b], a)
 
 
-def unit_text(index, doc: str, node_id: str) -> tuple[int, int, str]:
+def unit_text(index: SearchIndex, doc: str, node_id: str) -> tuple[int, int, str]:
     a, b = index.units(doc)[node_id]
     return a, b, "\n".join(t for _, t in rendered_lines(index, doc, a, b))
 
 
-def make_candidate(index, doc: str, node_id: str, chunk_scores, rank: int, *, chunk_hits: int | None = None,
+def make_candidate(index: SearchIndex, doc: str, node_id: str, chunk_scores, rank: int, *, chunk_hits: int | None = None,
                    snippet_chars: int = 150, **extra) -> Candidate:
     """A Candidate for section (doc, node_id): its unit's rendered text and snippet, and the
     similarities of its chunks (best first; the best is the stage-1 score)."""
@@ -41,7 +42,7 @@ def make_candidate(index, doc: str, node_id: str, chunk_scores, rank: int, *, ch
                      " ".join(body.split())[:snippet_chars], text, **extra)
 
 
-def statement_candidates(index, question: str, present: list[Candidate], *, docs: list[str] | None,
+def statement_candidates(index: SearchIndex, question: str, present: list[Candidate], *, docs: list[str] | None,
                          query_vec: np.ndarray, snippet_chars: int = 150) -> list[Candidate]:
     """Structural recall: the primary financial statements that report what the question asks about.
 

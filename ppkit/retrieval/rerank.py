@@ -74,7 +74,7 @@ class Stage1Reranker:
     name = "stage1-order"
     uses_search_text = True
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.calls: list[dict] = []
         self.last_notes: list[str] = []
 
@@ -214,7 +214,7 @@ class StructuralReranker:
                        features={k: round(float(v[i]), 4) for k, v in feats.items()})
                for i, (c, s) in enumerate(zip(candidates, score))]
         # sections holding an anchor the question names first; stable: ties keep stage-1 order
-        return sorted(out, key=lambda c: (-c.features.get("anchor", 0.0), -c.stage2_score, c.stage1_rank))
+        return sorted(out, key=lambda c: (-c.features.get("anchor", 0.0), -(c.stage2_score or 0.0), c.stage1_rank))
 
 
 def apply_anchor_priority(question: str, ranked_candidates: list) -> list:

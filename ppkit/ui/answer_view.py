@@ -11,6 +11,7 @@ import math
 
 from ..core.text import clip
 from ..documents.images import read_image_bytes
+from ..indexing.index import SearchIndex
 
 __all__ = ["images_markdown", "show_answer", "image_grid", "answer_widget"]
 
@@ -92,7 +93,7 @@ def _answer_view(answer, width: int):
     return kids
 
 
-def answer_widget(index, *, k: int = 5, question: str = "", width: int = 480):
+def answer_widget(index: SearchIndex, *, k: int = 5, question: str = "", width: int = 480):
     """A small ipywidgets box: type a question, get the answer with its images inline.
 
     Images are ``ipywidgets.Image`` children rather than output captured in an

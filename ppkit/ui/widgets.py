@@ -23,6 +23,7 @@ import html
 
 from ..core.errors import InvalidInput, MissingDependency, NotFound
 from ..documents.tree import Node, Tree, read_lines
+from ..indexing.index import SearchIndex
 from ..pipeline import default_reranker
 from ..retrieval.types import Candidate, Retrieval, Section
 
@@ -262,7 +263,7 @@ class QueryExplorer:
     AUTO = "(documents the question names)"
     ALL = "(all documents)"
 
-    def __init__(self, index, question: str = "", *, k: int = 5, doc: str | None = None, reranker=None,
+    def __init__(self, index: SearchIndex, question: str = "", *, k: int = 5, doc: str | None = None, reranker=None,
                  max_chars: int = 20000):
         self.index = index
         self.reranker = reranker if reranker is not None else default_reranker(index)
