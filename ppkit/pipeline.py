@@ -20,8 +20,8 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import cached_property
-from typing import cast
 from pathlib import Path
+from typing import cast
 
 from .answer.synth import Answer, ExtractiveSynthesizer
 from .answer.synth import ask as _ask

@@ -105,10 +105,11 @@ def test_image_metrics_are_averaged_where_defined():
     from ppkit.bench.harness import _aggregate
 
     rows = [{"3": {"hit": 1.0, "recall": 1.0, "context_chars": 10, "image_hit": 1.0, "image_precision": 0.5,
-                   "image_reachable": 1.0}},
+                   "image_reachable": 1.0, "images": ["a", "b"]}},
             {"3": {"hit": 0.0, "recall": 0.0, "context_chars": 30, "image_hit": None, "image_precision": None,
-                   "image_reachable": None}}]
+                   "image_reachable": None, "images": []}}]
     agg = _aggregate(rows, [3])["3"]
     assert (agg["hit"], agg["context_chars_mean"]) == (0.5, 20)
     assert (agg["image_hit"], agg["image_precision"], agg["image_reachable"]) == (1.0, 0.5, 1.0)
+    assert (agg["n_image_hit"], agg["n_image_precision"], agg["images_shown_mean"]) == (1, 1, 1.0)
     assert "image_hit" not in _aggregate([{"3": {"hit": 1.0, "recall": 1.0, "context_chars": 5}}], [3])["3"]

@@ -22,14 +22,18 @@ not be given gold, so nothing is dropped silently.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.data import benchmark_path
 from ..core.ids import ROOT_ID, section_id, split_section_id
+from ..documents.anchors import find_captions
+from ..documents.images import caption_key
 from .evidence import DocText, map_evidence
 from .loaders import norm_name, resolve_doc_name
+from .metrics import image_key
 from .reference import clean_breadcrumb, load_run_logs
 
 __all__ = ["GoldSet", "comprehensive_gold", "financebench_gold", "multimodal_gold", "map_breadcrumb", "gold_lines"]
@@ -48,6 +52,8 @@ class GoldSet:
             be placed while others were, a title that disagreed with the tree, ...).
         details: per question extra data (evidence matches, cited ids, ...).
         images: ``{qid: {image key: 1}}`` image gold (multimodal only).
+        images_by_caption: ``{qid: [image keys]}``: every image whose caption the reference's labels
+            name (multimodal only; see :mod:`ppkit.bench.metrics`).
     """
 
     qrels: dict[str, dict[str, int]]
@@ -57,6 +63,7 @@ class GoldSet:
     notes: dict[str, list[str]] = field(default_factory=dict)
     details: dict[str, dict] = field(default_factory=dict)
     images: dict[str, dict[str, int]] = field(default_factory=dict)
+    images_by_caption: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def coverage(self) -> float:
@@ -244,13 +251,16 @@ def map_breadcrumb(crumb: str, trees) -> list[tuple[str, str]]:
     return out
 
 
-def _image_key(doc: str, path: str) -> str:
-    """``"Galore/tables/fileoutpart157.png"`` from any absolute or relative path under the paper's folder."""
-    p = path.replace("\\", "/")
-    marker = f"/{doc}/"
-    i = p.lower().rfind(marker.lower())
-    rel = p[i + len(marker):] if i >= 0 else "/".join(p.split("/")[-2:])
-    return f"{doc}/{rel}"
+def _caption_images(key: str, label: str, trees) -> list[str]:
+    """The images of the reference label's caption (``"Galore - Table 7: …"`` -> every image captioned
+    Table 7 in Galore); the image itself when the label names no caption or none matches."""
+    doc = key.split("/", 1)[0]
+    caps = find_captions(label.split(" - ", 1)[-1])
+    if not caps or doc not in trees:
+        return [key]
+    want = caps[0][:2]
+    found = [image_key(doc, im.path) for n in trees[doc] for im in n.images if caption_key(im.label) == want]
+    return found or [key]
 
 
 def multimodal_gold(questions: list[dict], reference_log, docs) -> GoldSet:
@@ -262,16 +272,15 @@ def multimodal_gold(questions: list[dict], reference_log, docs) -> GoldSet:
         docs: the papers (an Index or MarkdownDocs).
 
     Returns:
-        A :class:`GoldSet` whose ``images`` holds ``{qid: {"Galore/tables/fileoutpart157.png": 1}}``
-        and ``details[qid]["image_nodes"]`` the node each gold image's link sits in.
+        A :class:`GoldSet` whose ``images`` holds ``{qid: {"Galore/tables/fileoutpart157.png": 1}}``,
+        ``images_by_caption`` the images the reference's labels name by caption, and
+        ``details[qid]["image_nodes"]`` the node each gold image's link sits in.
     """
-    import json
-    from pathlib import Path
-
     log = reference_log if isinstance(reference_log, dict) else json.loads(Path(reference_log).read_text("utf-8"))
     by_id = {int(r["id"]): r for r in log.get("results", [])}
     trees = docs.trees
     qrels, qdocs, prov, unmapped, notes, details, images = {}, {}, {}, {}, {}, {}, {}
+    images_by_caption: dict[str, list[str]] = {}
     for q in questions:
         qid = q["qid"]
         notes[qid] = []
@@ -296,24 +305,29 @@ def multimodal_gold(questions: list[dict], reference_log, docs) -> GoldSet:
             if doc is None:
                 notes[qid].append(f"image {im['path']!r} is in no indexed paper")
                 continue
-            key = _image_key(doc, im["path"])
+            key = image_key(doc, im["path"])
             imgs[key] = 1
             rel = key.split("/", 1)[1]
             owner = next((n.node_id for n in trees[doc] for x in n.images if x.path.replace("\\", "/") == rel), None)
             image_nodes[key] = section_id(doc, owner) if owner else None
             if owner is None:
                 notes[qid].append(f"image {key} is not linked from the paper's Markdown")
+        labels = {image_key(d, im["path"]): im.get("label", "") for im in r.get("images_found", [])
+                  for d in trees if f"/{d.lower()}/" in im["path"].replace("\\", "/").lower()}
+        by_caption: list[str] = []
+        for key, label in labels.items():
+            by_caption += [k for k in _caption_images(key, label, trees) if k not in by_caption]
         details[qid] = {"sources": r.get("sources", []), "image_nodes": image_nodes,
-                        "image_labels": {_image_key(d, im["path"]): im.get("label", "") for im in r.get("images_found", [])
-                                         for d in trees if f"/{d.lower()}/" in im["path"].replace("\\", "/").lower()}}
+                        "image_labels": labels}
         if imgs:
             images[qid] = imgs
+            images_by_caption[qid] = by_caption
         if not found:
             unmapped[qid] = "no reference source could be mapped onto a heading"
             continue
         qrels[qid] = {sid: 1 for sid in found}
         prov[qid] = found
-    return GoldSet(qrels, qdocs, prov, unmapped, notes, details, images)
+    return GoldSet(qrels, qdocs, prov, unmapped, notes, details, images, images_by_caption)
 
 
 def _sibling(questions: Path, name: str, explicit: str | None, data_root: Path | None = None) -> Path:

@@ -37,12 +37,13 @@ from ..core.progress import progress_bar
 from ..indexing.index import SearchIndex
 from ..pipeline import default_reranker
 from .gold import GoldSet, gold_lines
-from .metrics import Sent, covered, mean, score_question
-from .mm_eval import image_metrics
+from .metrics import Sent, covered, image_metrics, mean, score_question
 
 __all__ = ["BenchPlan", "run_retrieval_bench", "markdown_table", "DEFINITIONS", "MODES"]
 
 MODES = ("auto", "none", "gold")
+# the multimodal set's image measures (ppkit.bench.metrics), per question and averaged
+IMAGE_KEYS = ("image_hit", "image_precision", "image_reachable", "image_hit_by_caption", "image_precision_by_caption")
 
 DEFINITIONS = {
     "hit@k": "1 when at least one gold heading line lies inside the text sent for one of the first k "
@@ -64,6 +65,13 @@ DEFINITIONS = {
     "equal_context": "per question, as many top chunks as fit in the characters ppkit sent at k=5 in the same "
                      "mode (at least one)",
     "baseline query": "the same query text and document filter as ppkit in that mode",
+    "image_hit / image_precision": "multimodal set: at least one image the offline synthesizer chose for the k "
+                                   "sections is one of the reference's (questions with reference images); the "
+                                   "share of chosen images that are (questions where some were chosen); "
+                                   "n_image_hit / n_image_precision count those questions",
+    "image_reachable": "a reference image is among the k sections' images at all (the ceiling of image_hit)",
+    "by_caption": "the same against every image whose caption the reference's label names",
+    "images_shown_mean": "images chosen per question",
 }
 
 
@@ -147,8 +155,11 @@ def _aggregate(rows: list[dict], ks) -> dict:
                        "context_chars_mean": mean(per, "context_chars"), "wrong_doc": mean(per, "wrong_doc"),
                        "n": len(per)}
         if any("image_hit" in r for r in per):  # the multimodal set: images chosen for the answer
-            for key in ("image_hit", "image_precision", "image_reachable"):
+            for key in IMAGE_KEYS:
                 out[str(k)][key] = mean(per, key)
+            out[str(k)]["n_image_hit"] = sum(r.get("image_hit") is not None for r in per)
+            out[str(k)]["n_image_precision"] = sum(r.get("image_precision") is not None for r in per)
+            out[str(k)]["images_shown_mean"] = mean([{"v": len(r.get("images", []))} for r in per], "v")
     return out
 
 
@@ -220,9 +231,10 @@ def _bench_mode(run: _Run, q: dict, g: list, qdocs: list[str], mode: str, gold_i
              "covered": {str(k): covered(r.sections[:k], g) for k in ks},
              "filter": r.trace.docs_filter, "search_text": r.trace.search_text}
     if gold_images is not None:  # which images the offline synthesizer would show, against the reference's
+        images, by_caption = gold_images
         for k in ks:
-            m = image_metrics(q["text"], r.sections[:k], gold_images)
-            entry[str(k)].update({key: m[key] for key in ("image_hit", "image_precision", "image_reachable")})
+            m = image_metrics(q["text"], r.sections[:k], images, gold_by_caption=by_caption)
+            entry[str(k)].update({key: m[key] for key in IMAGE_KEYS})
             entry[str(k)]["images"] = m["images"]
     if mode in run.baseline_modes and run.baselines:
         budget = entry[str(5 if 5 in ks else kmax)]["context_chars"]
@@ -282,11 +294,12 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
             qid = q["qid"]
             qdocs = gold.docs.get(qid) or sorted({split_section_id(sid)[0] for sid in gold.qrels[qid]})
             per_question.append(_bench_question(run, q, gold_lines(gold.qrels[qid], view.trees), qdocs,
-                                                images.get(qid, []) if images else None))
+                                                (images.get(qid, []), gold.images_by_caption.get(qid, []))
+                                                if images else None))
     modes_out = _mode_summaries(per_question, modes, ks)
     headline = "auto" if "auto" in modes else modes[0]
     keys = ("hit", "recall", "context_chars_mean", "hit_overlap", "recall_overlap", "wrong_doc", "n",
-            "image_hit", "image_precision", "image_reachable")
+            *IMAGE_KEYS, "n_image_hit", "n_image_precision", "images_shown_mean")
     results = {str(k): {key: modes_out[headline][str(k)][key] for key in keys if key in modes_out[headline][str(k)]}
                for k in ks}
     return _round({
@@ -391,6 +404,8 @@ def markdown_table(result: dict) -> str:
     if filt:
         title += f"; the pipeline's filter named exactly the gold document for {filt['exact']:.0%} of questions"
     images = [f"k={k}: image hit {_fmt(v.get('image_hit'))}, image precision {_fmt(v.get('image_precision'))}, "
-              f"reachable {_fmt(v.get('image_reachable'))}" for k, v in result["results"].items() if "image_hit" in v]
+              f"reachable {_fmt(v.get('image_reachable'))}, by caption {_fmt(v.get('image_hit_by_caption'))} / "
+              f"{_fmt(v.get('image_precision_by_caption'))}, shown {_fmt(v.get('images_shown_mean'))}"
+              for k, v in result["results"].items() if "image_hit" in v]
     tail = ["", "Images chosen by the offline synthesizer (own filter): " + "; ".join(images)] if images else []
     return "\n".join([title, "", head, *rows, *tail])

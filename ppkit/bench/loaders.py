@@ -181,8 +181,12 @@ def load_financebench(path: str | Path) -> list[dict]:
 def load_multimodal_queries(path: str | Path) -> list[dict]:
     """The multimodal queries: ``qid`` (``"mm-1"``), ``qno``, ``text``, ``doc`` (first paper), ``docs``, ``category``."""
     data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+    if not isinstance(data, dict) or not isinstance(data.get("test_queries"), list):
+        raise QuestionSetError(f"{path} is not a multimodal query set: it needs a \"test_queries\" list")
     out = []
-    for q in data.get("test_queries", []):
+    for i, q in enumerate(data["test_queries"], start=1):
+        if not isinstance(q, dict) or not str(q.get("id", "")).strip().isdigit() or not q.get("query"):
+            raise QuestionSetError(f"{path}: query {i} needs an integer \"id\" and a \"query\" text, got {q!r:.120}")
         papers = q.get("papers") or ([q["paper"]] if q.get("paper") else [])
         out.append({"qid": f"mm-{q['id']}", "qno": int(q["id"]), "text": q["query"],
                     "doc": papers[0] if papers else "", "docs": list(papers), "category": q.get("category", "")})

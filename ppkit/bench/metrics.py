@@ -19,13 +19,29 @@ characters (``len(item.text)``, or ``item.chars``). A gold section is
   comparison does not hinge on the definition.
 
 A chunk baseline's item is a :class:`Sent` built from the chunk's source line range.
+
+Images (the multimodal set), per question and k, against the reference run's images:
+
+* **image_hit**: 1 when at least one image the synthesizer chose is a gold image (None when
+  the question has no gold image);
+* **image_precision**: the share of chosen images that are gold (None when none was chosen);
+* **image_reachable**: at least one gold image is among the images of the k sections (the
+  ceiling of image_hit for any choice over that retrieval);
+* the **by caption** pair: the same against every image whose caption the reference's label
+  names (its labels and paths sometimes disagree, and one figure can be several files).
+
+Images are named ``Doc/folder/file.png`` (:func:`image_key`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
-__all__ = ["Sent", "covered", "hit_at_k", "recall_at_k", "context_chars", "score_question", "mean"]
+from ..answer.synth import ExtractiveSynthesizer, Synthesizer
+
+__all__ = ["Sent", "covered", "hit_at_k", "recall_at_k", "context_chars", "score_question", "mean", "image_key",
+           "image_hit", "image_precision", "image_metrics"]
 
 
 @dataclass(frozen=True)
@@ -122,3 +138,67 @@ def mean(rows: list[dict], key: str) -> float | None:
     """Mean of ``row[key]`` over rows where it is not None (None when there is none)."""
     vals = [r[key] for r in rows if r.get(key) is not None]
     return sum(vals) / len(vals) if vals else None
+
+
+def image_key(doc: str, path: str) -> str:
+    """``"Galore/tables/fileoutpart157.png"``: an image named by its paper and its path below the paper's folder,
+    from an absolute path under that folder (any OS) or a path relative to the document.
+
+    >>> image_key("Galore", "C:/data/extracted_papers/Galore/tables/fileoutpart157.png")
+    'Galore/tables/fileoutpart157.png'
+    >>> image_key("CLIP", "./figures/x.png")
+    'CLIP/figures/x.png'
+    """
+    p = path.replace("\\", "/")
+    i = p.lower().rfind(f"/{doc.lower()}/")
+    if i >= 0:
+        rel = p[i + len(doc) + 2:]
+    elif p.startswith("/") or ":" in p.split("/", 1)[0]:
+        rel = "/".join(p.split("/")[-2:])  # an absolute path elsewhere: its folder and file
+    else:
+        rel = "/".join(x for x in PurePosixPath(p).parts if x != ".")
+    return f"{doc}/{rel}"
+
+
+def image_hit(chosen: list[str], gold: list[str]) -> float | None:
+    """1.0 if at least one chosen image is gold, else 0.0; None when there are no gold images.
+
+    >>> image_hit(["a", "b"], ["b", "c"]), image_hit([], ["c"]), image_hit(["a"], [])
+    (1.0, 0.0, None)
+    """
+    if not gold:
+        return None
+    return 1.0 if set(chosen) & set(gold) else 0.0
+
+
+def image_precision(chosen: list[str], gold: list[str]) -> float | None:
+    """Share of chosen images that are gold; None when nothing was chosen.
+
+    >>> image_precision(["a", "b", "c", "d"], ["b", "d", "e"]), image_precision([], ["b"])
+    (0.5, None)
+    """
+    if not chosen:
+        return None
+    g = set(gold)
+    return sum(c in g for c in chosen) / len(chosen)
+
+
+def image_metrics(question: str, sections, gold_images, *, gold_by_caption=None,
+                  synthesizer: Synthesizer | None = None) -> dict:
+    """Images the synthesizer chooses for ``question`` from ``sections``, scored against the gold.
+
+    Returns:
+        ``{"images", "image_labels", "image_hit", "image_precision", "image_reachable"}`` (plus
+        ``image_hit_by_caption`` / ``image_precision_by_caption`` when ``gold_by_caption`` is given);
+        a metric is None where it is undefined.
+    """
+    _, info = (synthesizer or ExtractiveSynthesizer()).synthesize(question, sections)
+    chosen = [image_key(im["doc"], im["path"]) for im in info.get("images", [])]
+    gold = list(gold_images)
+    out = {"images": chosen, "image_labels": [im.get("label", "") for im in info.get("images", [])],
+           "image_hit": image_hit(chosen, gold), "image_precision": image_precision(chosen, gold),
+           "image_reachable": image_hit([image_key(s.doc, im.path) for s in sections for im in s.images], gold)}
+    if gold_by_caption is not None:
+        out["image_hit_by_caption"] = image_hit(chosen, list(gold_by_caption))
+        out["image_precision_by_caption"] = image_precision(chosen, list(gold_by_caption))
+    return out
