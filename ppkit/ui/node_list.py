@@ -4,8 +4,9 @@ Why not ``ipywidgets.Select``: inside JupyterLab a focused ``<select>`` in an ou
 in the notebook's *command mode*, whose shortcuts (``ArrowUp``/``ArrowDown`` move
 between cells, ``D D`` deletes one) take the keys before the list sees them, and its
 rows are clipped at the box's width with no horizontal scroll. This list marks itself
-``data-lm-suppress-shortcuts`` (Lumino then matches no shortcut for it) and stops the
-keys it handles from bubbling to the notebook, so the keys act on the list:
+``data-lm-suppress-shortcuts`` (Lumino then matches no shortcut for it), and the keys it
+handles are marked handled (``preventDefault``: Lumino skips such a keydown) and stop
+bubbling to the notebook, so they act on the list:
 
 * ``ArrowUp`` / ``ArrowDown`` / ``PageUp`` / ``PageDown`` / ``Home`` / ``End`` move the selection;
 * ``ArrowRight`` and ``Enter`` send ``{"event": "expand"}``, ``ArrowLeft`` sends

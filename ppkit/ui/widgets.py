@@ -440,8 +440,10 @@ class QueryExplorer:
             s2 = "" if r["stage2_score"] is None else f"{r['stage2_score']:.3f}"
             cells = (("✓ " if r["chosen"] else "") + str(r["rank"]), r["section_id"], r["breadcrumb"], r["lines"],
                      r["stage1_rank"], f"{r['stage1_score']:.3f}", s2, r["chunk_hits"])
+            # only the breadcrumb wraps: "3246-3488" broken at its hyphen would double a row
             body.append(f"<tr style='{style}'>" + "".join(
-                f"<td style='padding:2px 6px;text-align:left'>{_esc(c)}</td>" for c in cells) + "</tr>")
+                f"<td style='padding:2px 6px;text-align:left{'' if i == 2 else ';white-space:nowrap'}'>{_esc(c)}</td>"
+                for i, c in enumerate(cells)) + "</tr>")
         return (f"<table style='border-collapse:collapse;font-size:12px'><thead><tr>{head}</tr></thead>"
                 f"<tbody>{''.join(body)}</tbody></table>")
 
