@@ -14,6 +14,11 @@ HTML summary of the current state; the notebooks display it beside the widget, s
 headless run (nbmake in CI) and a rendered notebook show results, not only a widget
 placeholder.
 
+Every HTML block a widget shows is wrapped by :func:`ppkit.ui.style.block`, whose inline
+style beats JupyterLab's class rules (28 px widget line height, ``word-break: break-all``).
+A displayed view shows the state of its object: a later cell that changes the same object
+changes the widget shown above it, so a notebook makes one view per cell it displays.
+
 This module only displays: trees, retrieval and scores come from the core modules.
 """
 
