@@ -10,6 +10,7 @@ import pytest
 import ppkit
 from ppkit.documents.noise import NoiseDecision
 from ppkit.documents.tree import parse_markdown
+from ppkit.ui.style import BLOCK, PRE
 from ppkit.ui.widgets import QueryExplorer, TreeView
 
 pytest.importorskip("ipywidgets")
@@ -78,7 +79,8 @@ def test_tree_view_figures_noise_and_summary():
     view.select("0008")
     assert "<code>figures/magnets.png</code> line 28 - the file does not exist" in view.text.value
     html = view.summary_html()
-    assert html.startswith("<div><b>widgets_acme</b>: 10 headings, 34 lines, 1 figures")
+    assert html.startswith(f"<div class='ppkit-block' style='{BLOCK}'><div><b>widgets_acme</b>: 10 headings, "
+                           "34 lines, 1 figures")
     assert html.count("<details open") == 2  # the root, and 0001 opened to show the selected 0002
     assert "<details open style='margin-left:0.6em'><summary><span style=''>ACME Corp Annual Report" in html
     assert "<span style='background:#fff3c4;'>Magnets</span>" in html
@@ -185,3 +187,58 @@ def test_explorer_on_the_reference_10k_index():
     ex.query.value = "For Boeing, what percentage of operating cash flow in FY2022 was consumed by changes in working capital?"
     assert ex.result.trace.docs_filter == ["Boeing"] and len(ex.shown_sections) == 3
     assert all(s.startswith("Boeing#") for s in ex.shown_sections)
+
+
+# -- in JupyterLab: keys, scrolling and styles ------------------------------------------------
+
+def test_tree_view_node_list_keys_expand_collapse_and_climb():
+    view = TreeView(ppkit.build_tree(ACME))
+    view.nodes.value = "0004"  # what clicking a row (or an arrow key) in the browser sets
+    assert view.selected == "0004" and "0005" not in view.visible()
+    # the list's ArrowRight / ArrowLeft arrive as custom messages from the browser
+    view.nodes._handle_custom_msg({"event": "expand"}, [])
+    assert view.visible() == ["0000", "0001", "0003", "0004", "0005", "0008", "0009"]
+    view.nodes.value = "0005"
+    view.key("expand")
+    assert "0006" in view.visible() and view.nodes.value == "0005"
+    view.nodes.value = "0006"
+    view.key("collapse")  # a leaf: the selection climbs to its parent
+    assert (view.selected, view.nodes.value) == ("0005", "0005")
+    view.key("collapse")  # an open node: it closes
+    assert "0006" not in view.visible() and view.selected == "0005"
+    view.key("collapse")  # closed: climb again
+    assert view.selected == "0004" and "Rockets" not in view.text.value
+
+
+def test_tree_view_node_list_takes_its_keys_from_jupyterlab():
+    from ppkit.ui import node_list
+
+    view = TreeView(ppkit.build_tree(ACME))
+    esm = str(view.nodes._esm)
+    # Lumino matches no shortcut on an element with this attribute; handled keys stop at the list
+    assert 'setAttribute("data-lm-suppress-shortcuts", "true")' in esm and "e.stopPropagation()" in esm
+    assert all(k in esm for k in ("ArrowDown:", "ArrowUp:", "PageDown:", "PageUp:", "Home:", "End:"))
+    # whole labels on one line, the box scrolls sideways
+    assert "white-space:pre" in esm and "overflow:auto" in esm and "display:inline-block;min-width:100%" in esm
+    assert view.nodes.rows == 20 and node_list.node_list([["a", "x"]], "x", rows=3).rows == 3
+
+
+def test_widget_html_carries_its_own_line_height_and_word_breaking(tiny_index):
+    # JupyterLab's `pre {word-break: break-all}` and the widgets' 28px line height lose to inline styles
+    assert "word-break:normal" in PRE and "white-space:pre-wrap" in PRE
+    assert "line-height:1.4" in BLOCK and "word-break:normal" in BLOCK
+    view = TreeView(ppkit.build_tree(ACME))
+    assert view.text.value.startswith(f"<div class='ppkit-block' style='{BLOCK}'>")
+    assert f"<pre style='{PRE}'>" in view.text.value
+    ex = QueryExplorer(tiny_index, "rocket revenue", k=3)
+    for w in (ex.status, ex.funnel, ex.candidates, ex.section_text):
+        assert w.value.startswith(f"<div class='ppkit-block' style='{BLOCK}'>")
+    assert f"<pre style='{PRE}'>" in ex.section_text.value
+    assert ex.summary_html().startswith("<div class='ppkit-block'")
+
+
+def test_strip_private_use():
+    from ppkit.ui.style import strip_private_use
+
+    assert strip_private_use("Eq. (3): L(\ue000x\ue001) =  \uf8eb 2 \uf8f6") == "Eq. (3): L(x) = 2"
+    assert strip_private_use("plain  text ") == "plain  text "  # nothing removed: left as it was

@@ -1,5 +1,8 @@
 """Figures of benchmark results. Each function returns (data, Figure); the caller saves the figure.
 
+Figures are closed in pyplot before they are returned: the caller shows one by displaying it
+(a notebook cell ending in ``fig``); left open, a notebook would draw it a second time.
+
 :func:`plot_retrieval` draws hit@k and recall@k against the mean characters sent,
 one point per system and cut-off: quality only means something beside the context
 size it costs.
@@ -61,6 +64,7 @@ def plot_retrieval(result: dict, *, mode: str = "auto", figsize=(11, 4.2)):
     fig.suptitle(f"{result.get('benchmark', '')}: {result['n']} questions, filter mode '{mode}' "
                  "(★ = baseline at ppkit@5's context size)", fontsize=10)
     fig.tight_layout()
+    plt.close(fig)  # the caller displays or saves it; an open figure would be drawn a second time
     return rows, fig
 
 
@@ -87,4 +91,5 @@ def plot_reference_vs_ppkit(rows: list[dict], *, figsize=(7, 3.6)):
     ax.set_ylabel("mean recall of the gold sections")
     ax.set_title("Gold sections among the sections sent (Comprehensive, gold = reference k=5 citations)", fontsize=9)
     fig.tight_layout()
+    plt.close(fig)  # the caller displays or saves it; an open figure would be drawn a second time
     return means, fig

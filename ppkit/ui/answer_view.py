@@ -1,19 +1,30 @@
 """Showing an answer with its images: inline in a notebook, as a static table or figure, in a widget.
 
 Every image is read through :func:`ppkit.documents.images.read_image_bytes`, which refuses a
-record that does not point inside its document's folder. Re-exported by
-:mod:`ppkit.documents.images`.
+record that does not point inside its document's folder. Labels are shown without Unicode
+private-use characters (:func:`ppkit.ui.style.strip_private_use`: the math-font glyphs of
+formula captions, which browsers draw as boxes). The widget renders the answer's Markdown
+(bullets, links, emphasis) the way :func:`show_answer` does, with markdown-it-py.
 """
 
 from __future__ import annotations
 
+import html
 import math
 
+from ..core.errors import MissingDependency
 from ..core.text import clip
 from ..documents.images import read_image_bytes
 from ..indexing.index import SearchIndex
+from .style import block, strip_private_use
 
-__all__ = ["images_markdown", "show_answer", "image_grid", "answer_widget"]
+__all__ = ["images_markdown", "show_answer", "image_grid", "answer_html", "answer_widget"]
+
+
+def _label(im: dict) -> str:
+    """The label an image is shown with (its path when it has none), without private-use glyphs."""
+    return strip_private_use(im.get("label") or "") or im["path"]
+
 
 def images_markdown(answer) -> str:
     """A static Markdown table of the answer's images: label, kind, section, file."""
@@ -21,7 +32,7 @@ def images_markdown(answer) -> str:
         return "_No image chosen for this answer._"
     rows = ["| # | label | kind | from section | file |", "|---|---|---|---|---|"]
     for i, im in enumerate(answer.images, start=1):
-        label = (im.get("label") or "").replace("|", "\\|")
+        label = strip_private_use(im.get("label") or "").replace("|", "\\|")
         rows.append(f"| {i} | {label} | {im.get('kind', '')} | {im.get('breadcrumb', '')} "
                     f"(`{im['doc']}#{im['node_id']}`) | `{im['path']}` |")
     return "\n".join(rows)
@@ -37,7 +48,7 @@ def show_answer(answer, *, width: int = 520, text: bool = True) -> None:
     if not answer.images:
         display(Markdown("_No image chosen for this answer._"))
     for im in answer.images:
-        display(Markdown(f"**{im.get('label') or im['path']}**  \nfrom *{im.get('breadcrumb', '')}* "
+        display(Markdown(f"**{_label(im)}**  \nfrom *{im.get('breadcrumb', '')}* "
                          f"(`{im['doc']}#{im['node_id']}`, `{im['path']}`)"))
         try:
             data, _ = read_image_bytes(im)
@@ -68,49 +79,76 @@ def image_grid(answer, *, cols: int = 3, size: float = 3.2):
             ax.imshow(mpimg.imread(io.BytesIO(data), format=im["path"].rsplit(".", 1)[-1]))
         except (ValueError, OSError) as e:
             ax.text(0.5, 0.5, f"not shown:\n{e}"[:120], ha="center", va="center", wrap=True, fontsize=7)
-        ax.set_title(clip(f"{im['doc']}: {im.get('label') or im['path']}", 60), fontsize=8)
+        ax.set_title(clip(f"{im['doc']}: {_label(im)}", 60), fontsize=8)
     fig.tight_layout()
+    plt.close(fig)  # the caller displays or saves it; an open figure would be drawn a second time
     return fig
+
+
+def answer_html(answer) -> str:
+    """The answer's text and sections (its ``_repr_markdown_``) rendered to HTML, as a notebook renders
+    Markdown: bullets become lists, links become links (opening in a new tab), raw HTML is escaped."""
+    try:
+        from markdown_it import MarkdownIt
+    except ImportError:
+        raise MissingDependency("the answer widget needs markdown-it-py: pip install 'ppkit[notebooks]'") from None
+    md = MarkdownIt("commonmark", {"html": False}).enable("table")
+    body = md.render(answer._repr_markdown_()).replace("<a href=", "<a target='_blank' rel='noopener' href=")
+    return block(body)
 
 
 def _answer_view(answer, width: int):
     """Widgets for an answer: its text, then each image (an ``ipywidgets.Image``) with label and section."""
-    import html
-
     import ipywidgets as w
 
-    kids = [w.HTML(f"<pre style='white-space: pre-wrap'>{html.escape(str(answer))}</pre>")]
+    kids = [w.HTML(answer_html(answer))]
     for im in answer.images:
-        kids.append(w.HTML(f"<b>{html.escape(im.get('label') or im['path'])}</b><br>from "
-                           f"<i>{html.escape(im.get('breadcrumb', ''))}</i> (<code>{im['doc']}#{im['node_id']}</code>)"))
+        kids.append(w.HTML(block(f"<b>{html.escape(_label(im))}</b><br>from <i>{html.escape(im.get('breadcrumb', ''))}</i> "
+                                 f"(<code>{html.escape(im['doc'])}#{html.escape(im['node_id'])}</code>)")))
         try:
             data, mime = read_image_bytes(im)
             kids.append(w.Image(value=data, format=mime.split("/")[1], width=width))
         except (ValueError, OSError) as e:
-            kids.append(w.HTML(f"<i>not shown: {html.escape(str(e))}</i>"))
+            kids.append(w.HTML(block(f"<i>not shown: {html.escape(str(e))}</i>")))
     if not answer.images:
-        kids.append(w.HTML("<i>No image chosen for this answer.</i>"))
+        kids.append(w.HTML(block("<i>No image chosen for this answer.</i>")))
     return kids
 
 
 def answer_widget(index: SearchIndex, *, k: int = 5, question: str = "", width: int = 480):
-    """A small ipywidgets box: type a question, get the answer with its images inline.
+    """A small ipywidgets box: type a question and press Enter (or **Ask**), get the answer with its
+    images inline. Moving k asks again.
 
+    Returns a ``VBox``: ``[HBox([question box, Ask button, status]), k slider, answer box]``.
     Images are ``ipywidgets.Image`` children rather than output captured in an
     ``Output`` widget, which headless runners (nbclient) handle poorly for large outputs.
     """
     import ipywidgets as w
 
-    box = w.Text(value=question, placeholder="Ask about the papers…", layout=w.Layout(width="80%"))
-    kk = w.IntSlider(value=k, min=1, max=10, description="k")
+    # continuous_update=False: the value changes on Enter (or leaving the box), as in the query explorer
+    box = w.Text(value=question, placeholder="Ask about the papers… (Enter asks)", continuous_update=False,
+                 layout=w.Layout(width="80%"))
+    kk = w.IntSlider(value=k, min=1, max=10, description="k", continuous_update=False)
     go = w.Button(description="Ask")
+    status = w.HTML()
     result = w.VBox([])
 
     def run(_=None):
-        if box.value.strip():
-            result.children = _answer_view(index.ask(box.value, kk.value), width)
+        q = box.value.strip()
+        if not q:
+            return
+        status.value = block(f"<i>asking: {html.escape(q)}</i>")
+        try:
+            result.children = _answer_view(index.ask(q, kk.value), width)
+            status.value = block(f"<small>k = {kk.value} · asked: {html.escape(q)}</small>")
+        except Exception as e:  # shown in the widget: an exception in a callback would vanish into a log
+            result.children = []
+            status.value = block(f"<span style='color:#b00020'><b>Asking failed.</b> "
+                                 f"{html.escape(f'{type(e).__name__}: {e}')}</span>")
 
     go.on_click(run)
+    box.observe(run, names="value")
+    kk.observe(run, names="value")
     if question:
         run()
-    return w.VBox([w.HBox([box, go]), kk, result])
+    return w.VBox([w.HBox([box, go, status]), kk, result])

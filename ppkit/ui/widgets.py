@@ -14,6 +14,11 @@ HTML summary of the current state; the notebooks display it beside the widget, s
 headless run (nbmake in CI) and a rendered notebook show results, not only a widget
 placeholder.
 
+Every HTML block a widget shows is wrapped by :func:`ppkit.ui.style.block`, whose inline
+style beats JupyterLab's class rules (28 px widget line height, ``word-break: break-all``).
+A displayed view shows the state of its object: a later cell that changes the same object
+changes the widget shown above it, so a notebook makes one view per cell it displays.
+
 This module only displays: trees, retrieval and scores come from the core modules.
 """
 
@@ -26,11 +31,11 @@ from ..documents.tree import Node, Tree, read_lines
 from ..indexing.index import SearchIndex
 from ..pipeline import default_reranker
 from ..retrieval.types import Candidate, Retrieval, Section
+from .node_list import node_list
+from .style import PRE as _PRE
+from .style import block
 
 __all__ = ["TreeView", "QueryExplorer"]
-
-_PRE = ("white-space:pre-wrap;font-size:12px;line-height:1.35;max-height:32em;overflow:auto;"
-        "background:#f7f7f7;border:1px solid #ddd;padding:6px;margin:4px 0")
 
 
 def _widgets():
@@ -73,9 +78,10 @@ class TreeView:
         max_chars: characters of a node's text shown.
         rows: height of the node list.
 
-    Controls: ``nodes`` (the node list; its value is the selected node id), ``toggle``
-    (expand/collapse the selected node), ``expand_all``, ``collapse_all``; ``text`` shows
-    the selected node.
+    Controls: ``nodes`` (the node list; its value is the selected node id; with the list
+    focused, the arrow keys move the selection, ``→``/Enter expands and ``←`` collapses, see
+    :mod:`ppkit.ui.node_list`), ``toggle`` (expand/collapse the selected node), ``expand_all``,
+    ``collapse_all``; ``text`` shows the selected node.
     """
 
     def __init__(self, tree: Tree, lines: list[str] | None = None, *, noise: dict | None = None,
@@ -93,8 +99,7 @@ class TreeView:
         self._busy = False  # True while options are rewritten (ignore the Select's own events)
 
         W = _widgets()
-        self.nodes = W.Select(options=self._options(), value=self.selected, rows=rows,
-                              layout=W.Layout(width="100%"))
+        self.nodes = node_list(self._options(), self.selected, rows=rows, layout=W.Layout(width="100%"))
         self.toggle = W.Button(description="expand / collapse", tooltip="open or close the selected node")
         self.expand_all = W.Button(description="expand all")
         self.collapse_all = W.Button(description="collapse all")
@@ -104,6 +109,7 @@ class TreeView:
         self.widget = W.HBox([left, self.text])
 
         self.nodes.observe(self._on_select, names="value")
+        self.nodes.on_msg(lambda _widget, content, _buffers: self.key(content.get("event", "")))
         self.toggle.on_click(lambda _: self.toggle_node(self.selected))
         self.expand_all.on_click(lambda _: self._set_expanded({n.node_id for n in tree if n.children}))
         self.collapse_all.on_click(lambda _: self._set_expanded({tree.root.node_id}))
@@ -142,8 +148,8 @@ class TreeView:
         # non-breaking spaces: a <select> collapses ordinary leading spaces
         return "\u00a0\u00a0" * node.depth + mark + title + "  [" + info + "]"
 
-    def _options(self) -> list[tuple[str, str]]:
-        return [(self.label(self.tree[nid]), nid) for nid in self.visible()]
+    def _options(self) -> list[list[str]]:
+        return [[self.label(self.tree[nid]), nid] for nid in self.visible()]
 
     def _refresh(self) -> None:
         self._busy = True
@@ -189,6 +195,18 @@ class TreeView:
         self._set_expanded(self.expanded | ancestors)
         self._show()
 
+    def key(self, event: str) -> None:
+        """What the node list's keys ask for: ``"expand"`` opens the selected node, ``"collapse"``
+        closes it, or selects its parent when it is a leaf or already closed (as tree views do)."""
+        node = self.tree[self.selected]
+        if event == "expand" and node.children and node.node_id not in self.expanded:
+            self.expand(node.node_id)
+        elif event == "collapse":
+            if node.node_id in self.expanded and node.node_id != self.tree.root.node_id:
+                self.collapse(node.node_id)
+            elif node.parent_id is not None:
+                self.select(node.parent_id)
+
     def _on_select(self, change) -> None:
         if self._busy or change["new"] is None:
             return
@@ -196,7 +214,7 @@ class TreeView:
         self._show()
 
     def _show(self) -> None:
-        self.text.value = self.node_html(self.selected)
+        self.text.value = block(self.node_html(self.selected))
 
     # -- HTML ----------------------------------------------------------------------------------
     def node_html(self, node_id: str) -> str:
@@ -233,9 +251,9 @@ class TreeView:
         t = self.tree
         caption = (f"<b>{_esc(t.doc)}</b>: {len(t) - 1} headings, {t.n_lines:,} lines, "
                    f"{sum(len(n.images) for n in t)} figures")
-        return (f"<div>{caption}<div style='display:flex;gap:12px;align-items:flex-start'>"
-                f"<div style='flex:1;max-height:36em;overflow:auto;font-size:12px'>{self._details(t.root.node_id)}</div>"
-                f"<div style='flex:1'>{self.node_html(self.selected)}</div></div></div>")
+        return block(f"<div>{caption}<div style='display:flex;gap:12px;align-items:flex-start'>"
+                     f"<div style='flex:1;max-height:36em;overflow:auto;font-size:12px'>{self._details(t.root.node_id)}</div>"
+                     f"<div style='flex:1'>{self.node_html(self.selected)}</div></div></div>")
 
 
 # -- query explorer ---------------------------------------------------------------------------
@@ -362,9 +380,9 @@ class QueryExplorer:
     # -- rendering -----------------------------------------------------------------------------
     def _render(self, keep_section: bool = True) -> None:
         """Redraw from ``self.result``; a new ranking selects its top section, a new k keeps the selection."""
-        self.status.value = self.status_html()
-        self.funnel.value = self.funnel_html()
-        self.candidates.value = self.candidates_html()
+        self.status.value = block(self.status_html())
+        self.funnel.value = block(self.funnel_html())
+        self.candidates.value = block(self.candidates_html())
         rows = self.candidate_rows()
         options = [(("✓ " if r["chosen"] else "\u00a0\u00a0 ") + f"{r['rank']}. {r['section_id']} · {r['breadcrumb']}",
                     r["section_id"]) for r in rows]
@@ -382,7 +400,7 @@ class QueryExplorer:
             self._show_section()
 
     def _show_section(self) -> None:
-        self.section_text.value = self.section_html(self.section.value) if self.section.value else ""
+        self.section_text.value = block(self.section_html(self.section.value)) if self.section.value else ""
 
     def status_html(self) -> str:
         """What was asked and how the document filter was chosen (or what went wrong)."""
@@ -428,8 +446,10 @@ class QueryExplorer:
             s2 = "" if r["stage2_score"] is None else f"{r['stage2_score']:.3f}"
             cells = (("✓ " if r["chosen"] else "") + str(r["rank"]), r["section_id"], r["breadcrumb"], r["lines"],
                      r["stage1_rank"], f"{r['stage1_score']:.3f}", s2, r["chunk_hits"])
+            # only the breadcrumb wraps: "3246-3488" broken at its hyphen would double a row
             body.append(f"<tr style='{style}'>" + "".join(
-                f"<td style='padding:2px 6px;text-align:left'>{_esc(c)}</td>" for c in cells) + "</tr>")
+                f"<td style='padding:2px 6px;text-align:left{'' if i == 2 else ';white-space:nowrap'}'>{_esc(c)}</td>"
+                for i, c in enumerate(cells)) + "</tr>")
         return (f"<table style='border-collapse:collapse;font-size:12px'><thead><tr>{head}</tr></thead>"
                 f"<tbody>{''.join(body)}</tbody></table>")
 
@@ -469,4 +489,4 @@ class QueryExplorer:
             parts.append(f"<div style='max-height:30em;overflow:auto'>{self.candidates_html()}</div>")
         if self.section.value:
             parts.append(self.section_html(self.section.value, max_chars=text_chars))
-        return "<div>" + "".join(parts) + "</div>"
+        return block("<div>" + "".join(parts) + "</div>")

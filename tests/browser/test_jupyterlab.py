@@ -1,0 +1,226 @@
+"""The notebooks in JupyterLab, used the way a researcher uses them, in headless Chromium.
+
+Each test opens a copy of a notebook, runs all its cells, then drives its widgets with the
+mouse and keyboard and checks what the page shows (not the Python state): 05's query
+explorer (type a question, press Enter, move k, change the document filter: the chosen
+breadcrumbs change; rows are not doubled in height and text does not wrap mid-word), 02's
+tree browser (click a node: its text appears; the arrow keys move the selection and not the
+notebook's cells; long rows scroll sideways), 07's answers (every image loads, a figure is
+shown once, labels carry no private-use glyphs, Enter in the answer box asks and the answer is
+formatted). Screenshots go to ``.ppkit/screenshots/`` (git-ignored).
+
+Run: ``pytest tests/browser -m browser`` (needs Chromium: ``apt-get install chromium``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+import ppkit
+from ppkit.core import data
+from ppkit.ui.widgets import TreeView
+
+# the notebooks read the reference corpora through the real model: out of the quick "not corpus and not model" run
+pytestmark = [pytest.mark.browser, pytest.mark.corpus, pytest.mark.model]
+
+_PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
+
+# the notebook's kernel is idle and every code cell has run (or one failed: its error is returned)
+_RUN_STATE = """() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const cells = panel.content.widgets.filter((c) => c.model.type === "code");
+  for (const c of cells) {
+    const err = c.model.outputs.toJSON().find((o) => o.output_type === "error");
+    if (err) return "error: " + err.ename + ": " + err.evalue + "\\n" + err.traceback.join("\\n");
+  }
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  if (!kernel || kernel.status !== "idle") return null;
+  return cells.every((c) => c.model.executionCount !== null) ? "done" : null;
+}"""
+
+_KERNEL_IDLE = """() => {
+  const panel = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const s = panel && panel.sessionContext && panel.sessionContext.session;
+  return !!(s && s.kernel && s.kernel.status === "idle" && panel.content.widgets.length);
+}"""
+
+
+def _poll(fn, deadline, cap: float, what: str):
+    """Call ``fn`` every 0.25 s until it returns something truthy (at most ``cap`` seconds)."""
+    end = time.monotonic() + deadline.left(cap)
+    last = None
+    while time.monotonic() < end:
+        last = fn()
+        if last:
+            return last
+        time.sleep(0.25)
+    pytest.fail(f"timed out after {cap:.0f} s waiting for {what} (last value: {last!r})")
+
+
+def _run_notebook(browser, lab, name: str, deadline, errors: list[str]):
+    """A page with notebook ``name`` open and all its cells run."""
+    page = browser.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(lab.url(name), timeout=deadline.left(60) * 1000)
+    page.wait_for_function(_KERNEL_IDLE, timeout=deadline.left(120) * 1000, polling=250)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    state = _poll(lambda: page.evaluate(_RUN_STATE), deadline, 600, f"{name} to run")
+    assert state == "done", f"{name}: a cell failed:\n{state}"
+    return page
+
+
+def _cell(page, i: int):
+    return page.locator(".jp-Notebook .jp-Cell").nth(i)
+
+
+def _active_cell(page) -> int:
+    return page.evaluate("() => window.jupyterapp.shell.currentWidget.content.activeCellIndex")
+
+
+@pytest.fixture
+def errors():
+    """JavaScript errors of the page: none may happen."""
+    out: list[str] = []
+    yield out
+    assert out == [], f"JavaScript errors in the page: {out}"
+
+
+def test_05_query_explorer(browser, lab, deadline, screenshots, errors):
+    page = _run_notebook(browser, lab, "05_two_stage_retrieval.ipynb", deadline, errors)
+    try:
+        cell = _cell(page, 3)  # QueryExplorer(index, "For PepsiCo, ...", k=5), then its static summary
+        chosen = cell.locator(".widget-html-content tr[style*='font-weight:bold'] td:nth-child(3)")
+        assert len(chosen.all_inner_texts()) == 5
+        assert all(b.startswith("PepsiCo >") for b in chosen.all_inner_texts())
+
+        # rows are not doubled by the widgets' 28px line height, and the section text wraps at spaces
+        rows = cell.locator(".widget-html-content table tbody tr")
+        assert rows.first.evaluate("r => getComputedStyle(r.cells[2]).lineHeight") == "16.8px"  # 12px * 1.4
+        heights = sorted(rows.evaluate_all("rows => rows.map(r => r.getBoundingClientRect().height)"))
+        assert len(heights) >= 50 and heights[len(heights) // 2] < 24, heights  # one line: about 21px
+        pre = cell.locator(".widget-html-content pre").first
+        assert pre.evaluate("e => getComputedStyle(e).wordBreak") == "normal"
+        shown = cell.locator(".widget-html-content table").first.evaluate(
+            """t => { const box = t.closest('.widget-html').getBoundingClientRect();
+                      return [...t.querySelectorAll('tbody tr')].filter(
+                          r => r.getBoundingClientRect().bottom <= box.bottom + 1).length; }""")
+        assert shown >= 10, f"only {shown} candidate rows visible in the explorer's box"
+
+        # a new question: type it and press Enter
+        question = cell.locator(".widget-text input[type='text']").first
+        question.fill("For AMD, what is the quick ratio for FY2022?")
+        question.press("Enter")
+        _poll(lambda: all(b.startswith("AMD >") for b in chosen.all_inner_texts()) and chosen.count() == 5,
+              deadline, 60, "the AMD sections to be chosen")
+        amd_top5 = chosen.all_inner_texts()
+        assert "quick ratio" in cell.locator(".widget-html-content").first.inner_text()
+
+        # move k from 5 to 3 with the keyboard
+        handle = cell.locator(".noUi-handle").first
+        handle.focus()
+        handle.press("ArrowLeft")
+        handle.press("ArrowLeft")
+        _poll(lambda: chosen.count() == 3, deadline, 30, "k = 3 to leave three chosen rows")
+        assert chosen.all_inner_texts() == amd_top5[:3]
+
+        # the document filter: Boeing only, although the question names AMD
+        cell.locator(".widget-dropdown select").first.select_option(label="Boeing")
+        _poll(lambda: chosen.count() == 3 and all(b.startswith("Boeing >") for b in chosen.all_inner_texts()),
+              deadline, 60, "the Boeing filter to change the chosen sections")
+        assert "document filter: Boeing (chosen in the filter)" in cell.inner_text()
+        # the static summary under the widget still shows the state the cell ran with
+        assert "PepsiCo >" in cell.locator(".jp-RenderedHTML").first.inner_text()
+        cell.locator(".jupyter-widgets").first.screenshot(path=str(screenshots / "05_query_explorer.png"))
+    finally:
+        page.close()
+        lab.shutdown_kernels()
+
+
+def test_02_tree_browser(browser, lab, deadline, screenshots, errors):
+    amd = ppkit.build_tree(data.data_dir() / "10k" / "AMD.md")
+    view = TreeView(amd)
+    view.select("0066")  # the notebook's state: its visible rows are the page's rows
+    rows = view.visible()
+    first = next(nid for nid in rows[1:] if amd[nid].children)  # a closed node with children
+    child = amd[first].children[0]
+
+    page = _run_notebook(browser, lab, "02_skeleton_tree.ipynb", deadline, errors)
+    try:
+        cell = _cell(page, 5)
+        box = cell.locator(".ppkit-node-list")
+        shown = cell.locator(".widget-html-content b").first  # the breadcrumb of the node shown
+        assert box.locator("[role=option]").count() == len(rows)
+        assert shown.inner_text() == amd["0066"].breadcrumb
+
+        def showing(node_id):
+            return lambda: shown.inner_text() == amd[node_id].breadcrumb
+
+        # select a node with the mouse: its text appears
+        box.locator(f"[role=option][data-value='{first}']").click()
+        _poll(showing(first), deadline, 30, f"node {first}'s text")
+        active = _active_cell(page)
+
+        # the arrow keys act on the list, not on the notebook's cells: -> opens, down/up move, <- closes
+        page.keyboard.press("ArrowRight")
+        _poll(lambda: box.locator(f"[role=option][data-value='{child}']").count() == 1, deadline, 30,
+              f"ArrowRight to open {first}")
+        page.keyboard.press("ArrowDown")
+        _poll(showing(child), deadline, 30, f"ArrowDown to select {child}")
+        assert box.locator("[aria-selected=true]").get_attribute("data-value") == child
+        page.keyboard.press("ArrowUp")
+        _poll(showing(first), deadline, 30, f"ArrowUp to select {first}")
+        page.keyboard.press("ArrowLeft")
+        _poll(lambda: box.locator(f"[role=option][data-value='{child}']").count() == 0, deadline, 30,
+              f"ArrowLeft to close {first}")
+        assert _active_cell(page) == active and page.locator(".jp-Notebook .jp-Cell").count() == 14
+
+        # long rows keep their text on one line and the list scrolls sideways
+        widths = box.evaluate("b => [b.scrollWidth, b.clientWidth]")
+        assert widths[0] > widths[1], widths
+        assert box.evaluate("b => { b.scrollLeft = 200; return b.scrollLeft; }") > 0
+        box.evaluate("b => { b.scrollLeft = 0; }")
+        cell.locator(".jupyter-widgets").first.screenshot(path=str(screenshots / "02_tree_browser.png"))
+    finally:
+        page.close()
+        lab.shutdown_kernels()
+
+
+def test_07_multimodal_answers(browser, lab, deadline, screenshots, errors):
+    page = _run_notebook(browser, lab, "07_multimodal_answers.ipynb", deadline, errors)
+    try:
+        # every image on the page has loaded
+        images = page.locator(".jp-OutputArea-output img")
+        _poll(lambda: images.evaluate_all("ims => ims.length > 0 && ims.every(i => i.complete)"), deadline, 30,
+              "the images to load")
+        sizes = images.evaluate_all("ims => ims.map(i => i.naturalWidth)")
+        assert len(sizes) >= 4 and all(w > 0 for w in sizes), sizes
+        # the image grid is shown once (the cell returns the figure; pyplot does not draw it again)
+        assert _cell(page, 8).locator(".jp-OutputArea-output img").count() == 1
+        # labels without private-use glyphs (formula captions)
+        assert not _PRIVATE_USE.search(_cell(page, 4).inner_text())
+        assert not any(_PRIVATE_USE.search(t) for t in _cell(page, 6).locator("strong").all_inner_texts())
+
+        cell = _cell(page, 23)  # answer_widget(index, question="How does the Nemobot system flow work?")
+        widget = cell.locator(".jupyter-widgets").first
+        assert "Nemobot" in widget.inner_text()
+        assert widget.locator("pre").count() == 0  # formatted, not a text dump
+        assert widget.locator(".widget-html-content li").count() >= 3
+        box = widget.locator(".widget-text input[type='text']")
+        q = "What are the hyperparameters for fine-tuning RoBERTa with GaLore?"
+        box.fill(q)
+        box.press("Enter")
+        _poll(lambda: f"asked: {q}" in widget.inner_text(), deadline, 60, "Enter to ask the new question")
+        assert "Galore" in widget.inner_text() and widget.locator(".widget-html-content li").count() >= 3
+        assert widget.locator(".widget-html-content strong").count() >= 1  # "Retrieved sections", rendered
+        widget_images = widget.locator("img")
+        _poll(lambda: widget_images.evaluate_all("ims => ims.every(i => i.complete)"), deadline, 30,
+              "the widget's images to load")
+        assert all(w > 0 for w in widget_images.evaluate_all("ims => ims.map(i => i.naturalWidth)"))
+        cell.screenshot(path=str(screenshots / "07_answer_widget.png"))
+        _cell(page, 8).screenshot(path=str(screenshots / "07_image_grid.png"))
+    finally:
+        page.close()
+        lab.shutdown_kernels()

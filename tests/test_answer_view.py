@@ -1,0 +1,82 @@
+"""ppkit.ui.answer_view: an answer shown as formatted text with its images, in a figure and in a widget."""
+
+from __future__ import annotations
+
+import pytest
+from mm_helpers import fixture_tree, section
+
+from ppkit.answer.synth import Answer, image_record
+from ppkit.ui.answer_view import answer_html, answer_widget, image_grid, images_markdown
+from ppkit.ui.style import BLOCK
+
+pytest.importorskip("ipywidgets")
+
+
+def _answer(label: str | None = None) -> Answer:
+    t = fixture_tree()
+    secs = [section(t, "0002", 1), section(t, "0003", 2)]
+    images = [image_record(secs[0], secs[0].images[0]), image_record(secs[1], secs[1].images[0])]
+    if label is not None:
+        images[0] = {**images[0], "label": label}
+    text = ("Two stages, see [the paper](https://example.org/p).\nFrom X (D, lines 1-2):\n"
+            "  - line 1: first <b>quoted</b>\n  - line 2: second\n")
+    return Answer("q", text, secs, "extractive", images, {})
+
+
+def test_answer_html_renders_bullets_links_and_escapes_html():
+    out = answer_html(_answer())
+    assert out.startswith(f"<div class='ppkit-block' style='{BLOCK}'>")
+    assert "<li>line 1: first &lt;b&gt;quoted&lt;/b&gt;</li>" in out  # raw HTML in an answer is text
+    assert "<li>line 2: second</li>" in out
+    assert "<a target='_blank' rel='noopener' href=\"https://example.org/p\">the paper</a>" in out
+    assert "<strong>Retrieved sections</strong>" in out and "- line" not in out
+
+
+def test_labels_lose_private_use_glyphs_wherever_shown():
+    a = _answer(label="Equation (7): L\ue000SDS\ue001  = E")
+    assert "| 1 | Equation (7): LSDS = E |" in images_markdown(a)
+    fig = image_grid(a)
+    assert fig.axes[0].get_title() == "mm_doc: Equation (7): LSDS = E"
+    ui = answer_widget(_FakeIndex(a), question="q")
+    assert "<b>Equation (7): LSDS = E</b>" in ui.children[2].children[1].value
+
+
+def test_image_grid_returns_a_closed_figure():
+    import matplotlib.pyplot as plt
+
+    fig = image_grid(_answer())
+    assert fig is not None and fig.number not in plt.get_fignums()  # shown once, by the caller
+    assert len(fig.axes) == 2
+
+
+class _FakeIndex:
+    def __init__(self, answer=None, fail=False):
+        self.answer, self.fail, self.asked = answer or _answer(), fail, []
+
+    def ask(self, question, k):
+        self.asked.append((question, k))
+        if self.fail:
+            raise RuntimeError("index is gone")
+        return self.answer
+
+
+def test_answer_widget_asks_on_enter_and_on_k():
+    idx = _FakeIndex()
+    ui = answer_widget(idx, k=2)
+    (box, go, status), k, result = ui.children[0].children, ui.children[1], ui.children[2]
+    assert idx.asked == [] and result.children == ()
+    assert box.continuous_update is False  # the value changes on Enter, not per keystroke
+    box.value = "What are the stages?"  # what Enter in the browser sets
+    assert idx.asked == [("What are the stages?", 2)]
+    assert "<li>line 1:" in result.children[0].value and "asked: What are the stages?" in status.value
+    k.value = 4
+    assert idx.asked[-1] == ("What are the stages?", 4)
+    go.click()
+    assert idx.asked[-1] == ("What are the stages?", 4) and len(idx.asked) == 3
+
+
+def test_answer_widget_shows_an_error():
+    ui = answer_widget(_FakeIndex(fail=True), question="q")
+    assert "Asking failed." in ui.children[0].children[2].value and "RuntimeError: index is gone" in \
+        ui.children[0].children[2].value
+    assert ui.children[2].children == ()
