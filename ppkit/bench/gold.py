@@ -23,7 +23,6 @@ not be given gold, so nothing is dropped silently.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from ..core.data import benchmark_path
 from ..core.ids import ROOT_ID, section_id, split_section_id
 from ..documents.anchors import find_captions
 from ..documents.images import caption_key
+from ..documents.titles import normalize_title
 from .evidence import DocText, map_evidence
 from .loaders import norm_name, resolve_doc_name
 from .metrics import image_key
@@ -92,22 +92,18 @@ def gold_lines(qrels: dict[str, int], trees) -> list[tuple[str, str, int, int]]:
     return out
 
 
-def _norm_title(s: str) -> str:
-    return re.sub(r"\s+", " ", re.sub(r"[^\w\s]", " ", s.casefold())).strip()
-
-
 def _match_name(name: str, nodes: list[tuple[str, str]], tree) -> list[str]:
     """Node ids among ``nodes`` ((id, breadcrumb)) whose title the source ``name`` ends with; else a unique tree title."""
-    key = _norm_title(name)
+    key = normalize_title(name)
     hits = []
     for nid, crumb in nodes:
-        title = _norm_title(clean_breadcrumb(crumb)[-1])
+        title = normalize_title(clean_breadcrumb(crumb)[-1])
         if title and (key == title or key.endswith(" " + title)):
             hits.append((len(title), nid))
     if hits:
         best = max(h[0] for h in hits)
         return [nid for ln, nid in hits if ln == best]
-    found = [n.node_id for n in tree.headings() if _norm_title(n.title) == key]
+    found = [n.node_id for n in tree.headings() if normalize_title(n.title) == key]
     return found if len(found) == 1 else []
 
 
@@ -148,7 +144,7 @@ def comprehensive_gold(questions: list[dict], logs_dir, docs) -> GoldSet:
         tree = docs.trees[doc]
         logged = dict(entry["nodes"])  # node id -> logged breadcrumb
         for nid, crumb in entry["nodes"]:  # the log's titles must name the same headings as ours
-            if nid in tree.nodes and _norm_title(clean_breadcrumb(crumb)[-1]) != _norm_title(tree[nid].title):
+            if nid in tree.nodes and normalize_title(clean_breadcrumb(crumb)[-1]) != normalize_title(tree[nid].title):
                 notes[qid].append(f"logged title of {nid} {crumb!r} differs from the tree's {tree[nid].title!r}")
         found: dict[str, str] = {}
         for nid in entry["cited"]["ids"]:
@@ -226,7 +222,7 @@ def map_breadcrumb(crumb: str, trees) -> list[tuple[str, str]]:
     """``[(doc, node_id)]`` a logged breadcrumb names: document by name (any case), then the
     node whose title path equals the crumb's (markup stripped), else the nodes whose last
     titles match the crumb's tail (a breadcrumb may skip levels)."""
-    parts = [_norm_title(p) for p in clean_breadcrumb(crumb)]
+    parts = [normalize_title(p) for p in clean_breadcrumb(crumb)]
     doc = next((d for d in trees if norm_name(d) == norm_name(parts[0])), None)
     if doc is None:
         doc = resolve_doc_name(parts[0], list(trees))
@@ -236,13 +232,13 @@ def map_breadcrumb(crumb: str, trees) -> list[tuple[str, str]]:
     want = parts[1:]
     if not want:
         return [(doc, ROOT_ID)]
-    exact = [n.node_id for n in tree.headings() if [_norm_title(t) for t in n.path[1:]] == want]
+    exact = [n.node_id for n in tree.headings() if [normalize_title(t) for t in n.path[1:]] == want]
     if exact:
         return [(doc, nid) for nid in exact]
     # tail match: the last title equal, and the earlier crumb titles appear in order among the ancestors
     out = []
     for n in tree.headings():
-        path = [_norm_title(t) for t in n.path[1:]]
+        path = [normalize_title(t) for t in n.path[1:]]
         if path[-1] != want[-1]:
             continue
         it = iter(path[:-1])
