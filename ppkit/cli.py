@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .bench.cli import add_bench_parser, run_bench
-from .core.config import Config
+from .core.config import RETRIEVAL_MODES, Config
 from .core.errors import PpkitError
 from .core.progress import progress_bar
 from .documents.extract import extract_pdf
@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--doc", action="append", help="restrict to a document (repeatable)")
     a.add_argument("--json", action="store_true", help="print the answer object as JSON")
     a.add_argument("--images", action="store_true", help="list the images chosen for the answer")
-    a.add_argument("--retrieval", choices=["dense", "bm25", "hybrid"], help="stage-1 recall (default dense)")
+    a.add_argument("--retrieval", choices=RETRIEVAL_MODES, help="stage-1 recall (default dense)")
     a.set_defaults(func=_cmd_ask)
 
     add_bench_parser(sub, _cmd_bench)

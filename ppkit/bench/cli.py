@@ -16,11 +16,10 @@ import json
 import sys
 from pathlib import Path
 
-from ..core.config import Config, figures_dir
+from ..core.config import RETRIEVAL_MODES, Config, figures_dir
 from ..core.data import DataNotFound, data_dir
 from ..core.errors import InvalidInput
 from ..pipeline import load_index, reference_index
-from ..retrieval.hybrid import DEFAULT_RETRIEVAL
 from .answers import NeedsKey, run_answers_bench
 from .baselines import build_baselines
 from .gold import load_gold
@@ -50,7 +49,7 @@ def add_bench_parser(subparsers, handler) -> None:
     r.add_argument("--index", help="index folder (default: the shared reference index of the corpus)")
     r.add_argument("--no-baselines", action="store_true", help="skip the chunk baselines")
     r.add_argument("--modes", default="auto,none,gold", help="document-filter modes (default auto,none,gold)")
-    r.add_argument("--retrieval", action="append", choices=["dense", "bm25", "hybrid"],
+    r.add_argument("--retrieval", action="append", choices=RETRIEVAL_MODES,
                    help="also run the auto and none modes with this stage-1 recall (repeatable), "
                         "e.g. --retrieval bm25 --retrieval hybrid")
     r.add_argument("--reference-logs", help="Comprehensive gold: folder of the reference k=5 logs")
@@ -110,7 +109,7 @@ def _retrieval(args, config) -> int:
     if bad:
         raise InvalidInput(f"unknown mode(s) {bad}: use auto, none, gold")
     for extra in dict.fromkeys(args.retrieval or []):  # the default recall is already in the plain modes
-        if extra != DEFAULT_RETRIEVAL:
+        if extra != config.retrieval:
             modes += tuple(f"{m}:{extra}" for m in ("auto", "none") if m in modes)
     if getattr(args, "reference_md", None) and not getattr(args, "gold_from_reference", False):
         raise InvalidInput("--reference-md names the reference for --gold-from-reference: add that flag")

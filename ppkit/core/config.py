@@ -22,7 +22,7 @@ from pathlib import Path
 from .errors import ConfigError
 
 __all__ = ["PACKAGE_DIR", "project_root", "cache_dir", "figures_dir", "gemini_key", "offline_forced", "Config",
-           "RETRIEVAL_MODES"]
+           "RETRIEVAL_MODES", "check_fields"]
 
 RETRIEVAL_MODES = ("dense", "bm25", "hybrid")  # stage-1 recall
 
@@ -65,6 +65,14 @@ def gemini_key() -> str | None:
     if offline_forced():
         return None
     return os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None
+
+
+def check_fields(cls, names, what: str) -> None:
+    """Refuse names that are not fields of the dataclass ``cls``, listing the ones that are."""
+    unknown = sorted(set(names) - {f.name for f in fields(cls)})
+    if unknown:
+        raise ConfigError(f"unknown {what} {unknown}; the {what.split()[0]} fields are: "
+                          + ", ".join(f.name for f in fields(cls)))
 
 
 def _env_int(name: str, default: int) -> int:
@@ -137,10 +145,7 @@ class Config:
         ``PPKIT_EMBEDDER``, ``PPKIT_K``, ``PPKIT_SECTION_BUDGET``, ``PPKIT_RETRIEVAL``,
         ``PPKIT_GEMINI_MODEL`` and ``PPKIT_GEMINI_BASE_URL``.
         """
-        unknown = sorted(set(overrides) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ConfigError(f"unknown Config field(s) {unknown}; the fields are: "
-                              + ", ".join(f.name for f in fields(cls)))
+        check_fields(cls, overrides, "Config field(s)")
         cfg = cls(
             online=gemini_key() is not None,
             embedder=os.environ.get("PPKIT_EMBEDDER", "local"),

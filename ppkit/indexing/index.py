@@ -25,12 +25,12 @@ import json
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from ..core.config import Config, cache_dir
+from ..core.config import Config, cache_dir, check_fields
 from ..core.errors import InvalidInput, MissingFile, NotFound, PpkitError
 from ..core.io import sha256_file
 from ..core.progress import progress_bar
@@ -380,10 +380,7 @@ class BuildOptions:
 
     @classmethod
     def of(cls, **options) -> BuildOptions:
-        unknown = sorted(set(options) - {f.name for f in fields(cls)})
-        if unknown:
-            raise InvalidInput(f"unknown build option(s) {unknown}; the options are: "
-                               + ", ".join(f.name for f in fields(cls)))
+        check_fields(cls, options, "build option(s)")
         return cls(**options)
 
 

@@ -24,16 +24,15 @@ import time
 
 import numpy as np
 
+from ..core.config import RETRIEVAL_MODES
 from ..core.errors import InvalidInput
 from ..indexing.index import SearchIndex
 from ..indexing.lexical import dedup_sections, rrf
 from .recall import make_candidate
 from .types import Candidate, RecallInfo
 
-__all__ = ["MODES", "DEFAULT_RETRIEVAL", "RRF_K", "recall_sections", "scope_chunk_ids"]
+__all__ = ["RRF_K", "recall_sections", "scope_chunk_ids"]
 
-MODES = ("dense", "bm25", "hybrid")
-DEFAULT_RETRIEVAL = "dense"
 RRF_K = 60
 
 
@@ -63,7 +62,7 @@ def _dense_chunks(index: SearchIndex, qv: np.ndarray, recall: int, scope: dict |
     return store.search(qv, recall, allowed_ids=scope_chunk_ids(index, scope))
 
 
-def recall_sections(index: SearchIndex, search_text: str, qv: np.ndarray, *, mode: str = DEFAULT_RETRIEVAL,
+def recall_sections(index: SearchIndex, search_text: str, qv: np.ndarray, *, mode: str,
                     scope: dict | None = None, recall: int = 200, candidates: int = 50,
                     snippet_chars: int = 150) -> tuple[list[Candidate], RecallInfo]:
     """Stage 1: the first ``candidates`` sections by dense, BM25 or fused rank.
@@ -77,8 +76,8 @@ def recall_sections(index: SearchIndex, search_text: str, qv: np.ndarray, *, mod
     Returns:
         (candidates in stage-1 order, trace info with per-list sizes and timings).
     """
-    if mode not in MODES:
-        raise InvalidInput(f"unknown retrieval mode {mode!r}: use one of {', '.join(MODES)}")
+    if mode not in RETRIEVAL_MODES:
+        raise InvalidInput(f"unknown retrieval mode {mode!r}: use one of {', '.join(RETRIEVAL_MODES)}")
     t0 = time.perf_counter()
     key_of = {}  # chunk id -> (doc, node_id)
     sims: dict[int, float] = {}  # chunk id -> dense similarity

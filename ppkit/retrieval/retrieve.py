@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
-from ..core.config import RETRIEVAL_MODES, Config
+from ..core.config import RETRIEVAL_MODES, Config, check_fields
 from ..core.errors import InvalidInput
 from ..indexing.index import SearchIndex
 from .analyze import QueryFilters, analyze
@@ -60,10 +60,7 @@ class RetrieveOptions:
     @classmethod
     def of(cls, config: Config, **options) -> RetrieveOptions:
         """Options from keyword arguments, the unset ones from ``config``; unknown names are an error."""
-        unknown = sorted(set(options) - {f.name for f in fields(cls)})
-        if unknown:
-            raise InvalidInput(f"unknown retrieve option(s) {unknown}; the options are: "
-                               + ", ".join(f.name for f in fields(cls)))
+        check_fields(cls, options, "retrieve option(s)")
         o = cls(**{k: v for k, v in options.items() if v is not None})
         o = replace(o, recall=config.recall_chunks if o.recall is None else o.recall,
                     candidates=config.candidates if o.candidates is None else o.candidates,
