@@ -83,7 +83,7 @@ def bench(work: Path) -> None:
     for variant in VARIANTS:
         idx = load_index(work / f"index-{variant}")
         for name, file in QUESTIONS.items():
-            result = run_transfer_benchmark(idx, benchmark_path(file))
+            result = run_transfer_benchmark(idx, benchmark_path(file)).to_dict()
             (out / f"{variant}-{name}.json").write_text(json.dumps(result, ensure_ascii=False, indent=1), "utf-8")
             t = result["transfer"]
             print(f"{variant} {name}: {result['n']} questions; {t['sections']} gold sections, "

@@ -105,15 +105,15 @@ def test_the_harness_scores_images_on_the_fixture(tmp_path):
                         config=Config(online=False, embedder="hash"), progress=False)
     questions, gold = _fixture_gold(index.trees)
     res = run_retrieval_bench(index, questions, gold, benchmark="multimodal", plan=BenchPlan((3, 5), ("auto",)))
-    assert (res["benchmark"], res["n"], sorted(res["results"])) == ("multimodal", 2, ["3", "5"])
-    r5 = res["results"]["5"]  # k=5 over a 4-section document: every section is sent
-    assert (r5["hit"], r5["recall"], r5["n_image_hit"]) == (1.0, 1.0, 1)
-    q1 = res["per_question"][0]["results"]["5"]
+    assert (res.benchmark, res.n, sorted(res.results)) == ("multimodal", 2, ["3", "5"])
+    r5 = res.results["5"]  # k=5 over a 4-section document: every section is sent
+    assert (r5.hit, r5.recall, r5.n_image_hit) == (1.0, 1.0, 1)
+    q1 = res.per_question[0]["results"]["5"]
     assert q1["images"][0] == "mm_doc/figures/pipeline.png"
     assert (q1["image_hit"], q1["image_hit_by_caption"]) == (0.0, 1.0)  # eq1.png by path, Figure 1 by caption
     assert q1["image_reachable"] == 1.0  # eq1.png was among the sections' images, just not chosen
     assert {"image_hit", "image_precision", "image_reachable", "image_hit_by_caption", "image_precision_by_caption",
-            "n_image_hit", "n_image_precision", "images_shown_mean"} <= set(r5)
+            "n_image_hit", "n_image_precision", "images_shown_mean"} <= set(r5.to_dict())
 
 
 def test_image_metrics_for_one_question():

@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from bench_support import FIX, bench_dir
+
 from ppkit.bench.gold import GoldSet
 from ppkit.bench.loaders import MarkdownDocs
 from ppkit.bench.transfer import reference_docs_for, transfer_gold, transfer_sections
@@ -207,9 +207,9 @@ def test_run_transfer_benchmark_function(offline_index):
     tmp, refs = offline_index
     res = run_transfer_benchmark(load_index(tmp / "index"), FIX / "bench_financebench.jsonl", reference_paths=refs,
                                  modes=("gold",))
-    assert res["n"] == 2 and res["format"] == "financebench"
-    assert res["transfer"]["by_how"]["title+text"] == 2
-    assert set(res["results"]) == {"3", "5"}
+    assert res.n == 2 and res.format == "financebench"
+    assert res.transfer["by_how"]["title+text"] == 2
+    assert set(res.results) == {"3", "5"}
 
 
 @pytest.mark.corpus

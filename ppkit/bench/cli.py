@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from ..core.config import RETRIEVAL_MODES, Config, figures_dir
@@ -141,15 +142,13 @@ def _retrieval(args, config) -> int:
             print(f"  baseline {name}: {i['chunks']} chunks ({how})", file=sys.stderr)
     result = run_retrieval_bench(index, questions, g, benchmark=fmt, plan=BenchPlan(tuple(ks), modes),
                                  baselines=baselines, progress=not args.quiet)
-    result["questions_file"] = str(path)
-    result["format"] = fmt
-    if transfer is not None:
-        result["transfer"] = transfer.to_dict()
+    result = replace(result, questions_file=str(path), format=fmt,
+                     transfer=transfer.to_dict() if transfer is not None else None)
     print(markdown_table(result))
     if args.json:
         out = Path(args.json)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
+        out.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
         print(f"\nwrote {out}", file=sys.stderr)
     if not args.no_figure:
         try:

@@ -16,7 +16,8 @@ baselines (:mod:`ppkit.bench.baselines`) search with the same query text and the
 same document filter as ppkit in that mode, at k=3, 5, 10 and at *equal context*:
 as many top chunks as fit in the characters ppkit sent at k=5 for that question.
 
-Output (:func:`run_retrieval_bench`) is the ``bench retrieval --json`` contract::
+Output (:func:`run_retrieval_bench`, a :class:`ppkit.bench.results.RetrievalBench`) is, as JSON, the
+``bench retrieval --json`` contract::
 
     {"benchmark", "n", "results": {"3": {"hit", "recall", "context_chars_mean", ...}, "5": {...}},
      "per_question": [...], "modes": {...}, "baselines": {...}, "gold": {...}, "definitions": {...}}
@@ -38,6 +39,7 @@ from ..indexing.index import SearchIndex
 from ..pipeline import default_reranker
 from .gold import GoldSet, gold_lines
 from .metrics import Sent, covered, image_metrics, mean, score_question
+from .results import KScores, RetrievalBench, as_json
 
 __all__ = ["BenchPlan", "run_retrieval_bench", "markdown_table", "DEFINITIONS", "MODES"]
 
@@ -257,7 +259,7 @@ def _baselines_for(run: _Run, text: str, docs, g: list, qdocs: list[str], budget
 
 def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet, *, benchmark: str = "",
                         plan: BenchPlan | None = None, baselines: dict | None = None, reranker=None,
-                        progress: bool = False) -> dict:
+                        progress: bool = False) -> RetrievalBench:
     """Run the retrieval benchmark.
 
     Args:
@@ -270,9 +272,9 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
         reranker: stage 2 (default: the index's default re-ranker, created once and reused).
 
     Returns:
-        The JSON-ready result (see the module docstring).
+        A :class:`ppkit.bench.results.RetrievalBench`; ``to_dict()`` is the JSON (see the module docstring).
 
-    >>> run_retrieval_bench(index, questions, gold, benchmark="comprehensive")["results"]["5"]["hit"]  # doctest: +SKIP
+    >>> run_retrieval_bench(index, questions, gold, benchmark="comprehensive").results["5"].hit  # doctest: +SKIP
     """
     t0 = time.perf_counter()
     plan = plan or BenchPlan()
@@ -298,11 +300,8 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
                                                 if images else None))
     modes_out = _mode_summaries(per_question, modes, ks)
     headline = "auto" if "auto" in modes else modes[0]
-    keys = ("hit", "recall", "context_chars_mean", "hit_overlap", "recall_overlap", "wrong_doc", "n",
-            *IMAGE_KEYS, "n_image_hit", "n_image_precision", "images_shown_mean")
-    results = {str(k): {key: modes_out[headline][str(k)][key] for key in keys if key in modes_out[headline][str(k)]}
-               for k in ks}
-    return _round({
+    results = {str(k): KScores.from_dict(modes_out[headline][str(k)]).to_dict() for k in ks}  # the headline
+    return RetrievalBench.from_dict(_round({
         "benchmark": benchmark,
         "n": len(per_question),
         "results": results,
@@ -317,7 +316,7 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
         "reranker": run.reranker.name,
         "definitions": DEFINITIONS,
         "seconds": round(time.perf_counter() - t0, 2),
-    })
+    }))
 
 
 def _runnable(index: SearchIndex, questions: list[dict], gold: GoldSet) -> tuple[list[dict], dict[str, str]]:
@@ -377,8 +376,9 @@ def _fmt(x, pct=False):
     return f"{x:.2f}" if not pct else f"{x:.0%}"
 
 
-def markdown_table(result: dict) -> str:
+def markdown_table(result: RetrievalBench | dict) -> str:
     """The benchmark as a Markdown table: ppkit per filter mode and k, then the baselines."""
+    result = as_json(result)
     head = ("| system | filter | k | hit | recall | hit (overlap) | recall (overlap) | context chars | wrong doc |\n"
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     rows = []

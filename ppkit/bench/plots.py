@@ -10,11 +10,17 @@ size it costs.
 
 from __future__ import annotations
 
+from .results import RetrievalBench, as_json
+
 __all__ = ["retrieval_points", "plot_retrieval", "plot_reference_vs_ppkit"]
 
 
-def retrieval_points(result: dict, *, mode: str = "auto") -> list[dict]:
-    """The plotted rows: ``{"system", "k", "hit", "recall", "context_chars"}`` for ppkit and each baseline in ``mode``."""
+def retrieval_points(result: RetrievalBench | dict, *, mode: str = "auto") -> list[dict]:
+    """The plotted rows: ``{"system", "k", "hit", "recall", "context_chars"}`` for ppkit and each baseline in ``mode``.
+
+    ``result``: a :class:`~ppkit.bench.results.RetrievalBench` or its JSON form (a ``--json`` file).
+    """
+    result = as_json(result)
     rows = []
     m = result["modes"].get(mode, {})
     for k, v in m.items():
@@ -28,7 +34,7 @@ def retrieval_points(result: dict, *, mode: str = "auto") -> list[dict]:
     return rows
 
 
-def plot_retrieval(result: dict, *, mode: str = "auto", figsize=(11, 4.2)):
+def plot_retrieval(result: RetrievalBench | dict, *, mode: str = "auto", figsize=(11, 4.2)):
     """hit@k and recall@k versus mean context characters, ppkit beside the baselines.
 
     Returns:
@@ -36,6 +42,7 @@ def plot_retrieval(result: dict, *, mode: str = "auto", figsize=(11, 4.2)):
     """
     import matplotlib.pyplot as plt
 
+    result = as_json(result)
     rows = retrieval_points(result, mode=mode)
     fig, axes = plt.subplots(1, 2, figsize=figsize, sharex=True)
     systems = list(dict.fromkeys(r["system"] for r in rows))

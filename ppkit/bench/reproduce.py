@@ -25,6 +25,7 @@ from .gold import comprehensive_gold, gold_lines
 from .loaders import load_comprehensive, resolve_doc_name
 from .metrics import covered
 from .reference import load_run_logs, parse_scorecard, scorecard_summary
+from .results import RetrievalBench, as_json
 
 __all__ = ["reference_summary", "summary_markdown", "reference_runs", "failure_analysis", "failure_markdown",
            "per_question_comparison", "reference_sections"]
@@ -163,7 +164,7 @@ def failure_markdown(rows: list[dict]) -> str:
     return "\n".join(out)
 
 
-def per_question_comparison(index: SearchIndex, bench_dir, result: dict, *, questions: list[dict] | None = None) -> list[dict]:
+def per_question_comparison(index: SearchIndex, bench_dir, result: RetrievalBench | dict, *, questions: list[dict] | None = None) -> list[dict]:
     """Per Comprehensive question: the gold recall of the reference's k=3 and k=5 node lists (by id)
     beside ppkit's (by heading lines, from a :func:`ppkit.bench.harness.run_retrieval_bench` result).
 
@@ -172,7 +173,7 @@ def per_question_comparison(index: SearchIndex, bench_dir, result: dict, *, ques
     bench_dir = Path(bench_dir)
     questions = questions or load_comprehensive(bench_dir / "comprehensive_questions.xlsx")
     runs = reference_runs(bench_dir, index)
-    pq = {r["qid"]: r for r in result["per_question"]}
+    pq = {r["qid"]: r for r in as_json(result)["per_question"]}
     out = []
     for q in questions:
         r = pq.get(q["qid"])

@@ -45,7 +45,7 @@ This module maps gold; it does not build indexes or run the benchmark.
 from __future__ import annotations
 
 import bisect
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..core import data
@@ -58,6 +58,7 @@ from .evidence import DocText, map_evidence
 from .gold import GoldSet, load_gold
 from .harness import MODES, BenchPlan, run_retrieval_bench
 from .loaders import MarkdownDocs, load_questions, resolve_doc_name
+from .results import RetrievalBench
 
 __all__ = ["SectionTransfer", "TransferReport", "transfer_sections", "transfer_gold", "reference_docs_for",
            "gold_from_reference", "run_transfer_benchmark"]
@@ -396,7 +397,7 @@ def gold_from_reference(fmt: str, questions: list[dict], path, index: SearchInde
 
 
 def run_transfer_benchmark(index: SearchIndex, questions_path, *, ks=(3, 5), modes=MODES,
-                           reference_paths=None, progress: bool = False) -> dict:
+                           reference_paths=None, progress: bool = False) -> RetrievalBench:
     """The retrieval benchmark on an index of another extraction, with gold carried over from the reference.
 
     The same as ``ppkit bench retrieval --questions FILE --index DIR --gold-from-reference
@@ -409,7 +410,5 @@ def run_transfer_benchmark(index: SearchIndex, questions_path, *, ks=(3, 5), mod
     gold, report = gold_from_reference(fmt, questions, questions_path, index, reference_paths=reference_paths)
     result = run_retrieval_bench(index, questions, gold, benchmark=fmt, plan=BenchPlan(tuple(ks), tuple(modes)),
                                  progress=progress)
-    result["questions_file"] = str(questions_path)
-    result["format"] = fmt
-    result["transfer"] = report.to_dict()
+    result = replace(result, questions_file=str(questions_path), format=fmt, transfer=report.to_dict())
     return result

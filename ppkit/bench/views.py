@@ -11,6 +11,7 @@ import html
 
 from ..core.errors import MissingDependency
 from ..core.ids import split_section_id
+from .results import RetrievalBench, as_json
 
 __all__ = ["question_view", "question_markdown", "question_html", "misses_markdown", "question_browser"]
 
@@ -76,8 +77,9 @@ def question_html(row: dict, *, trees=None, reference: dict | None = None) -> st
     return "\n".join(parts)
 
 
-def misses_markdown(result: dict, *, k: str = "5", mode: str = "auto", trees=None) -> str:
+def misses_markdown(result: RetrievalBench | dict, *, k: str = "5", mode: str = "auto", trees=None) -> str:
     """The questions whose gold was not sent at ``k`` in ``mode``, with where the first gold candidate ranked."""
+    result = as_json(result)
     rows = [r for r in result["per_question"] if r["modes"][mode][k]["hit"] == 0]
     out = [f"{len(rows)} of {result['n']} questions send no gold section at k={k} (filter {mode}):", ""]
     for r in rows:
@@ -88,7 +90,7 @@ def misses_markdown(result: dict, *, k: str = "5", mode: str = "auto", trees=Non
     return "\n".join(out)
 
 
-def question_browser(result: dict, *, trees=None, references: dict | None = None):
+def question_browser(result: RetrievalBench | dict, *, trees=None, references: dict | None = None):
     """An ipywidgets dropdown over the questions showing :func:`question_html`.
 
     Args:
@@ -99,6 +101,7 @@ def question_browser(result: dict, *, trees=None, references: dict | None = None
     Returns:
         An ``ipywidgets.VBox``.
     """
+    result = as_json(result)
     try:
         import ipywidgets as w
     except ImportError:
