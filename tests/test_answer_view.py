@@ -7,7 +7,7 @@ from mm_helpers import fixture_tree, section
 
 from ppkit.answer.synth import Answer, image_record
 from ppkit.ui.answer_view import answer_html, answer_widget, image_grid, images_markdown
-from ppkit.ui.style import BLOCK
+from ppkit.core.style import BLOCK
 
 pytest.importorskip("ipywidgets")
 

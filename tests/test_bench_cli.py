@@ -104,3 +104,19 @@ def test_retrieval_modes_side_by_side(env):
     row = res["per_question"][0]["modes"]
     assert row["auto"]["filter"] == row["auto:bm25"]["filter"] == row["auto:hybrid"]["filter"] == ["Acme"]
     assert row["none:hybrid"]["filter"] is None
+
+
+def test_question_browser_wears_the_inline_style(env):
+    """In JupyterLab a widget's HTML inherits a 28 px line height unless it carries its own style."""
+    pytest.importorskip("ipywidgets")
+    from ppkit.bench.views import question_browser
+    from ppkit.core.style import BLOCK
+
+    tmp, _ = env
+    out = tmp / "fb.json"
+    assert main(["bench", "retrieval", "--questions", str(FIX / "bench_financebench.jsonl"), "--index",
+                 str(tmp / "index"), "--k", "5", "--json", str(out), "--quiet", "--no-figure", "--no-baselines"]) == 0
+    box = question_browser(json.loads(out.read_text()))
+    pick, shown = box.children
+    assert pick.value == "fb-acme-prose"
+    assert shown.value.startswith(f"<div class='ppkit-block' style='{BLOCK}'>") and "fb-acme-prose" in shown.value

@@ -10,7 +10,7 @@ import pytest
 import ppkit
 from ppkit.documents.noise import NoiseDecision
 from ppkit.documents.tree import parse_markdown
-from ppkit.ui.style import BLOCK, PRE
+from ppkit.core.style import BLOCK, PRE
 from ppkit.ui.widgets import QueryExplorer, TreeView
 
 pytest.importorskip("ipywidgets")
@@ -238,7 +238,7 @@ def test_widget_html_carries_its_own_line_height_and_word_breaking(tiny_index):
 
 
 def test_strip_private_use():
-    from ppkit.ui.style import strip_private_use
+    from ppkit.core.style import strip_private_use
 
     assert strip_private_use("Eq. (3): L(\ue000x\ue001) =  \uf8eb 2 \uf8f6") == "Eq. (3): L(x) = 2"
     assert strip_private_use("plain  text ") == "plain  text "  # nothing removed: left as it was

@@ -11,6 +11,7 @@ import html
 
 from ..core.errors import MissingDependency
 from ..core.ids import split_section_id
+from ..core.style import block
 from .results import RetrievalBench, as_json
 
 __all__ = ["question_view", "question_markdown", "question_html", "misses_markdown", "question_browser"]
@@ -115,7 +116,8 @@ def question_browser(result: RetrievalBench | dict, *, trees=None, references: d
 
     def show(change=None):
         qid = pick.value
-        out.value = question_html(rows[qid], trees=trees, reference=(references or {}).get(qid))
+        # inline styles, so JupyterLab's widget line height does not double every row (see ppkit.core.style)
+        out.value = block(question_html(rows[qid], trees=trees, reference=(references or {}).get(qid)))
 
     pick.observe(show, names="value")
     if labels:

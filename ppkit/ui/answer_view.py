@@ -2,7 +2,7 @@
 
 Every image is read through :func:`ppkit.documents.images.read_image_bytes`, which refuses a
 record that does not point inside its document's folder. Labels are shown without Unicode
-private-use characters (:func:`ppkit.ui.style.strip_private_use`: the math-font glyphs of
+private-use characters (:func:`ppkit.core.style.strip_private_use`: the math-font glyphs of
 formula captions, which browsers draw as boxes). The widget renders the answer's Markdown
 (bullets, links, emphasis) the way :func:`show_answer` does, with markdown-it-py.
 """
@@ -13,10 +13,10 @@ import html
 import math
 
 from ..core.errors import MissingDependency
+from ..core.style import block, strip_private_use
 from ..core.text import clip
 from ..documents.images import read_image_bytes
 from ..indexing.index import SearchIndex
-from .style import block, strip_private_use
 
 __all__ = ["images_markdown", "show_answer", "image_grid", "answer_html", "answer_widget"]
 

@@ -14,7 +14,7 @@ HTML summary of the current state; the notebooks display it beside the widget, s
 headless run (nbmake in CI) and a rendered notebook show results, not only a widget
 placeholder.
 
-Every HTML block a widget shows is wrapped by :func:`ppkit.ui.style.block`, whose inline
+Every HTML block a widget shows is wrapped by :func:`ppkit.core.style.block`, whose inline
 style beats JupyterLab's class rules (28 px widget line height, ``word-break: break-all``).
 A displayed view shows the state of its object: a later cell that changes the same object
 changes the widget shown above it, so a notebook makes one view per cell it displays.
@@ -27,13 +27,13 @@ from __future__ import annotations
 import html
 
 from ..core.errors import InvalidInput, MissingDependency, NotFound
+from ..core.style import PRE as _PRE
+from ..core.style import block
 from ..documents.tree import Node, Tree, read_lines
 from ..indexing.index import SearchIndex
 from ..pipeline import default_reranker
 from ..retrieval.types import Candidate, Retrieval, Section
 from .node_list import node_list
-from .style import PRE as _PRE
-from .style import block
 
 __all__ = ["TreeView", "QueryExplorer"]
 
