@@ -75,7 +75,7 @@ class Answer:
         twins, citations of sections that were not retrieved, claims not found in the sections."""
         out = []
         for fb in (self.trace.fallbacks if self.trace is not None else []):
-            out.append(f"online {fb['stage']} failed; the offline {fb['used']} was used ({fb['reason'][:160]})")
+            out.append(f"online {fb['stage']} failed; used the offline {fb['used']} ({fb['reason'][:160]})")
         v = self.verification or {}
         if v.get("unretrieved"):
             out.append("the answer cites sections that were not retrieved: " + ", ".join(v["unretrieved"])

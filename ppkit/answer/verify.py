@@ -218,7 +218,7 @@ def _claims(lines: list[str], min_value: float) -> list[dict]:
     src_start = next((i for i, ln in enumerate(lines) if _SOURCES.match(ln.strip())), len(lines))
     claims: list[dict] = []
     for i, line in enumerate(lines[:src_start], start=1):
-        if line.lstrip().startswith("[offline extractive answer"):
+        if line.lstrip().startswith(("[offline extractive answer", "[Gemini could not answer")):  # ppkit's own notes
             continue
         masked = line
         for rx in _MARKUP:  # blank citation markup out, keeping offsets
