@@ -4,16 +4,21 @@
     ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse]
     ppkit index DOCS... [--index DIR] [--fresh] [--embedder local|gemini|hash] [--store faiss|qdrant] [--qdrant-url URL]
     ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images]
+              [--deadline SECONDS] [--llm-timeout SECONDS]
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT]
 
 Errors the user can fix (a missing file, a stale index, a missing key) are printed
-as one message with what to do, and exit with status 2, without a traceback.
+as one message with what to do, and exit with status 2, without a traceback. A reader
+that closes the pipe early (``| head -1``) ends the command quietly with status 141.
+``ask`` prints a WARNING block under an answer whose online stages fell back to their
+offline twins or whose citations or numbers failed verification.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -21,7 +26,7 @@ from pathlib import Path
 from .bench.cli import add_bench_parser, run_bench
 from .core.config import RETRIEVAL_MODES, Config
 from .core.errors import PpkitError
-from .core.progress import progress_bar
+from .core.progress import progress_bar, quiet_mode
 from .documents.extract import extract_pdf
 from .documents.tree import build_tree
 from .documents.treecheck import check_tree, format_report
@@ -76,6 +81,10 @@ def _cmd_index(args, cfg) -> int:
 
 
 def _cmd_ask(args, cfg) -> int:
+    if args.deadline is not None:
+        cfg = replace(cfg, ask_deadline=args.deadline)
+    if args.llm_timeout is not None:
+        cfg = replace(cfg, llm_timeout=args.llm_timeout)
     index = load_index(args.index, config=cfg)
     docs = [index.resolve_doc(d) for d in args.doc] if args.doc else None
     extra = {"retrieval": args.retrieval} if getattr(args, "retrieval", None) else {}
@@ -135,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true", help="print the answer object as JSON")
     a.add_argument("--images", action="store_true", help="list the images chosen for the answer")
     a.add_argument("--retrieval", choices=RETRIEVAL_MODES, help="stage-1 recall (default dense)")
+    a.add_argument("--deadline", type=float, metavar="SECONDS",
+                   help="time for all Gemini calls of this question (default 120, $PPKIT_ASK_DEADLINE; 0: none); "
+                        "past it the online stages left fall back to their offline twins")
+    a.add_argument("--llm-timeout", type=float, metavar="SECONDS",
+                   help="seconds per Gemini request (default 60, $PPKIT_LLM_TIMEOUT)")
     a.set_defaults(func=_cmd_ask)
 
     add_bench_parser(sub, _cmd_bench)
@@ -149,7 +163,15 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args, Config.from_env()) or 0)
+        with quiet_mode(bool(getattr(args, "quiet", False))):  # the libraries' bars too (model loading)
+            status = int(args.func(args, Config.from_env()) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
+    except BrokenPipeError:
+        # the reader went away (`ppkit tree F --json | head -1`): stop quietly, as cat does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's own flush at exit does not fail again
+        return 141  # 128 + SIGPIPE
     except PpkitError as e:
         print(f"ppkit {args.command}: error: {e}", file=sys.stderr)
         return 2

@@ -8,6 +8,12 @@ This is the one place that reads a :class:`~ppkit.core.config.Config` to choose 
   else the structural re-ranker, one per index so breadcrumb vectors are embedded once;
 * the **synthesizer**: Gemini's grounded answer when online, else the extractive one.
 
+Every ``retrieve`` and ``ask`` runs its Gemini calls under one deadline
+(``Config.ask_deadline``, :func:`ppkit.llm.client.online_run`); an online stage that fails
+(noise, query analysis, re-ranking, synthesis) falls back to its offline twin, and the
+fallbacks are in ``trace.fallbacks`` and in the printed answer. Embeddings cannot fall back
+(an index of Gemini vectors cannot take local query vectors): their failure is an error.
+
 :class:`Index` is a loaded index (:class:`ppkit.indexing.index.SearchIndex`) that can be
 asked: ``index.retrieve(question, k=5)`` and ``index.ask(question)``. The functions here
 build, open and share indexes (``reference_index`` caches the reference corpora's indexes
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import cast
@@ -40,6 +47,7 @@ from .indexing.index import (
     IndexFormatError,
     SearchIndex,
 )
+from .llm.client import online_run
 from .retrieval.rerank import AnchorPriority, StructuralReranker
 from .retrieval.rerank_gemini import GeminiReranker
 from .retrieval.retrieve import retrieve as _retrieve
@@ -79,19 +87,22 @@ def default_reranker(index: SearchIndex):
     The structural one is kept on the index, so its breadcrumb vectors are computed once.
     """
     cfg = index.config
-    if cfg.use_gemini and cfg.rerank_online:
-        return AnchorPriority(GeminiReranker(config=cfg))
     if isinstance(index, Index):
         if index.structural_reranker.embedder is not index.embedder:  # the embedder was swapped
             del index.structural_reranker
-        return index.structural_reranker
-    return StructuralReranker(index.embedder)
+        structural = index.structural_reranker
+    else:
+        structural = StructuralReranker(index.embedder)
+    if cfg.use_gemini and cfg.rerank_online:
+        # a failed call or an unusable reply falls back to the structural re-ranker, and says so
+        return AnchorPriority(GeminiReranker(config=cfg, fallback=structural))
+    return structural
 
 
 def default_synthesizer(config: Config):
     """Gemini when the config is online for synthesis, else extractive."""
     if config.use_gemini and config.synth_online:
-        return GeminiSynthesizer(config=config)
+        return GeminiSynthesizer(config=config, fallback=ExtractiveSynthesizer())
     return ExtractiveSynthesizer()
 
 
@@ -109,7 +120,10 @@ def retrieve(index: SearchIndex, question: str, k: int | None = None, *, docs: l
 
     >>> ppkit.retrieve(index, "What is AMD's quick ratio?", k=5).sections[0].breadcrumb  # doctest: +SKIP
     """
-    return _retrieve(index, question, k, docs=docs, reranker=reranker or default_reranker(index), **kw)
+    with online_run(index.config.ask_deadline) as run:
+        before = len(run.fallbacks)
+        r = _retrieve(index, question, k, docs=docs, reranker=reranker or default_reranker(index), **kw)
+    return replace(r, trace=replace(r.trace, fallbacks=r.trace.fallbacks + run.fallbacks[before:]))
 
 
 def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
@@ -118,8 +132,13 @@ def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[s
 
     >>> print(ppkit.ask(index, "What is AMD's quick ratio for FY2022?"))  # doctest: +SKIP
     """
-    return _ask(index, question, k, docs=docs, reranker=reranker or default_reranker(index),
-                synthesizer=synthesizer or default_synthesizer(index.config), history=history, **kw)
+    with online_run(index.config.ask_deadline) as run:
+        before = len(run.fallbacks)
+        a = _ask(index, question, k, docs=docs, reranker=reranker or default_reranker(index),
+                 synthesizer=synthesizer or default_synthesizer(index.config), history=history, **kw)
+    if a.trace is None:
+        return a
+    return replace(a, trace=replace(a.trace, fallbacks=a.trace.fallbacks + run.fallbacks[before:]))
 
 
 def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,

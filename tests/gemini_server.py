@@ -14,6 +14,9 @@ google-genai client (pointed at it with ``HttpOptions(base_url=...)``):
   unit length) so embedding tests need no script.
 * ``POST .../{model}:embedContent`` - the single-content form, same behaviour.
 
+:meth:`GeminiServer.always` sets a reply for when an action's script is used up: the
+failure modes of a real endpoint (hang: accept and never answer; slow; garbage).
+
 Every request is recorded (path, model, action, parsed JSON body, API-key header)
 in :attr:`GeminiServer.requests`. Nothing here talks to the network: the server
 binds 127.0.0.1 on an ephemeral port.
@@ -37,11 +40,12 @@ __all__ = ["GeminiServer", "Reply", "text_reply", "json_reply", "error_reply", "
 @dataclass
 class Reply:
     """One scripted HTTP reply: a status and a body (dict -> JSON, str -> sent as is), sent after
-    ``delay`` seconds (to exercise the client's timeout)."""
+    ``delay`` seconds (to exercise the client's timeout); ``hang``: never answered."""
 
     status: int = 200
     body: dict | str = field(default_factory=dict)
     delay: float = 0.0
+    hang: bool = False  # accept the request and never answer (until the server stops, at most 60 s)
 
 
 def text_reply(text: str, *, tokens_in: int = 11, tokens_out: int = 7, thoughts: int = 0,
@@ -101,8 +105,11 @@ class _Handler(BaseHTTPRequestHandler):
         owner.requests.append({"path": path, "model": model, "action": action, "body": body,
                                "api_key": self.headers.get("x-goog-api-key")})
         reply = owner._next(action, body)
+        if reply.hang:  # bounded: released when the server stops
+            owner._stopping.wait(60)
+            return
         if reply.delay:
-            time.sleep(reply.delay)
+            owner._stopping.wait(reply.delay)
         payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
         data = payload.encode()
         self.send_response(reply.status)
@@ -127,6 +134,8 @@ class GeminiServer:
     def __init__(self):
         self.requests: list[dict] = []  # every request received, in order
         self._queues: dict[str, deque[Reply]] = {}  # action -> scripted replies
+        self._always: dict[str, Reply] = {}  # action -> the reply when its queue is empty (modes)
+        self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -141,6 +150,13 @@ class GeminiServer:
         with self._lock:
             self._queues.setdefault(action, deque()).extend(replies)
 
+    def always(self, action: str, reply: Reply) -> None:
+        """Answer every ``action`` request with ``reply`` once its script is used up: the server's
+        modes, e.g. ``always("generateContent", Reply(hang=True))`` (an endpoint that accepts and
+        never answers), ``Reply(delay=2)`` (slow), ``Reply(200, "<html>")`` (garbage)."""
+        with self._lock:
+            self._always[action] = reply
+
     def pending(self, action: str) -> int:
         """Scripted replies not yet used."""
         return len(self._queues.get(action, ()))
@@ -154,6 +170,8 @@ class GeminiServer:
             q = self._queues.get(action)
             if q:
                 return q.popleft()
+            if action in self._always:
+                return self._always[action]
         if action == "batchEmbedContents":
             return Reply(200, {"embeddings": [
                 {"values": embed_values(_content_text(r.get("content", {})), _dim(r))} for r in body.get("requests", [])]})
@@ -169,6 +187,7 @@ class GeminiServer:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()  # release hanging and slow handlers
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()

@@ -50,7 +50,7 @@ def test_online_rewrite_with_a_stub_client(fixture_index):
     stub = Stub()
     rw = rewrite_online(fixture_index, "And its free cash flow?", ["Tell me about Beta."], client=stub)
     assert (rw.question, rw.rewriter) == ("What is Beta's free cash flow?", "gemini")
-    assert "User: Tell me about Beta." in stub.prompt and "Last question: And its free cash flow?" in stub.prompt
+    assert "User: Tell me about Beta." in stub.prompt and "<question>\nAnd its free cash flow?\n</question>" in stub.prompt
 
 
 def test_three_turns_chain(fixture_index):

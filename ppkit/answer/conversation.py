@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from ..core.text import STOPWORDS, tokens
 from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient, online_or_offline
+from ..llm.fence import DATA_RULE, block
 from ..retrieval.analyze import analyze_query
 
 __all__ = ["Rewrite", "rewrite_question", "rewrite_offline", "rewrite_online", "history_questions"]
@@ -122,7 +123,7 @@ def rewrite_offline(index: SearchIndex, question: str, history) -> Rewrite:
 _SCHEMA = {"type": "object", "properties": {"standalone_question": {"type": "string"}},
            "required": ["standalone_question"]}
 _SYSTEM = ("Rewrite the user's last question so it can be understood without the conversation: name the "
-           "companies, years and topics it refers to. Do not answer it. Reply with JSON only.")
+           "companies, years and topics it refers to. Do not answer it. Reply with JSON only. " + DATA_RULE)
 
 
 def rewrite_online(index: SearchIndex, question: str, history, *, client=None) -> Rewrite:
@@ -134,8 +135,10 @@ def rewrite_online(index: SearchIndex, question: str, history, *, client=None) -
     if client is None:
         client = GeminiClient(config=index.config)
     past = history_questions(history)
-    convo = "\n".join(f"User: {q}" for q in past[-6:])
-    res = client.generate(f"Conversation so far:\n{convo}\n\nLast question: {question}", system=_SYSTEM, schema=_SCHEMA)
+    convo = "\n".join(f"User: {' '.join(q.split())}" for q in past[-6:])
+    prompt = (f"Conversation so far:\n{block('conversation', convo)}\n\nLast question (to rewrite):\n"
+              + block("question", question))
+    res = client.generate(prompt, system=_SYSTEM, schema=_SCHEMA)
     data = res.data if isinstance(res.data, dict) else {}
     q = str(data.get("standalone_question") or "").strip()
     if not q:

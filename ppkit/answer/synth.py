@@ -70,6 +70,22 @@ class Answer:
     def __repr__(self) -> str:
         return f"Answer({self.mode}, {len(self.sections)} sections, {len(self.text)} chars)"
 
+    def warnings(self) -> list[str]:
+        """What a reader of this answer must know: online stages that fell back to their offline
+        twins, citations of sections that were not retrieved, claims not found in the sections."""
+        out = []
+        for fb in (self.trace.fallbacks if self.trace is not None else []):
+            out.append(f"online {fb['stage']} failed; used the offline {fb['used']} ({fb['reason'][:160]})")
+        v = self.verification or {}
+        if v.get("unretrieved"):
+            out.append("the answer cites sections that were not retrieved: " + ", ".join(v["unretrieved"])
+                       + " (do not trust those citations)")
+        n = (v.get("counts") or {}).get("not_found", 0)
+        if n:
+            out.append(f"{n} number{'s' if n != 1 else ''} or quote{'s' if n != 1 else ''} in the answer "
+                       "not found in the retrieved sections (marked [unverified] in the verification's marked_text)")
+        return out
+
     def __str__(self) -> str:
         lines = [self.text, "", "Retrieved sections:"]
         for s in self.sections:
@@ -78,6 +94,9 @@ class Answer:
         if self.images:
             lines.append("Images:")
             lines += [f"  {im['path']}  ({im.get('label', '')}) from {im['doc']}#{im['node_id']}" for im in self.images]
+        warnings = self.warnings()
+        if warnings:
+            lines += ["", "WARNING:"] + [f"  - {w}" for w in warnings]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -207,14 +226,15 @@ def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[s
     calls_before = len(synthesizer.calls)
     text, info = synthesizer.synthesize(question, r.sections)
     images = info.pop("images", [])
+    used = info.pop("synthesizer", synthesizer.name)  # a Gemini synthesizer that fell back names its twin
     trace = AnswerTrace(**{f.name: getattr(r.trace, f.name) for f in fields(Trace)},
-                        synthesizer=synthesizer.name, synthesis=info,
+                        synthesizer=used, synthesis=info,
                         candidate_details=[c.to_dict() for c in r.candidates],
                         rewrite=rewrite.to_dict() if rewrite is not None else None)
     trace = replace(trace, seconds={**r.trace.seconds, "synthesize": round(time.perf_counter() - t0, 4)},
                     model_calls=r.trace.model_calls + list(synthesizer.calls)[calls_before:])
     verification = verify_answer(text, r.sections) if verify else None
-    return Answer(question, text, r.sections, synthesizer.name, images, trace, verification)
+    return Answer(question, text, r.sections, used, images, trace, verification)
 
 
 def image_record(section: Section, image: Image) -> dict:

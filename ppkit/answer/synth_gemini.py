@@ -11,7 +11,10 @@ from __future__ import annotations
 import html
 import re
 
+from ..core.config import Config
 from ..core.ids import breadcrumb_titles
+from ..llm.client import LLMError, fall_back
+from ..llm.fence import DATA_RULE, block, escape
 from ..llm.parts import GeminiPart
 from .markers import image_catalogue, marker_instructions, parse_markers
 
@@ -28,14 +31,15 @@ Rules:
   the figures you used and where they come from.
 - If the sections do not contain the answer, say exactly: "{NO_ANSWER}" and then say what is missing.
 - End with a line "Sources:" followed by one line per section you used, written
-  "- <breadcrumb> (ID: <section id>)", copying the breadcrumb and id from the block."""
+  "- <breadcrumb> (ID: <section id>)", copying the breadcrumb and id from the block.
+- {DATA_RULE}"""
 
 _IMAGES_RULE = """- After the sections, the prompt lists the images they contain. To show one that directly
   illustrates the answer, write its [SHOW: <file> | <label>] marker on its own line (see
   ppkit.answer.markers); never name an image that is not listed."""
 
 _SOURCE_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)])?\s*(?P<bc>.*?)\s*\(\s*(?:ID|Id|id|node|Node)?\s*[:#]?\s*"
-                          r"(?:(?P<doc>[^()#:]+)#)?(?P<id>\d{1,4})\s*\)\s*\.?\s*$")
+                          r"(?:(?P<doc>[^()#:]+)#)?(?P<id>\d{1,7})\s*\)\s*\.?\s*$")
 # "Sources:", "**Sources:**", "## Sources" (a colon, or nothing else on the line); group 2: text after the colon
 _HEADER = re.compile(r"^\s*[*_#]*\s*(sources?|images?)\s*[*_]*\s*(?::\s*[*_]*\s*(.*)|[*_]*\s*)$", re.I)
 
@@ -98,12 +102,20 @@ class GeminiSynthesizer(GeminiPart):
     contain the answer), ``images`` (those it chose), token counts and ``notes`` (e.g. a
     cited id that was not sent).
 
+    ``fallback`` (the pipeline passes the extractive synthesizer): when the call fails, its
+    answer is given instead, under a line saying so, ``info["synthesizer"]`` names it and the
+    fallback is recorded (:func:`ppkit.llm.client.fall_back`).
+
     Raises:
-        LLMError: the call failed after its retries (no answer is invented).
+        LLMError: the call failed after its retries and there is no ``fallback`` (no answer is invented).
     """
 
     name = "gemini"
     role = "synthesize"
+
+    def __init__(self, config: Config | None = None, client=None, *, fallback=None):
+        super().__init__(config, client)
+        self.fallback = fallback  # the offline synthesizer used when the call fails (None: raise)
 
     def __repr__(self) -> str:
         return f"GeminiSynthesizer(model={self.config.gemini_model!r})"
@@ -115,19 +127,30 @@ class GeminiSynthesizer(GeminiPart):
         return _SYNTH_SYSTEM
 
     def prompt(self, question: str, sections) -> str:
-        """The user prompt: the sections in XML-delimited blocks, then the question."""
+        """The user prompt: the sections in XML-delimited blocks, then the question in its own block;
+        document text cannot open or close a block (:func:`ppkit.llm.fence.escape`)."""
         blocks = []
         for s in sections:
             attrs = (f'id="{s.node_id}" doc="{html.escape(s.doc)}" breadcrumb="{html.escape(s.breadcrumb)}" '
                      f'lines="{s.line_start}-{s.line_end}"' + (' trimmed="true"' if s.trimmed else ""))
-            body = s.text.replace("</section>", "&lt;/section&gt;")  # a block cannot be closed from inside
-            blocks.append(f"<section {attrs}>\n{body}\n</section>")
-        images = f"\n\n{marker_instructions(sections)}" if image_catalogue(sections) else ""
-        return "<sections>\n" + "\n".join(blocks) + f"\n</sections>{images}\n\nQuestion: {question}"
+            # no block can be opened or closed from inside a section (ppkit.llm.fence)
+            blocks.append(f"<section {attrs}>\n{escape(s.text)}\n</section>")
+        images = f"\n\n{escape(marker_instructions(sections))}" if image_catalogue(sections) else ""
+        return "<sections>\n" + "\n".join(blocks) + f"\n</sections>{images}\n\n" + block("question", question)
 
     def synthesize(self, question: str, sections) -> tuple[str, dict]:
         self.last_notes = []
-        res = self._generate(self.prompt(question, sections), system=self.system(sections), temperature=0.0)
+        try:
+            res = self._generate(self.prompt(question, sections), system=self.system(sections), temperature=0.0)
+        except LLMError as e:
+            if self.fallback is None:
+                raise
+            note = fall_back("synthesis", e, f"{self.fallback.name} synthesizer")
+            text, info = self.fallback.synthesize(question, sections)
+            self.last_notes = [note]
+            banner = (f"[Gemini could not answer ({' '.join(str(e).split())[:160]}); "
+                      f"this is the offline {self.fallback.name} answer instead.]")
+            return f"{banner}\n{text}", {**info, "synthesizer": self.fallback.name, "notes": [note]}
         # [SHOW: file | label] markers are checked against the sections' images and taken out of the text
         shown = parse_markers(res.text.strip(), sections)
         text = shown.text

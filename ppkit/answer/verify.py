@@ -43,11 +43,11 @@ _NUM = re.compile(
     r"(?P<close>\))?(?:\s?(?P<pct>%|percent\b|percentage points?\b|pp\b))?"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn)\b|(?P<sscale>[MBK])\b)?(?P<x>x\b)?(?![\w-]*[A-Za-z])",
     re.I)
-_CITE_ID = re.compile(r"\bIDs?:?\s*(\d{4})\b", re.I)
-_CITE_DOC = re.compile(r"\b([A-Za-z][\w.&-]*)#(\d{4})\b")
+_CITE_ID = re.compile(r"\bIDs?:?\s*(\d{4,7})\b", re.I)
+_CITE_DOC = re.compile(r"\b([A-Za-z][\w.&-]*)#(\d{4,7})\b")
 _MARKUP = [
-    re.compile(r"\(?\b(?:Source:?\s*)?IDs?:?\s*\d{4}\)?", re.I),
-    re.compile(r"\b[A-Za-z][\w.&-]*#\d{4}\b"),
+    re.compile(r"\(?\b(?:Source:?\s*)?IDs?:?\s*\d{4,7}\)?", re.I),
+    re.compile(r"\b[A-Za-z][\w.&-]*#\d{4,7}\b"),
     re.compile(r"\blines?\s+\d+(?:\s*[-–]\s*\d+)?", re.I),
     re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+"),  # list markers
     re.compile(r"^\s*#+\s*"),
@@ -218,7 +218,7 @@ def _claims(lines: list[str], min_value: float) -> list[dict]:
     src_start = next((i for i, ln in enumerate(lines) if _SOURCES.match(ln.strip())), len(lines))
     claims: list[dict] = []
     for i, line in enumerate(lines[:src_start], start=1):
-        if line.lstrip().startswith("[offline extractive answer"):
+        if line.lstrip().startswith(("[offline extractive answer", "[Gemini could not answer")):  # ppkit's own notes
             continue
         masked = line
         for rx in _MARKUP:  # blank citation markup out, keeping offsets

@@ -20,6 +20,7 @@ from pathlib import Path
 from ..core.config import RETRIEVAL_MODES, Config, figures_dir
 from ..core.data import DataNotFound, data_dir
 from ..core.errors import InvalidInput
+from ..core.io import atomic_write
 from ..pipeline import load_index, reference_index
 from .answers import NeedsKey, run_answers_bench
 from .baselines import build_baselines
@@ -144,13 +145,17 @@ def _retrieval(args, config) -> int:
                                  baselines=baselines, progress=not args.quiet)
     result = replace(result, questions_file=str(path), format=fmt,
                      transfer=transfer.to_dict() if transfer is not None else None)
-    print(markdown_table(result))
-    if args.json:
+    if args.json:  # written before anything is printed, so a printing failure loses nothing
         out = Path(args.json)
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=1), encoding="utf-8")
-        print(f"\nwrote {out}", file=sys.stderr)
-    if not args.no_figure:
+        atomic_write(out, json.dumps(result.to_dict(), ensure_ascii=False, indent=1).encode("utf-8"))
+        print(f"wrote {out}", file=sys.stderr)
+    if not result.n:
+        print(f"no question of {path} has gold sections in this index: nothing to score "
+              f"({len(result.skipped)} skipped, see `skipped`{' in ' + args.json if args.json else ''})")
+    else:
+        print(markdown_table(result))
+    if not args.no_figure and result.n:
         try:
             import matplotlib
         except ImportError:

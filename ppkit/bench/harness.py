@@ -231,7 +231,9 @@ def _bench_mode(run: _Run, q: dict, g: list, qdocs: list[str], mode: str, gold_i
                             "n": len(cands), "first_gold_rank": _first_gold_rank(cands, g)},
              "sections": [s.section_id for s in r.sections],
              "covered": {str(k): covered(r.sections[:k], g) for k in ks},
-             "filter": r.trace.docs_filter, "search_text": r.trace.search_text}
+             "filter": r.trace.docs_filter, "search_text": r.trace.search_text,
+             # an online stage that fell back to its offline twin: never silent in a benchmark
+             "fallbacks": list(r.trace.fallbacks)}
     if gold_images is not None:  # which images the offline synthesizer would show, against the reference's
         images, by_caption = gold_images
         for k in ks:
@@ -301,9 +303,12 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
     modes_out = _mode_summaries(per_question, modes, ks)
     headline = "auto" if "auto" in modes else modes[0]
     results = {str(k): KScores.from_dict(modes_out[headline][str(k)]).to_dict() for k in ks}  # the headline
+    fell_back = [r["qid"] for r in per_question if any(e.get("fallbacks") for e in r["modes"].values())]
     return RetrievalBench.from_dict(_round({
         "benchmark": benchmark,
         "n": len(per_question),
+        "fallbacks": len(fell_back),  # questions where an online stage fell back (the run is flagged)
+        "fallback_questions": fell_back,
         "results": results,
         "headline_mode": headline,
         "per_question": per_question,
@@ -376,6 +381,10 @@ def _fmt(x, pct=False):
     return f"{x:.2f}" if not pct else f"{x:.0%}"
 
 
+def _chars(x) -> str:
+    return "–" if x is None else f"{x:,.0f}"
+
+
 def markdown_table(result: RetrievalBench | dict) -> str:
     """The benchmark as a Markdown table: ppkit per filter mode and k, then the baselines."""
     result = as_json(result)
@@ -387,7 +396,7 @@ def markdown_table(result: RetrievalBench | dict) -> str:
             if not k.isdigit():
                 continue
             rows.append(f"| ppkit | {mode} | {k} | {_fmt(v['hit'])} | {_fmt(v['recall'])} | {_fmt(v['hit_overlap'])} | "
-                        f"{_fmt(v['recall_overlap'])} | {v['context_chars_mean']:,.0f} | {_fmt(v['wrong_doc'], True)} |")
+                        f"{_fmt(v['recall_overlap'])} | {_chars(v['context_chars_mean'])} | {_fmt(v['wrong_doc'], True)} |")
         c = m["candidates"]
         rows.append(f"| ppkit 50 candidates | {mode} | 50 | {_fmt(c['hit'])} | {_fmt(c['recall'])} | | | | |")
     for mode, by_name in result.get("baselines", {}).items():
@@ -395,11 +404,14 @@ def markdown_table(result: RetrievalBench | dict) -> str:
             for k, v in agg.items():
                 label = k if k.isdigit() else f"≈ppkit@5 ({v.get('chunks_mean', 0):.1f} chunks)"
                 rows.append(f"| {name} | {mode} | {label} | {_fmt(v['hit'])} | {_fmt(v['recall'])} | "
-                            f"{_fmt(v['hit_overlap'])} | {_fmt(v['recall_overlap'])} | {v['context_chars_mean']:,.0f} | "
+                            f"{_fmt(v['hit_overlap'])} | {_fmt(v['recall_overlap'])} | {_chars(v['context_chars_mean'])} | "
                             f"{_fmt(v['wrong_doc'], True)} |")
     title = f"**{result['benchmark']}**: {result['n']} questions with gold"
     if result.get("skipped"):
         title += f", {len(result['skipped'])} skipped (no gold: see `skipped`)"
+    if result.get("fallbacks"):
+        title += (f"\n\nWARNING: {result['fallbacks']} question(s) ran an offline fallback for a failed online "
+                  "stage (see `fallback_questions`): these numbers are not the online pipeline's")
     filt = result["modes"].get("auto", {}).get("filter")
     if filt:
         title += f"; the pipeline's filter named exactly the gold document for {filt['exact']:.0%} of questions"

@@ -165,7 +165,18 @@ def load_financebench(path: str | Path) -> list[dict]:
                 raise QuestionSetError(f"{path}:{n}: no 'question' field")
             doc = d.get("doc_name") or ""
             ev = []
-            for item in d.get("evidence") or []:
+            raw_ev = d.get("evidence") or []
+            if isinstance(raw_ev, (str, dict)):  # one piece of evidence written without its list
+                raw_ev = [raw_ev]
+            if not isinstance(raw_ev, list):
+                raise QuestionSetError(f"{path}:{n}: 'evidence' must be a list of objects with evidence_text, "
+                                       f"got {type(raw_ev).__name__}")
+            for item in raw_ev:
+                if isinstance(item, str):  # the evidence text alone
+                    item = {"evidence_text": item}
+                if not isinstance(item, dict):
+                    raise QuestionSetError(f"{path}:{n}: an 'evidence' item must be an object with evidence_text "
+                                           f"(or a string), got {item!r:.80}")
                 ev.append({"text": item.get("evidence_text") or "",
                            "doc": item.get("evidence_doc_name") or item.get("doc_name") or doc,
                            "page": item.get("evidence_page_num"),

@@ -58,6 +58,8 @@ class RetrievalBench:
 
     benchmark: str
     n: int  # questions scored (with gold in the index)
+    fallbacks: int  # questions where an online stage fell back to its offline twin (the run is flagged)
+    fallback_questions: list[str]
     results: dict[str, KScores]  # "k" -> scores
     headline_mode: str
     per_question: list[dict]  # one JSON row per question: its sections and scores in every mode

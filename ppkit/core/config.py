@@ -85,6 +85,16 @@ def _env_int(name: str, default: int) -> int:
         raise ConfigError(f"{name}={v!r} is not an integer") from None
 
 
+def _env_float(name: str, default: float) -> float:
+    v = os.environ.get(name)
+    if v is None or v.strip() == "":
+        return default
+    try:
+        return float(v)
+    except ValueError:
+        raise ConfigError(f"{name}={v!r} is not a number (seconds)") from None
+
+
 @dataclass(frozen=True)
 class Config:
     """Which parts the pipeline uses and their settings: every switch is a field.
@@ -111,6 +121,11 @@ class Config:
             role, whether it runs online when ``online`` is true.
         gemini_model / gemini_embed_model / gemini_embed_dim / gemini_base_url: the Gemini settings
             (``gemini_base_url`` points the client at another server, e.g. the tests' own).
+        llm_timeout: seconds one Gemini HTTP request may take (then it is retried).
+        llm_attempts: HTTP attempts per Gemini call, the first included.
+        ask_deadline: seconds for all the Gemini calls of one ``ask`` (or one benchmark question)
+            together; past it no call starts and the online stages left fall back to their
+            offline twins (0: no deadline).
     """
 
     online: bool = False
@@ -132,10 +147,19 @@ class Config:
     gemini_embed_model: str = "gemini-embedding-001"
     gemini_embed_dim: int = 1536
     gemini_base_url: str | None = None
+    llm_timeout: float = 60.0
+    llm_attempts: int = 5
+    ask_deadline: float = 120.0
 
     def __post_init__(self):
         if self.retrieval not in RETRIEVAL_MODES:
             raise ConfigError(f"retrieval={self.retrieval!r}: use one of {', '.join(RETRIEVAL_MODES)}")
+        if not self.llm_timeout > 0:
+            raise ConfigError(f"llm_timeout={self.llm_timeout!r}: give positive seconds")
+        if self.llm_attempts < 1:
+            raise ConfigError(f"llm_attempts={self.llm_attempts!r}: give at least 1 (the first try)")
+        if self.ask_deadline < 0:
+            raise ConfigError(f"ask_deadline={self.ask_deadline!r}: give seconds, or 0 for no deadline")
 
     @classmethod
     def from_env(cls, **overrides) -> Config:
@@ -143,7 +167,8 @@ class Config:
 
         Reads ``PPKIT_OFFLINE``, ``GEMINI_API_KEY``/``GOOGLE_API_KEY`` (online when a key is set),
         ``PPKIT_EMBEDDER``, ``PPKIT_K``, ``PPKIT_SECTION_BUDGET``, ``PPKIT_RETRIEVAL``,
-        ``PPKIT_GEMINI_MODEL`` and ``PPKIT_GEMINI_BASE_URL``.
+        ``PPKIT_GEMINI_MODEL``, ``PPKIT_GEMINI_BASE_URL``, ``PPKIT_LLM_TIMEOUT``, ``PPKIT_LLM_ATTEMPTS``
+        and ``PPKIT_ASK_DEADLINE``.
         """
         check_fields(cls, overrides, "Config field(s)")
         cfg = cls(
@@ -154,6 +179,9 @@ class Config:
             retrieval=os.environ.get("PPKIT_RETRIEVAL", "dense") or "dense",
             gemini_model=os.environ.get("PPKIT_GEMINI_MODEL", "gemini-2.5-flash"),
             gemini_base_url=os.environ.get("PPKIT_GEMINI_BASE_URL") or None,
+            llm_timeout=_env_float("PPKIT_LLM_TIMEOUT", 60.0),
+            llm_attempts=_env_int("PPKIT_LLM_ATTEMPTS", 5),
+            ask_deadline=_env_float("PPKIT_ASK_DEADLINE", 120.0),
         )
         return replace(cfg, **{k: v for k, v in overrides.items() if k != "online" or v is not None})
 

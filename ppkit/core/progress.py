@@ -1,18 +1,35 @@
 """Progress bars for long work (tqdm's auto flavour: a widget in notebooks, text in a terminal).
 
-Quiet with ``PPKIT_QUIET=1`` (the test suite sets it).
+Quiet with ``PPKIT_QUIET=1`` (the test suite sets it) or inside :func:`quiet_mode` (a command's
+``--quiet``), which also silences the bars of the libraries ppkit calls (the model's
+"Loading weights").
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-__all__ = ["progress_bar", "quiet"]
+__all__ = ["progress_bar", "quiet", "quiet_mode"]
+
+_QUIET = [False]  # set by quiet_mode (a command's --quiet)
 
 
 def quiet() -> bool:
-    """True when ``PPKIT_QUIET`` asks for no progress output."""
-    return os.environ.get("PPKIT_QUIET", "").strip() not in ("", "0")
+    """True when ``PPKIT_QUIET`` or :func:`quiet_mode` asks for no progress output."""
+    return _QUIET[0] or os.environ.get("PPKIT_QUIET", "").strip() not in ("", "0")
+
+
+@contextmanager
+def quiet_mode(on: bool = True) -> Iterator[None]:
+    """No progress output inside (``on=False``: no change)."""
+    before = _QUIET[0]
+    _QUIET[0] = before or on
+    try:
+        yield
+    finally:
+        _QUIET[0] = before
 
 
 def progress_bar(iterable=None, *, desc: str = "", total: int | None = None, disable: bool = False):

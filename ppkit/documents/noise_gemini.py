@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..core.config import Config
 from ..core.ids import ROOT_ID
-from ..llm.client import LLMError
+from ..llm.client import LLMError, fall_back
+from ..llm.fence import DATA_RULE, block, escape
 from ..llm.parts import GeminiPart
 from .noise import CATEGORIES, NoiseDecision, RuleNoiseFilter
 
@@ -52,8 +53,9 @@ class GeminiNoiseFilter(GeminiPart):
 
     ``decide`` returns decisions with ``filter="gemini"``; ids or categories in the reply
     that do not exist are ignored and noted in ``last_notes`` (and ``notes[doc]``). A reply
-    that is not JSON falls back to the offline title rules (decisions then say ``rule`` or
-    ``fuzzy``), also noted.
+    that is not JSON, or a call that failed after its retries, falls back to the offline title
+    rules (decisions then say ``rule`` or ``fuzzy``), also noted (and recorded by
+    :func:`ppkit.llm.client.fall_back`).
     """
 
     name = "gemini"
@@ -71,7 +73,7 @@ class GeminiNoiseFilter(GeminiPart):
         """The skeleton lines the model sees: ``0003 | L2 | Title | start of text``."""
         out = []
         for n in tree.headings():
-            row = f"{n.node_id} | L{n.level} | {'  ' * (n.depth - 1)}{n.title}"
+            row = f"{n.node_id} | L{n.level} | {'  ' * (n.depth - 1)}{' '.join(n.title.split())}"
             if lines is not None and self.preview_chars > 0:
                 own = " ".join(" ".join(lines[n.line_start : n.text_end]).split())  # text below the heading
                 if own:
@@ -82,19 +84,17 @@ class GeminiNoiseFilter(GeminiPart):
     def system(self) -> str:
         """The system instruction (the six categories and the rules)."""
         cats = "\n".join(f"- {c}: {label}" for c, label in CATEGORIES.items())
-        return _NOISE_SYSTEM.format(categories=cats)
+        return _NOISE_SYSTEM.format(categories=cats) + "\n" + DATA_RULE
 
     def prompt(self, tree, lines: list[str] | None = None) -> str:
         """The user prompt for one document (what notebook 03 shows)."""
-        return (f"Document: {tree.doc}\n"
-                f"Skeleton (node id | level | title | start of its own text):\n{self.skeleton(tree, lines)}")
+        return (f"Document: {' '.join(escape(tree.doc).split())}\n"
+                "Skeleton (node id | level | title | start of its own text):\n"
+                + block("skeleton", self.skeleton(tree, lines)))
 
     def decide(self, tree, lines: list[str] | None = None) -> dict[str, NoiseDecision]:
-        """Decisions for the nodes the model calls noise (others are kept).
-
-        Raises:
-            LLMError: the call failed after its retries.
-        """
+        """Decisions for the nodes the model calls noise (others are kept); a failed call gives the
+        offline title rules' decisions, noted and recorded as a fallback."""
         notes: list[str] = []
         self.last_notes = self.notes[tree.doc] = notes
         if not tree.headings():
@@ -103,8 +103,9 @@ class GeminiNoiseFilter(GeminiPart):
             res = self._generate(self.prompt(tree, lines), system=self.system(), schema=_NOISE_SCHEMA,
                                  temperature=0.0)
         except LLMError as e:
-            if e.reply is None:
-                raise
+            if e.reply is None:  # the call failed: the offline twin decides, and the fallback is recorded
+                notes.append(fall_back("noise filter", f"{tree.doc}: {e}", "title rules"))
+                return RuleNoiseFilter(None).decide(tree, lines)
             notes.append(f"Gemini noise reply for {tree.doc} was not JSON; used the offline title rules instead")
             return RuleNoiseFilter(None).decide(tree, lines)
         items = res.data.get("noise") if isinstance(res.data, dict) else res.data

@@ -9,7 +9,8 @@ logs):
 
 * ATX headings only (``#`` .. ``######`` followed by a space or end of line, at
   most three spaces of indentation). Lines inside fenced code blocks (````` or
-  ``~~~``) are never headings. Setext headings (underlines) are not recognised:
+  ``~~~``) are never headings; an opening fence that is never closed is a stray line,
+  not a code block to the end of the file (see :func:`code_fences`). Setext headings (underlines) are not recognised:
   the reference extractor never emits them and treating ``---`` as a heading
   underline would shift every id after it.
 * Node ids are assigned in pre-order, which for headings is simply file order,
@@ -41,7 +42,7 @@ from ..core.errors import InvalidInput, MissingFile, NotFound
 from ..core.ids import BREADCRUMB_SEP, ROOT_ID
 from .images import label_image
 
-__all__ = ["Image", "Node", "Tree", "build_tree", "parse_markdown", "clean_title"]
+__all__ = ["Image", "Node", "Tree", "build_tree", "parse_markdown", "clean_title", "code_fences"]
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
@@ -196,21 +197,57 @@ class Tree:
         return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
+def code_fences(lines: list[str]) -> tuple[set[int], list[int]]:
+    """The 1-based lines inside fenced code blocks (fence lines included), and the lines of
+    opening fences that are never closed.
+
+    CommonMark lets an unclosed fence run to the end of the document, which in an extracted
+    filing silently swallows every later heading. Here an opening fence with no closing fence
+    is a stray line, not a code block: the lines after it are read as Markdown (headings
+    included), and the stray fence is reported (``ppkit tree --check``: ``unclosed_fence``).
+
+    >>> code_fences(["```", "# not a heading", "```", "# A", "```py", "# B"])
+    ({1, 2, 3}, [5])
+    """
+    inside: set[int] = set()
+    stray: list[int] = []
+    no_close: dict[str, int] = {}  # fence char -> a length no later line closes (skips rescans)
+    i = 0
+    while i < len(lines):  # each pass moves past a closed block or a stray fence: bounded by len(lines)
+        m = _FENCE.match(lines[i])
+        # a backtick fence whose info string holds a backtick is not a fence (CommonMark)
+        if not m or (m.group(1)[0] == "`" and "`" in lines[i].strip()[len(m.group(1)):]):
+            i += 1
+            continue
+        fence = m.group(1)
+        close = None
+        if len(fence) >= no_close.get(fence[0], len(fence) + 1):
+            stray.append(i + 1)
+            i += 1
+            continue
+        for j in range(i + 1, len(lines)):
+            c = _FENCE.match(lines[j])
+            if c and c.group(1)[0] == fence[0] and len(c.group(1)) >= len(fence) \
+                    and not lines[j].strip()[len(c.group(1)):].strip():
+                close = j
+                break
+        if close is None:
+            no_close[fence[0]] = min(len(fence), no_close.get(fence[0], len(fence)))
+            stray.append(i + 1)
+            i += 1
+            continue
+        inside.update(range(i + 1, close + 2))
+        i = close + 1
+    return inside, stray
+
+
 def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
     """(1-based line, level, raw title) of every ATX heading outside code fences."""
     out = []
-    fence: str | None = None  # the opening fence while inside a code block
+    inside, _ = code_fences(lines)
     for i, line in enumerate(lines, start=1):
-        m = _FENCE.match(line)
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):].strip():
-                fence = None
+        if i in inside:
             continue
-        if m:
-            # a backtick fence whose info string holds a backtick is not a fence (CommonMark)
-            if not (m.group(1)[0] == "`" and "`" in line.strip()[len(m.group(1)):]):
-                fence = m.group(1)
-                continue
         h = _ATX.match(line)
         if h:
             raw = _CLOSING_HASHES.sub("", h.group(2) or "").strip()
@@ -262,9 +299,7 @@ def parse_markdown(text: str, doc: str, *, source: str = "", doc_dir: Path | Non
     >>> parse_markdown("# A\\n## B\\n", "D")["0002"].breadcrumb
     'D > A > B'
     """
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines and lines[-1] == "":  # a trailing newline is not a line of its own
-        lines.pop()
+    lines = _split_lines(text)
     n_lines = len(lines)
     heads = _headings(lines)
     starts = [h[0] for h in heads]
@@ -348,8 +383,13 @@ def build_tree(path: str | Path, doc: str | None = None) -> Tree:
 
 def read_lines(path: str | Path) -> list[str]:
     """The lines of a Markdown file, numbered as the tree numbers them (index = line - 1)."""
-    text = Path(path).read_text(encoding="utf-8")
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines and lines[-1] == "":
+    return _split_lines(Path(path).read_text(encoding="utf-8"))
+
+
+def _split_lines(text: str) -> list[str]:
+    """The lines of a Markdown text; a UTF-8 byte order mark (which Windows editors write) is not
+    part of the first line, so ``\ufeff# Title`` is a heading."""
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
+    if lines and lines[-1] == "":  # a trailing newline is not a line of its own
         lines.pop()
     return lines

@@ -20,6 +20,9 @@ kind                      severity  why it hurts
                                     tell them apart
 ``heading_like_line``     info      a bold-only line or ``ITEM 7.`` in plain text: a
                                     heading the extractor missed
+``unclosed_fence``        error     a code fence never closed: a Markdown reader hides
+                                    every later heading in one code block (the tree
+                                    reads on after it as Markdown)
 ========================  ========  ===================================================
 
 The check reads, it never changes the file; :mod:`ppkit.documents.repair` is the optional fix
@@ -38,7 +41,7 @@ from ..core.errors import InvalidInput
 from ..core.ids import ROOT_ID
 from .repair import find_toc_blocks, heading_kinds, numbered_structure
 from .titles import normalize_title, plain_title
-from .tree import Tree, read_lines
+from .tree import Tree, code_fences, read_lines
 
 __all__ = ["lcs_pairs", "Finding", "check_tree", "format_report", "Agreement", "heading_agreement"]
 
@@ -47,7 +50,6 @@ SEVERITIES = ("error", "warning", "info")
 _BOLD_ONLY = re.compile(r"^\s*(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*:?\s*$")
 _ITEM_LINE = re.compile(r"^\s*(?:\*\*)?\s*(ITEM|Item)\s+\d{1,2}[A-C]?\.", re.M)
 _PART_LINE = re.compile(r"^\s*(?:\*\*)?\s*PART\s+[IV]{1,4}\b(?:\*\*)?\s*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 @dataclass(frozen=True)
@@ -67,19 +69,8 @@ class Finding:
 def _body_lines(lines: list[str], tree: Tree) -> list[tuple[int, str]]:
     """(line, text) of non-heading lines outside code fences."""
     heading_lines = {n.line_start for n in tree.headings()}
-    out, fence = [], None
-    for i, s in enumerate(lines, start=1):
-        m = _FENCE.match(s)
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0]:
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
-            continue
-        if i not in heading_lines:
-            out.append((i, s))
-    return out
+    inside, _ = code_fences(lines)
+    return [(i, s) for i, s in enumerate(lines, start=1) if i not in inside and i not in heading_lines]
 
 
 def _chars(lines: list[str], a: int, b: int) -> int:
@@ -153,6 +144,11 @@ def check_tree(tree: Tree, source: str | Path | None = None, *, lines: list[str]
                            f"{before:,} characters before the first heading belong to no section", "warning"))
     elif not heads and before:
         out.append(Finding("text_before_heading", ROOT_ID, 1, "the document has no headings at all", "warning"))
+
+    for ln in code_fences(lines)[1]:
+        out.append(Finding("unclosed_fence", tree.node_at_line(ln).node_id, ln,
+                           f"a code fence ({lines[ln - 1].strip()[:20]!r}) that is never closed: the lines after "
+                           "it are read as Markdown, headings included; close it or remove it", "error"))
 
     titles = {normalize_title(n.title) for n in heads}
     for a, b, entries in find_toc_blocks(lines, titles):

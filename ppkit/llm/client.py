@@ -2,9 +2,11 @@
 
 :class:`GeminiClient` wraps ``google.genai.Client`` with what the pipeline needs:
 
-* **retries** with exponential backoff on 408/429/5xx and connection errors
-  (google-genai retries nothing unless ``HttpRetryOptions`` is given), and a
-  per-request timeout;
+* **retries** with exponential backoff on 408/429/5xx, timeouts and connection errors,
+  a per-request timeout (``Config.llm_timeout``, ``Config.llm_attempts``), and an overall
+  **deadline** shared by the calls of one run (:func:`online_run`; every ``ask`` is one);
+* a record of the online stages that **fell back** to their offline twins in a run
+  (:func:`fall_back`), which the pipeline copies into the answer's trace;
 * **JSON output** with a schema (``response_mime_type="application/json"`` +
   ``response_schema``); a reply that is not valid JSON raises :class:`LLMError`
   carrying the raw reply, so callers can parse it themselves or fall back;
@@ -27,9 +29,13 @@ import hashlib
 import io
 import json
 import os
+import random
 import re
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +45,8 @@ from ..core.config import cache_dir as _default_cache_dir
 from ..core.errors import InvalidInput, MissingDependency, PpkitError
 from ..core.io import atomic_write
 
-__all__ = ["LLMError", "LLMResult", "GeminiClient", "parse_json"]
+__all__ = ["LLMError", "LLMResult", "GeminiClient", "parse_json", "OnlineRun", "online_run", "current_run",
+           "fall_back", "online_or_offline"]
 
 _CACHE_VERSION = 1  # bump when the cached record's meaning changes
 _EMBED_BATCH = 100  # batchEmbedContents takes at most 100 contents per request
@@ -61,13 +68,76 @@ class LLMError(PpkitError, RuntimeError):
         self.status = status
 
 
+@dataclass
+class OnlineRun:
+    """One ask (or one benchmark question) as far as Gemini is concerned: a deadline shared by
+    all its calls, the online stages that fell back to their offline twins, and whether the
+    endpoint already gave no reply (then the later calls of the run fail at once instead of
+    waiting again).
+
+    Made by :func:`online_run`; every :class:`GeminiClient` call inside it reads it.
+    """
+
+    end: float | None  # time.monotonic() after which no call starts (None: no deadline)
+    fallbacks: list[dict] = field(default_factory=list)  # {"stage", "used", "reason"}
+    unreachable: str | None = None  # why the endpoint is given up for the rest of the run
+
+    def remaining(self) -> float | None:
+        """Seconds left (None: no deadline)."""
+        return None if self.end is None else self.end - time.monotonic()
+
+
+_RUN: ContextVar[OnlineRun | None] = ContextVar("ppkit_online_run", default=None)
+
+
+@contextmanager
+def online_run(deadline: float | None) -> Iterator[OnlineRun]:
+    """Run the enclosed Gemini calls under one overall deadline (seconds; None or 0: none).
+
+    Inside an outer run the outer one holds (its deadline and its record of fallbacks).
+
+    >>> with online_run(60) as run:  # doctest: +SKIP
+    ...     answer = index.ask("...")
+    ...     run.fallbacks
+    """
+    outer = _RUN.get()
+    if outer is not None:
+        yield outer
+        return
+    run = OnlineRun(time.monotonic() + deadline if deadline else None)
+    token = _RUN.set(run)
+    try:
+        yield run
+    finally:
+        _RUN.reset(token)
+
+
+def current_run() -> OnlineRun | None:
+    """The :class:`OnlineRun` the caller is inside, or None."""
+    return _RUN.get()
+
+
+def fall_back(stage: str, error: Exception | str, used: str) -> str:
+    """Record that an online ``stage`` failed and its offline twin ``used`` ran instead; the note to show.
+
+    The record goes to the current :class:`OnlineRun` (the pipeline copies it into the answer's
+    trace; a benchmark marks the question and the run).
+    """
+    reason = " ".join(str(error).split())[:300]
+    run = _RUN.get()
+    if run is not None:
+        run.fallbacks.append({"stage": stage, "used": used, "reason": reason})
+    return f"online {stage} failed ({reason}); used the offline {used}"
+
+
 def online_or_offline(online, offline, what: str):
     """``(online(), None)``, or ``(offline(), note)`` when the online call fails with an LLMError
-    or google-genai is missing: an online step falls back to its offline rules and says so."""
+    or google-genai is missing: an online step falls back to its offline rules and says so
+    (and the fallback is recorded, see :func:`fall_back`)."""
     try:
         return online(), None
     except (LLMError, ImportError) as e:
-        return offline(), f"online {what} failed ({str(e)[:200]}); used the offline rules"
+        return offline(), fall_back(what, e, "rules")
 
 
 @dataclass(frozen=True)
@@ -125,10 +195,15 @@ class GeminiClient:
         config: a :class:`ppkit.Config` (default ``Config()``: model names and ``gemini_base_url``).
         cache_dir: where cached replies go (default ``ppkit.core.config.cache_dir() / "llm"``).
         use_cache: read and write the cache (``False``: always call the API).
-        timeout: seconds per HTTP request.
-        attempts: HTTP attempts per call, the first included (408/429/5xx and connection
-            errors are retried).
+        timeout: seconds per HTTP request (default ``config.llm_timeout``).
+        attempts: HTTP attempts per call, the first included (408/429/5xx, timeouts and
+            connection errors are retried; default ``config.llm_attempts``).
         initial_delay / max_delay: exponential backoff between attempts, in seconds.
+
+    Inside an :func:`online_run` (every ``ask`` is one) no request waits past the run's deadline:
+    each attempt's timeout is cut to the time left, no retry starts after it, and once the endpoint
+    gave no reply (a timeout or a connection failure after the retries) the run's later calls fail
+    at once, so the pipeline's offline fallbacks take over without waiting again.
 
     The endpoint is not part of a cache key (the same model and request give the same
     reply wherever it is served), so a test server needs its own ``cache_dir``; the tests'
@@ -139,10 +214,15 @@ class GeminiClient:
 
     def __init__(self, api_key: str | None = None, *, base_url: str | None = None, model: str | None = None,
                  config: Config | None = None, cache_dir: Path | str | None = None, use_cache: bool = True,
-                 timeout: float = 60.0, attempts: int = 5, initial_delay: float = 1.0, max_delay: float = 30.0):
+                 timeout: float | None = None, attempts: int | None = None, initial_delay: float = 1.0,
+                 max_delay: float = 30.0):
+        self.config = config or Config()
+        timeout = self.config.llm_timeout if timeout is None else timeout
+        attempts = self.config.llm_attempts if attempts is None else attempts
         if attempts < 1:
             raise InvalidInput(f"attempts must be at least 1 (the first try), not {attempts}")
-        self.config = config or Config()
+        if timeout <= 0:
+            raise InvalidInput(f"timeout must be positive seconds, not {timeout}")
         key = api_key or gemini_key()
         if not key:
             why = ("PPKIT_OFFLINE is set, which turns Gemini off" if offline_forced()
@@ -160,8 +240,11 @@ class GeminiClient:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else _default_cache_dir() / "llm"
         self.use_cache = use_cache
         self.attempts = attempts
-        retry = types.HttpRetryOptions(attempts=attempts, initial_delay=initial_delay, max_delay=max_delay,
-                                       exp_base=2.0, jitter=initial_delay, http_status_codes=_RETRY_CODES)
+        self.timeout = timeout
+        self.initial_delay = initial_delay
+        self.max_delay = max_delay
+        # the retries are ours (_call), so that they stop at the run's deadline: the SDK tries once
+        retry = types.HttpRetryOptions(attempts=1)
         http = types.HttpOptions(timeout=int(timeout * 1000), retry_options=retry,
                                  **({"base_url": self.base_url} if self.base_url else {}))
         self._client = genai.Client(api_key=key, http_options=http)
@@ -174,13 +257,14 @@ class GeminiClient:
 
     # -- errors ---------------------------------------------------------------------------
 
-    def _failure(self, what: str, e: Exception) -> LLMError:
-        """A user-facing LLMError for an exception raised by the SDK."""
+    def _failure(self, what: str, e: Exception, attempts: int | None = None) -> LLMError:
+        """A user-facing LLMError for an exception raised by the SDK (after ``attempts`` tries)."""
         from google.genai import errors
 
+        attempts = self.attempts if attempts is None else attempts
         if isinstance(e, errors.APIError):
-            retried = e.code in _RETRY_CODES and self.attempts > 1
-            tries = f" after {self.attempts} attempts" if retried else ""
+            retried = e.code in _RETRY_CODES and attempts > 1
+            tries = f" after {attempts} attempts" if retried else ""
             hint = ""
             if e.code in (401, 403) or (e.code == 400 and "key" in str(e.message or "").lower()):
                 hint = " Check that GEMINI_API_KEY holds a valid key."
@@ -190,9 +274,55 @@ class GeminiClient:
         if isinstance(e, ValueError):  # the body was not JSON, or not the expected shape
             return LLMError(f"Gemini {what} failed: the server's reply could not be read ({e}). {_NOTHING_LOST}")
         where = self.base_url or "the Gemini API"
-        tries = f" after {self.attempts} attempts" if self.attempts > 1 else ""
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
         return LLMError(f"Gemini {what} failed: got no reply from {where}{tries} ({type(e).__name__}: {e}). "
                         f"{_NOTHING_LOST}")
+
+    def _call(self, what: str, send):
+        """``send(http_options)`` with retries, each attempt's timeout cut to the run's deadline.
+
+        Retried: HTTP 408/429/5xx, timeouts and connection failures, with exponential backoff
+        (``initial_delay`` doubling up to ``max_delay``, plus jitter). No attempt or wait starts
+        past the deadline of the current :class:`OnlineRun`; a call that got no reply marks the
+        run's endpoint unreachable, so its later calls fail at once.
+        """
+        from google.genai import errors
+
+        run = _RUN.get()
+        if run is not None and run.unreachable:
+            raise LLMError(f"Gemini {what} was not tried: {run.unreachable}")
+        for attempt in range(1, self.attempts + 1):
+            left = run.remaining() if run is not None else None
+            if left is not None and left <= 0.05:
+                return self._give_up(run, what, "the deadline for this run passed before the call")
+            timeout = self.timeout if left is None else min(self.timeout, left)
+            http = self._types.HttpOptions(timeout=max(1, int(timeout * 1000)))
+            try:
+                return send(http)
+            except Exception as e:  # noqa: BLE001 - every SDK failure becomes one clear LLMError
+                transport = _is_transport_error(e)
+                if not (isinstance(e, (errors.APIError, ValueError)) or transport):
+                    raise
+                retryable = transport or (isinstance(e, errors.APIError) and e.code in _RETRY_CODES)
+                if not retryable or attempt == self.attempts:
+                    err = self._failure(what, e, attempt)
+                    if transport and run is not None:
+                        run.unreachable = f"no reply from {self.base_url or 'the Gemini API'} earlier in this run ({err})"
+                    raise err from e
+                delay = min(self.max_delay, self.initial_delay * 2 ** (attempt - 1)) + random.uniform(0, self.initial_delay)
+                left = run.remaining() if run is not None else None
+                if left is not None and delay >= left:
+                    err = self._failure(what, e, attempt)
+                    return self._give_up(run, what, f"the deadline for this run leaves no time to retry ({err})",
+                                         unreachable=transport)
+                time.sleep(delay)
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _give_up(self, run: OnlineRun, what: str, why: str, *, unreachable: bool = True):
+        err = LLMError(f"Gemini {what} stopped: {why}. {_NOTHING_LOST}")
+        if unreachable:
+            run.unreachable = f"{why}"
+        raise err
 
     def _log(self, kind: str, model: str, tokens_in: int | None, tokens_out: int | None, cached: bool,
              seconds: float, **extra) -> None:
@@ -240,14 +370,8 @@ class GeminiClient:
             # the SDK rewrites a schema dict in place: give it a copy
             **({"response_mime_type": "application/json", "response_schema": copy.deepcopy(schema)}
                if schema is not None else {}))
-        try:
-            resp = self._client.models.generate_content(model=model, contents=prompt, config=cfg)
-        except Exception as e:  # noqa: BLE001 - every SDK failure becomes one clear LLMError
-            from google.genai import errors
-
-            if isinstance(e, (errors.APIError, ValueError)) or _is_transport_error(e):
-                raise self._failure(f"generateContent ({model})", e) from e
-            raise
+        resp = self._call(f"generateContent ({model})", lambda http: self._client.models.generate_content(
+            model=model, contents=prompt, config=cfg.model_copy(update={"http_options": http})))
         secs = time.perf_counter() - t0
         usage = resp.usage_metadata
         tokens_in = int(getattr(usage, "prompt_token_count", None) or 0)
@@ -308,16 +432,10 @@ class GeminiClient:
         for s in range(0, len(todo), _EMBED_BATCH):
             batch = todo[s : s + _EMBED_BATCH]
             t1 = time.perf_counter()
-            try:
-                resp = self._client.models.embed_content(
-                    model=model, contents=[texts[i] for i in batch],
-                    config=types.EmbedContentConfig(task_type=task_type, output_dimensionality=dim))
-            except Exception as e:  # noqa: BLE001
-                from google.genai import errors
-
-                if isinstance(e, (errors.APIError, ValueError)) or _is_transport_error(e):
-                    raise self._failure(f"embedContent ({model}, {len(batch)} texts)", e) from e
-                raise
+            contents = [texts[i] for i in batch]
+            resp = self._call(f"embedContent ({model}, {len(batch)} texts)", lambda http: self._client.models.embed_content(
+                model=model, contents=contents,
+                config=types.EmbedContentConfig(task_type=task_type, output_dimensionality=dim, http_options=http)))
             vecs = [e.values for e in (resp.embeddings or [])]
             if len(vecs) != len(batch) or any(v is None or len(v) != dim for v in vecs):
                 got = [len(v) if v is not None else None for v in vecs]

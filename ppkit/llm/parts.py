@@ -8,10 +8,13 @@ model calls a part made, for traces) and ``last_notes`` (what went wrong in its 
 call and what it did instead). The client is created on first use, so ``prompt(...)``
 works without a key.
 
-Failure policy: a reply a part cannot use (not JSON, unknown ids) is noted and handled -
-the re-ranker keeps stage-1 order, the noise filter falls back to the offline title
-rules; a call that failed after its retries raises :class:`ppkit.llm.client.client.LLMError`
-(nothing is written, so nothing is lost).
+Failure policy: a reply a part cannot use (not JSON, unknown ids) or a call that failed
+after its retries (or at the run's deadline) is handed to the part's offline twin - the
+re-ranker's ``fallback`` (the structural re-ranker; stage-1 order without one), the noise
+filter's title rules, the synthesizer's ``fallback`` (the extractive one; without one it
+raises :class:`ppkit.llm.client.LLMError`) - noted in ``last_notes`` and recorded with
+:func:`ppkit.llm.client.fall_back`, so the answer's trace and printout say so. Prompts fence
+document text (:mod:`ppkit.llm.fence`).
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field, replace
 from ..documents.metadata import ITEM_TITLES, normalise_item
 from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient, online_or_offline
+from ..llm.fence import DATA_RULE, block
 
 __all__ = ["QueryFilters", "analyze_query", "analyze_query_online", "analyze", "ANALYZE_SCHEMA"]
 
@@ -196,7 +197,7 @@ ANALYZE_SCHEMA = {
 }
 
 _SYSTEM = ("You turn a question about SEC filings into search filters. Use only the document names listed. "
-           "Name a company only if the question is about it. Reply with JSON only.")
+           "Name a company only if the question is about it. Reply with JSON only. " + DATA_RULE)
 
 
 def analyze_query_online(index: SearchIndex, question: str, *, client=None) -> QueryFilters:
@@ -216,8 +217,9 @@ def analyze_query_online(index: SearchIndex, question: str, *, client=None) -> Q
         meta = index.record(d).metadata or {}
         rows.append(f"- {d}: company={meta.get('company')!r}, ticker={meta.get('ticker')!r}, "
                     f"fiscal_year={meta.get('fiscal_year')!r}, aliases={meta.get('aliases', [])!r}")
-    prompt = ("Documents in the index:\n" + "\n".join(rows) + "\n\n10-K Items: "
-              + "; ".join(f"{k} {v}" for k, v in ITEM_TITLES.items()) + f"\n\nQuestion: {question}")
+    prompt = ("Documents in the index:\n" + block("documents", "\n".join(" ".join(r.split()) for r in rows))
+              + "\n\n10-K Items: " + "; ".join(f"{k} {v}" for k, v in ITEM_TITLES.items()) + "\n\n"
+              + block("question", question))
     res = client.generate(prompt, system=_SYSTEM, schema=ANALYZE_SCHEMA)
     data = res.data if isinstance(res.data, dict) else {}
     notes: list[str] = []

@@ -14,7 +14,8 @@ from dataclasses import replace
 
 from ..core.config import Config
 from ..core.ids import ROOT_ID
-from ..llm.client import LLMError, parse_json
+from ..llm.client import LLMError, fall_back, parse_json
+from ..llm.fence import DATA_RULE, block
 from ..llm.parts import GeminiPart
 
 __all__ = ["GeminiReranker", "parse_ranking"]
@@ -26,7 +27,8 @@ You are given the question and a numbered list of candidate sections: each has i
 (document > section path) and the first characters of its text. Choose the sections most likely to
 contain the information needed to answer the question, most relevant first. Prefer the section that
 holds the figures or statements themselves over sections that only mention them.
-Return JSON: {"ids": [numbers from the list]}."""
+Return JSON: {"ids": [numbers from the list]}.
+""" + DATA_RULE
 
 _RERANK_SCHEMA = {"type": "object", "properties": {"ids": {"type": "array", "items": {"type": "integer"}}},
                   "required": ["ids"]}
@@ -103,8 +105,10 @@ class GeminiReranker(GeminiPart):
 
     The chosen candidates come first in the model's order, then the others in stage-1
     order; ``stage2_score`` falls from 1.0 by rank, and ``features["gemini_choice"]`` is the
-    model's rank for the chosen ones. A bad reply or a failed call keeps stage-1 order and
-    says so in ``last_notes`` (retrieve copies them into the trace).
+    model's rank for the chosen ones. A bad reply or a failed call hands the candidates to
+    ``fallback`` (the offline re-ranker; the pipeline passes the structural one), or keeps
+    stage-1 order without one, and says so in ``last_notes`` (retrieve copies them into the
+    trace) and in the run's fallbacks (:func:`ppkit.llm.client.fall_back`).
     """
 
     name = "gemini"
@@ -112,10 +116,11 @@ class GeminiReranker(GeminiPart):
     role = "rerank"
 
     def __init__(self, config: Config | None = None, client=None, snippet_chars: int = 150, *,
-                 select: int | None = None):
+                 select: int | None = None, fallback=None):
         super().__init__(config, client)
         self.snippet_chars = snippet_chars
         self.select = select
+        self.fallback = fallback  # the offline re-ranker used when the call fails or the reply is unusable
 
     def __repr__(self) -> str:
         return f"GeminiReranker(model={self.config.gemini_model!r}, snippet_chars={self.snippet_chars})"
@@ -131,9 +136,10 @@ class GeminiReranker(GeminiPart):
     def prompt(self, question: str, candidates) -> str:
         """The user prompt: the question and the numbered candidate list."""
         m = min(self.select or self.config.k, len(candidates))
-        rows = [f"{i}. {c.breadcrumb} :: {self._snippet(c)}" for i, c in enumerate(candidates, start=1)]
-        return (f"Question: {question}\n\nCandidate sections (number. breadcrumb :: start of text):\n"
-                + "\n".join(rows)
+        # one line per candidate: breadcrumbs and snippets hold no newline, so no row can be forged
+        rows = [f"{i}. {' '.join(c.breadcrumb.split())} :: {self._snippet(c)}" for i, c in enumerate(candidates, start=1)]
+        return (block("question", question) + "\n\nCandidate sections (number. breadcrumb :: start of text):\n"
+                + block("candidates", "\n".join(rows))
                 + f"\n\nReturn the numbers of the {m} most relevant section{'s' if m != 1 else ''}, best first.")
 
     def rerank(self, question: str, candidates) -> list:
@@ -146,12 +152,12 @@ class GeminiReranker(GeminiPart):
             reply = res.data
         except LLMError as e:
             if e.reply is None:
-                return self._fallback(candidates, f"Gemini re-ranking failed ({e}); kept stage-1 order")
+                return self._fallback(question, candidates, f"the call failed: {e}")
             reply = e.reply  # not JSON as a whole: look for the JSON inside it
         chosen, notes = parse_ranking(reply, len(candidates))
         self.last_notes += [f"Gemini re-ranker: {n}" for n in notes]
         if not chosen:
-            return self._fallback(candidates, "Gemini re-ranker reply was unusable; kept stage-1 order")
+            return self._fallback(question, candidates, "the reply was unusable")
         choice = {i: r for r, i in enumerate(chosen, start=1)}  # candidate position -> model's rank
         rest = [i for i in range(len(candidates)) if i not in choice]
         n = len(candidates)
@@ -161,6 +167,12 @@ class GeminiReranker(GeminiPart):
             out.append(replace(candidates[i], stage2_score=round(1.0 - pos / n, 4), features=feats))
         return out
 
-    def _fallback(self, candidates, note: str) -> list:
-        self.last_notes.append(note)
+    def _fallback(self, question: str, candidates, why: str) -> list:
+        """The offline twin's order (``fallback``), else stage-1 order; recorded and noted either way."""
+        if self.fallback is not None:
+            self.last_notes.append(fall_back("re-ranking", f"Gemini re-ranking: {why}", self.fallback.name + " re-ranker"))
+            ranked = self.fallback.rerank(question, candidates)
+            self.last_notes += list(getattr(self.fallback, "last_notes", []))
+            return ranked
+        self.last_notes.append(fall_back("re-ranking", f"Gemini re-ranking: {why}", "stage-1 order"))
         return [replace(c, stage2_score=c.stage1_score, features={}) for c in candidates]

@@ -129,6 +129,8 @@ class Trace:
     model_calls: list[dict]
     notes: list[str]
     decomposition: list[dict] | None = None  # comparison questions: {"doc", "search_text", "scope", "sections"}
+    # online stages that failed and fell back to their offline twins: {"stage", "used", "reason"}
+    fallbacks: list[dict] = field(default_factory=list)
 
     @classmethod
     def blank(cls, **fields_) -> Trace:
