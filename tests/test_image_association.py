@@ -82,3 +82,39 @@ def test_a_multi_image_figure_is_shown_once_by_its_largest_file(tmp_path):
     assert info["images"][0]["reason"] == ("caption match 1.00 (input, mixer, output, panel); in section "
                                            "mm_far > Far Captions > 3. Results; its caption and discussion match "
                                            "the question")
+
+
+def test_with_priors_textbook_example():
+    from dataclasses import replace as _r
+
+    from ppkit.answer.images import ImageChoice, with_priors
+
+    tree = build_tree(FAR)
+    s1, s2 = section(tree, "0002", 1), section(tree, "0004", 2)
+    a = ImageChoice(s1, tree["0002"].images[0], 0.5, ("x", "y"), "caption match", ("in section",), 0.5)
+    b = ImageChoice(s2, tree["0004"].images[1], 0.6, ("x", "y"), "caption match", ("recalled",), 0.6)
+    got = with_priors([b, a], rank_decay=0.7, recalled=0.5)
+    assert [(c.image.path, c.score) for c in got] == [("figures/overview.png", 0.5), ("figures/panel_b.png", 0.21)]
+    assert [c.score for c in with_priors([b, a], rank_decay=1.0, recalled=1.0)] == [0.6, 0.5]
+    named = _r(b, reason="Figure 2 named in the question", score=1.0)
+    assert with_priors([named], rank_decay=0.5, recalled=0.5)[0].score == 1.0  # an anchor keeps 1
+
+
+def test_lopo_scores_each_question_with_a_fit_that_never_saw_its_paper():
+    from ppkit.answer.images import score_images
+    from ppkit.bench import image_fit
+    from ppkit.bench.image_fit import Scored, lopo
+
+    tree = build_tree(FAR)
+    secs = (section(tree, "0002", 1), section(tree, "0004", 2))
+    q = "relay pipeline sorter mixer panels"
+    scored = tuple(score_images(q, list(secs), rank_decay=1.0, recalled=1.0))
+    rows = [Scored("a", q, ("P1",), ("mm_far/figures/overview.png",), scored, secs),
+            Scored("b", q, ("P2",), ("mm_far/figures/overview.png",), scored, secs),
+            Scored("c", q, ("P3", "P1"), ("mm_far/figures/panel_b.png",), scored, secs)]
+    res = lopo(rows)
+    # fold P1 trains on b only (c touches P1); fold P2 on a and c; fold P3 on a and b
+    assert {p: (f["n_train"], f["n_test"]) for p, f in res["folds"].items()} == {"P1": (1, 1), "P2": (2, 1),
+                                                                                 "P3": (2, 1)}
+    assert sorted(res["per_question"]) == ["a", "b", "c"]
+    assert image_fit.evaluate(rows[:1], res["folds"]["P1"]["params"])["per_question"][0]["hit"] == 1.0

@@ -213,7 +213,8 @@ def test_extractive_synthesizer_and_ask_carry_the_images():
     q = "What are the three stages of the toy pipeline?"
     text, info = ExtractiveSynthesizer().synthesize(q, secs)
     assert [im["path"] for im in info["images"]] == ["figures/pipeline.png", "tables/accuracy.png"]
-    assert info["image_threshold"] == 0.3 and info["image_scores"][0]["path"] == "figures/pipeline.png"
+    assert (info["image_threshold"], info["image_ratio"]) == (0.05, 0.4)  # the fitted defaults
+    assert info["image_scores"][0]["path"] == "figures/pipeline.png"
     r = Retrieval(q, secs, [], Trace.blank())
     answer = ask(None, q, synthesizer=ExtractiveSynthesizer(max_images=1), retrieval=r)
     reason = "caption match 1.00 (pipelin, stage, three, toy); in section mm_doc > Toy Vector Painter > 1. Method"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.text import stems
 from ..documents.anchors import find_anchors
@@ -22,11 +22,18 @@ from ..documents.tree import Image
 from ..retrieval.image_channel import image_record_text, question_terms
 from ..retrieval.types import ImageLink, Section
 
-__all__ = ["ImageChoice", "score_images", "select_images", "DEFAULT_THRESHOLD", "DEFAULT_RATIO"]
+__all__ = ["ImageChoice", "score_images", "with_priors", "select_images", "DEFAULT_THRESHOLD", "DEFAULT_RATIO",
+           "DEFAULT_RANK_DECAY", "DEFAULT_RECALLED"]
 
 # -- offline selection ---------------------------------------------------------------------
-DEFAULT_THRESHOLD = 0.3  # share of the question's (idf-weighted) terms found in an image's label/context
-DEFAULT_RATIO = 0.0  # an image is shown only if it scores at least this share of the best image's score
+# The four defaults below were fit on the 20 multimodal questions (in-sample, k=3 and k=5 agree) by
+# ``python -m ppkit.bench.image_fit``; fit leave-one-paper-out they give image hit 0.68 / precision 0.34
+# at k=5 on questions about a paper the fit never saw (README, "Multimodal answers").
+DEFAULT_THRESHOLD = 0.05  # share of the question's (idf-weighted) terms found in an image's label/context
+DEFAULT_RATIO = 0.4  # an image is shown only if it scores at least this share of the best image's score
+CONTEXT_WEIGHT = 0.5  # a term found only in the discussion or the text around the image counts half
+DEFAULT_RANK_DECAY = 0.7  # the match is multiplied by this per rank below the first of the image's section
+DEFAULT_RECALLED = 0.5  # ... and by this when the image channel reached it only by recall (no section link)
 
 
 @dataclass(frozen=True)
@@ -39,6 +46,7 @@ class ImageChoice:
     matched: tuple[str, ...] = ()  # question stems found in the label or context
     reason: str = ""  # why it is shown (caption match, anchor, discussed in section …) or why it cannot be
     via: tuple[str, ...] = ("in section",)  # how the image channel reached it
+    match: float = 0.0  # the caption match before the priors (rank of its section, recalled only)
 
     @property
     def anchored(self) -> bool:
@@ -85,7 +93,8 @@ def _reason(via: tuple[str, ...], section, match: str) -> str:
     return "; ".join([match] + [where[v] for v in via if where[v]])
 
 
-def score_images(question: str, sections) -> list[ImageChoice]:
+def score_images(question: str, sections, *, rank_decay: float = DEFAULT_RANK_DECAY,
+                 recalled: float = DEFAULT_RECALLED) -> list[ImageChoice]:
     """Every candidate image of ``sections`` scored against ``question``, best first.
 
     The candidates are the image channel's (:func:`ppkit.retrieval.image_channel.link_images`:
@@ -96,7 +105,9 @@ def score_images(question: str, sections) -> list[ImageChoice]:
     sentences that discuss it and the text around it (weight 0.5). Formula images (often
     fragments of one equation) count half unless the question asks for math. An image whose
     caption is an anchor the question names (``Figure 5``) scores 1. Images that cannot be shown
-    (a problem on their link) score 0 with the problem as reason.
+    (a problem on their link) score 0 with the problem as reason. The priors
+    (:func:`with_priors`) then weigh the match by the rank of the image's section and by whether
+    only recall reached it.
     """
     per_section = [(s, _section_lines(s)) for s in sections]
     cands: dict[tuple[str, str, int], tuple] = {}
@@ -121,7 +132,7 @@ def score_images(question: str, sections) -> list[ImageChoice]:
             continue
         label = set(stems(im.label or im.alt))
         ctx = set(stems(_context(lines, im.line) + " " + im.discussion))
-        score = sum(idf[t] * (1.0 if t in label else 0.5 if t in ctx else 0.0) for t in q) / total
+        score = sum(idf[t] * (1.0 if t in label else CONTEXT_WEIGHT if t in ctx else 0.0) for t in q) / total
         matched = tuple(sorted(t for t in q if t in label or t in ctx))
         match = f"caption match {score:.2f} ({', '.join(matched[:6])})" if matched else "no shared terms"
         if im.kind == "formula" and not math_asked:
@@ -129,7 +140,21 @@ def score_images(question: str, sections) -> list[ImageChoice]:
         key = caption_key(im.label)
         if key in anchors or (im.figure and tuple(im.figure.split(" ", 1)) in anchors):
             score, match = 1.0, f"{(im.figure or im.label[:12]).capitalize()} named in the question"
-        out.append(ImageChoice(s, im, round(score, 4), matched, _reason(link.via, s, match), link.via))
+        out.append(ImageChoice(s, im, round(score, 4), matched, _reason(link.via, s, match), link.via, round(score, 4)))
+    return with_priors(out, rank_decay=rank_decay, recalled=recalled)
+
+
+def with_priors(choices: list[ImageChoice], *, rank_decay: float = DEFAULT_RANK_DECAY,
+                recalled: float = DEFAULT_RECALLED) -> list[ImageChoice]:
+    """``choices`` rescored from their ``match``: times ``rank_decay`` per rank below the first of the
+    image's section, times ``recalled`` when only recall reached it; an anchor keeps 1. Best first."""
+    out = []
+    for c in choices:
+        if c.anchored or c.reason.startswith("not shown"):
+            out.append(c)
+            continue
+        f = rank_decay ** max(0, c.section.rank - 1) * (recalled if c.via == ("recalled",) else 1.0)
+        out.append(replace(c, score=round(c.match * f, 4)))
     return sorted(out, key=lambda c: (-c.score, c.section.rank, c.image.line))
 
 
