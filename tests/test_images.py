@@ -308,15 +308,17 @@ def test_read_image_bytes_confined():
 # -- showing an answer -------------------------------------------------------------------------
 def _answer():
     secs = _sections()[:2]
-    images = [image_record(secs[0], secs[0].images[0]), image_record(secs[1], secs[1].images[0])]
+    images = [image_record(secs[0], secs[0].images[0], reason="caption match 1.00 (pipelin); in section 1"),
+              image_record(secs[1], secs[1].images[0])]
     return Answer("q", "text", secs, "extractive", images, {})
 
 
 def test_images_markdown_static_summary():
     md = images_markdown(_answer()).split("\n")
-    assert md[0] == "| # | label | kind | from section | file |"
+    assert md[0] == "| # | label | kind | from section | why chosen | file |"
+    assert md[2].endswith("| caption match 1.00 (pipelin); in section 1 | `figures/pipeline.png` |")
     assert md[3] == ("| 2 | TABLE I: Accuracy of the toy painter on three datasets. | table | "
-                     "mm_doc > Toy Vector Painter > 2. Results (`mm_doc#0003`) | `tables/accuracy.png` |")
+                     "mm_doc > Toy Vector Painter > 2. Results (`mm_doc#0003`) |  | `tables/accuracy.png` |")
     assert images_markdown(Answer("q", "t", [], "extractive")) == "_No image chosen for this answer._"
 
 
@@ -331,6 +333,8 @@ def test_show_answer_displays_each_image_with_label_and_section(monkeypatch):
     assert shown[1].data.startswith("**Figure 1: The three-stage toy pipeline")
     assert "from *mm_doc > Toy Vector Painter > 1. Method* (`mm_doc#0002`, `figures/pipeline.png`)" in shown[1].data
     assert shown[2].data == (FIXTURE_DIR / "figures" / "pipeline.png").read_bytes()
+    assert shown[1].data.endswith("`figures/pipeline.png`)  \nwhy: caption match 1.00 (pipelin); in section 1")
+    assert shown[2].width == 2  # the 2x2 fixture is shown at its own size, not upscaled to 520
 
 
 def test_image_grid_returns_a_figure():
