@@ -10,7 +10,8 @@ section this module gathers, before anything is chosen (:mod:`ppkit.answer.image
   Figure 5"; papers often place a figure one section before the one that discusses it);
 * **recalled**: image *records* - the caption plus the sentences that discuss the figure -
   matched directly against the question, so that a described figure is found even when its
-  section is not among the k (the best ``max_recalled`` records per document above ``min_share``).
+  section is not among the k (the best ``max_recalled`` figures per document above ``min_share``; the files of
+  one figure take one place and come together).
 
 Anchor and recalled images are attached to the document's best-ranked section. What this module
 does not do: decide what is shown (that is the selection's job), or look at pixels.
@@ -65,7 +66,15 @@ def _recalled(terms: set[str], images: list[tuple[str, Image]], max_recalled: in
     idf = {t: math.log(1 + n / (1 + df[t])) for t in terms}
     scored = [(nid, im, record_match(terms, image_record_text(im), idf)) for nid, im in images]
     scored = [x for x in scored if x[2] >= min_share and x[1].kind != "formula"]
-    return sorted(scored, key=lambda x: -x[2])[:max_recalled]
+    out, places = [], []  # a figure of several files takes one place, and brings all its files
+    for nid, im, score in sorted(scored, key=lambda x: -x[2]):
+        place = im.figure or f"{nid}/{im.path}#{im.line}"
+        if place not in places:
+            if len(places) == max_recalled:
+                continue
+            places.append(place)
+        out.append((nid, im, score))
+    return out
 
 
 def link_images(index: SearchIndex, question: str, sections: list[Section], *, max_recalled: int = 3,
