@@ -1,11 +1,17 @@
 """Choosing the images to show with an answer, offline.
 
-Only images of the *selected sections* are considered: each is scored by how much of
-the question its caption label and the text around it share (idf-weighted stems), an
-image whose caption the question names as an anchor (``Figure 5``) wins, and a threshold
-means an answer may show none. Labelling the images happens when the tree is built
-(:mod:`ppkit.documents.images`); showing them is the notebook views' job
-(:mod:`ppkit.ui.answer_view`).
+The candidates are the image channel's for the *selected sections*
+(:mod:`ppkit.retrieval.image_channel`: linked from a section, trimmed or not, discussed in it,
+named by number, or recalled by caption). Each is scored by how much of the question its
+caption and the sentences that discuss it share (idf-weighted stems), weighed by its section's
+rank and by whether only recall reached it; an image whose figure or table the question names
+(``Figure 5``) wins; a threshold and a share of the best score mean an answer may show none,
+and one figure of several files is shown once (its largest file). Each choice says why it was
+made (``ImageChoice.reason``). The defaults were fit leave-one-paper-out
+(:mod:`ppkit.bench.image_fit`). Associating images with captions happens when the tree is built
+(:mod:`ppkit.documents.images`); showing them - never wider than their own pixels - is the
+notebook views' job (:mod:`ppkit.ui.answer_view`). What this module does not do: look at
+pixels (online, :func:`ppkit.answer.markers.visual_filter` lets Gemini do that).
 """
 
 from __future__ import annotations

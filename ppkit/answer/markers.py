@@ -4,8 +4,11 @@ Online, the synthesizer's prompt lists the images of the selected sections
 (:func:`marker_instructions`); the model asks for one by writing
 ``[SHOW: <file> | <label>]``. :func:`parse_markers` keeps a marker only when its file
 is a showable image of those sections (anything else is dropped with a note), and
-takes the label from the tree, not from the model. :func:`visual_filter` optionally
-shows the chosen images themselves to the model to confirm they help.
+takes the label from the tree, not from the model. :func:`visual_filter` then shows the
+chosen images themselves to the model (inline image parts through ``ppkit.llm.client``) and
+keeps those it says help; :class:`ppkit.answer.synth_gemini.GeminiSynthesizer` does this by
+default (``visual_check``). The images listed are the image channel's candidates of the
+sections (``Section.image_links``), else the images of the text sent.
 
 This module builds prompt text and checks replies; it makes no call itself except
 through ``ask`` / :class:`ppkit.llm.client.GeminiClient` in :func:`visual_filter`.

@@ -238,8 +238,9 @@ def associate_images(lines: list[str], nodes: list) -> dict[str, tuple]:
     figure), ``discussed_in`` (node ids whose text names the figure, its own caption excluded)
     and ``discussion`` (those sentences, clipped). Formulas keep their equation label.
 
-    >>> # an image at line 1 and its caption at line 5, named in the text at line 9
-    >>> # -> label "Table 2: …", figure "table 2", discussed_in the node holding line 9
+    Example (``tests/fixtures/mm_far``): a table image on line 11 whose caption ``TABLE 1: …`` is on
+    line 60, in the next section, and that section 4 names ("Table 1 reports …") gets that caption,
+    ``figure="table 1"`` and ``discussed_in=("0005",)``.
     """
     caps = _captions(lines)
     owner_of_line = []  # (line_start, text_end, node_id)
