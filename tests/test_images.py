@@ -156,13 +156,15 @@ def _sections():
 
 
 def test_score_textbook_example(tmp_path):
-    # lines (docs for idf): "## S", the link line, the caption, "blue words here" -> n = 4;
-    # "red", "pipelin" and "blue" each occur in one line, so they weigh the same
+    # docs for idf: the 4 lines ("## S", the link, the caption, "blue words here") and the image's
+    # record (its caption) -> n = 5; "red" is in 2 of them, "blue" in 1:
+    # idf(red) = ln(1 + 5/3), idf(blue) = ln(1 + 5/2)
     img = Image("figures/p.png", 2, resolved=str(tmp_path / "p.png"), kind="figure", label="Figure 1: red pipeline")
     s = Section("D", "0001", "D > S", 1, 4, "## S\n![](figures/p.png)\nFigure 1: red pipeline\nblue words here",
                 1, 1.0, ((1, 4),), 60, False, (img,))
     assert score_images("red pipeline", [s])[0].score == 1.0  # both terms in the label
-    assert score_images("red blue", [s])[0].score == 0.75  # (1 + 0.5) / 2: blue only in the context
+    # (idf(red) * 1 + idf(blue) * 0.5) / (idf(red) + idf(blue)): blue only in the context
+    assert score_images("red blue", [s])[0].score == 0.7196
     assert score_images("red blue", [s])[0].matched == ("blue", "red")
     assert score_images("green", [s])[0].score == 0.0
 
@@ -186,9 +188,13 @@ def test_select_images_formula_needs_a_math_question_and_anchor_wins():
     secs = _sections()
     eq = lambda q: [c for c in score_images(q, secs) if c.image.path == "figures/eq1.png"][0]  # noqa: E731
     plain, math = eq("What is the stroke loss?"), eq("What is the stroke loss formulation?")
-    assert plain.reason == "match (formula, math not asked)" and math.reason == "match"
+    where = "in section mm_doc > Toy Vector Painter > 1. Method"
+    assert plain.reason == f"caption match 0.70 (loss, stroke), formula (math not asked); {where}"
+    assert math.reason == f"caption match 0.40 (loss, stroke); {where}"  # "formulation" is in neither
+    assert (plain.score, math.score) == (0.3476, 0.3955)  # the formula counts half when math is not asked
     assert [c.image.path for c in select_images("Show Table I", secs)] == ["tables/accuracy.png"]
-    assert [c.reason for c in select_images("Show Table I", secs)] == ["anchor"]
+    assert [c.reason for c in select_images("Show Table I", secs)] == [
+        "Table 1 named in the question; in section mm_doc > Toy Vector Painter > 2. Results"]
     assert [c.image.path for c in select_images("Eq. (1)?", secs)] == ["figures/eq1.png"]
 
 
@@ -207,10 +213,13 @@ def test_extractive_synthesizer_and_ask_carry_the_images():
     q = "What are the three stages of the toy pipeline?"
     text, info = ExtractiveSynthesizer().synthesize(q, secs)
     assert [im["path"] for im in info["images"]] == ["figures/pipeline.png", "tables/accuracy.png"]
-    assert info["image_threshold"] == 0.3 and info["image_scores"][0]["path"] == "figures/pipeline.png"
+    assert (info["image_threshold"], info["image_ratio"]) == (0.05, 0.4)  # the fitted defaults
+    assert info["image_scores"][0]["path"] == "figures/pipeline.png"
     r = Retrieval(q, secs, [], Trace.blank())
     answer = ask(None, q, synthesizer=ExtractiveSynthesizer(max_images=1), retrieval=r)
-    assert answer.images == [image_record(secs[0], secs[0].images[0])]
+    reason = "caption match 1.00 (pipelin, stage, three, toy); in section mm_doc > Toy Vector Painter > 1. Method"
+    assert answer.images == [image_record(secs[0], secs[0].images[0], reason=reason)]
+    assert (answer.images[0]["width"], answer.images[0]["height"]) == (2, 2)  # from the PNG's header
     assert "images" not in answer.trace.synthesis
     assert "Images:\n  figures/pipeline.png  (Figure 1: The three-stage toy pipeline" in str(answer)
 
@@ -299,15 +308,17 @@ def test_read_image_bytes_confined():
 # -- showing an answer -------------------------------------------------------------------------
 def _answer():
     secs = _sections()[:2]
-    images = [image_record(secs[0], secs[0].images[0]), image_record(secs[1], secs[1].images[0])]
+    images = [image_record(secs[0], secs[0].images[0], reason="caption match 1.00 (pipelin); in section 1"),
+              image_record(secs[1], secs[1].images[0])]
     return Answer("q", "text", secs, "extractive", images, {})
 
 
 def test_images_markdown_static_summary():
     md = images_markdown(_answer()).split("\n")
-    assert md[0] == "| # | label | kind | from section | file |"
+    assert md[0] == "| # | label | kind | from section | why chosen | file |"
+    assert md[2].endswith("| caption match 1.00 (pipelin); in section 1 | `figures/pipeline.png` |")
     assert md[3] == ("| 2 | TABLE I: Accuracy of the toy painter on three datasets. | table | "
-                     "mm_doc > Toy Vector Painter > 2. Results (`mm_doc#0003`) | `tables/accuracy.png` |")
+                     "mm_doc > Toy Vector Painter > 2. Results (`mm_doc#0003`) |  | `tables/accuracy.png` |")
     assert images_markdown(Answer("q", "t", [], "extractive")) == "_No image chosen for this answer._"
 
 
@@ -322,6 +333,8 @@ def test_show_answer_displays_each_image_with_label_and_section(monkeypatch):
     assert shown[1].data.startswith("**Figure 1: The three-stage toy pipeline")
     assert "from *mm_doc > Toy Vector Painter > 1. Method* (`mm_doc#0002`, `figures/pipeline.png`)" in shown[1].data
     assert shown[2].data == (FIXTURE_DIR / "figures" / "pipeline.png").read_bytes()
+    assert shown[1].data.endswith("`figures/pipeline.png`)  \nwhy: caption match 1.00 (pipelin); in section 1")
+    assert shown[2].width == 2  # the 2x2 fixture is shown at its own size, not upscaled to 520
 
 
 def test_image_grid_returns_a_figure():
@@ -394,14 +407,7 @@ def test_answer_widget_shows_the_answer_and_its_images():
     assert isinstance(answer_widget(idx).children[2], w.VBox) and len(idx.asked) == 1  # no question: no ask
 
 
-def test_visual_filter_says_when_the_client_cannot_see_images():
-    class TextOnlyClient:  # the shape of GeminiClient.generate today: text in, text out
-        def generate(self, prompt, *, system=None, schema=None, temperature=0.0, model=None):
-            raise AssertionError("must not be called without the image")
-
-    with pytest.raises(NotImplementedError, match="cannot show an image to the model"):
-        visual_filter("q", [image_record(_sections()[0], _sections()[0].images[0])], client=TextOnlyClient())
-
+def test_visual_filter_sends_each_image_to_the_client():
     class ImageClient:  # what the filter needs: images=[(bytes, mime)]
         calls = []
 

@@ -208,6 +208,7 @@ def test_synthesis_parses_sources_images_and_tokens(gemini, client):
               "- AMD > Item 8 > Statements of Operations (ID: 0085)\n- AMD > Notes (ID: 0999)")
     gemini.script("generateContent", text_reply(answer, tokens_in=900, tokens_out=60))
     s = GeminiSynthesizer(client=client)
+    s.visual_check = False  # this test is the marker parsing; the visual filter has its own below
     text, info = s.synthesize("What was AMD's revenue?", _sections())
     assert text == answer.replace("\n[SHOW: Paper/figures/cost.png | Cost]\n[SHOW: figures/unknown.png | made up]", "")
     assert info["sources"] == [
@@ -270,3 +271,39 @@ def test_rerank_snippet_length_is_a_setting(gemini, client):
     assert "1. Doc > A :: " + "word " * 59 + "word\n" in GeminiReranker(client=client, snippet_chars=299).prompt("q", long)
     table = [replace(long[0], text="## T\n<table><tr><th>2022</th><td>4,100</td></tr></table>")]
     assert GeminiReranker(client=client).prompt("q", table).split("\n")[6] == "1. Doc > A :: 2022 4,100"
+
+
+def test_visual_filter_gemini_sees_the_marked_images_as_image_parts(gemini, client):
+    """Online: the images Gemini marked are sent back to it as inline image parts; one it says NO to is dropped."""
+    import base64
+
+    from mm_helpers import FIXTURE_DIR, fixture_tree, section
+
+    tree = fixture_tree()
+    secs = [section(tree, "0002", 1), section(tree, "0003", 2)]
+    gemini.script("generateContent",
+                  text_reply("Three stages.\n[SHOW: mm_doc/figures/pipeline.png | p]\n[SHOW: mm_doc/tables/accuracy.png | t]"
+                             "\n\nSources:\n- mm_doc > Toy Vector Painter > 1. Method (ID: 0002)"),
+                  text_reply("YES: it draws the three stages."), text_reply("NO, a table of accuracies."))
+    s = GeminiSynthesizer(client=client)
+    text, info = s.synthesize("What are the stages of the toy pipeline?", secs)
+    assert [im["path"] for im in info["images"]] == ["figures/pipeline.png"]
+    assert info["notes"] == ["dropped 'tables/accuracy.png': the model saw it and said it does not help "
+                             "(NO, a table of accuracies.)"]
+    looks = [r["body"]["contents"][0]["parts"] for r in gemini.requests[1:]]
+    assert [[sorted(p) for p in parts] for parts in looks] == [[["inlineData"], ["text"]]] * 2
+    assert [parts[0]["inlineData"]["mime_type"] for parts in looks] == ["image/png", "image/png"]
+    assert base64.b64decode(looks[0][0]["inlineData"]["data"]) == (FIXTURE_DIR / "figures" / "pipeline.png").read_bytes()
+    assert base64.b64decode(looks[1][0]["inlineData"]["data"]) == (FIXTURE_DIR / "tables" / "accuracy.png").read_bytes()
+    assert looks[0][1]["text"].startswith("Question: What are the stages of the toy pipeline?")
+    assert [c["role"] for c in s.calls] == ["synthesize"] * 3  # the looks are traced as the synthesizer's calls
+
+
+def test_generate_with_images_keys_the_cache_by_the_image_bytes(gemini, client):
+    gemini.script("generateContent", text_reply("A"), text_reply("B"))
+    png = (Path(__file__).parent / "fixtures" / "mm_doc" / "figures" / "pipeline.png").read_bytes()
+    a = client.generate("What is shown?", images=[(png, "image/png")])
+    again = client.generate("What is shown?", images=[(png, "image/png")])
+    other = client.generate("What is shown?", images=[(png + b"\x00", "image/png")])
+    assert (a.text, a.cached, again.text, again.cached, other.text, other.cached) == ("A", False, "A", True, "B", False)
+    assert len(gemini.requests) == 2

@@ -4,8 +4,11 @@ Online, the synthesizer's prompt lists the images of the selected sections
 (:func:`marker_instructions`); the model asks for one by writing
 ``[SHOW: <file> | <label>]``. :func:`parse_markers` keeps a marker only when its file
 is a showable image of those sections (anything else is dropped with a note), and
-takes the label from the tree, not from the model. :func:`visual_filter` optionally
-shows the chosen images themselves to the model to confirm they help.
+takes the label from the tree, not from the model. :func:`visual_filter` then shows the
+chosen images themselves to the model (inline image parts through ``ppkit.llm.client``) and
+keeps those it says help; :class:`ppkit.answer.synth_gemini.GeminiSynthesizer` does this by
+default (``visual_check``). The images listed are the image channel's candidates of the
+sections (``Section.image_links``), else the images of the text sent.
 
 This module builds prompt text and checks replies; it makes no call itself except
 through ``ask`` / :class:`ppkit.llm.client.GeminiClient` in :func:`visual_filter`.
@@ -27,11 +30,17 @@ __all__ = ["image_catalogue", "marker_instructions", "MarkerResult", "parse_mark
 _MARKER = re.compile(r"\[SHOW:\s*([^\]|]*?)\s*(?:\|\s*([^\]]*?)\s*)?\]")
 
 
+def _candidates(section) -> list:
+    """A section's images as the image channel offers them (trimmed-away, discussed, named, recalled),
+    else the images of its text as sent."""
+    return [link.image for link in section.image_links] if section.image_links else list(section.images)
+
+
 def image_catalogue(sections) -> list[dict]:
     """The images the model may show: ``{"file": "Doc/figures/x.png", "label", "kind", "section"}``, loadable only."""
     out = []
     for s in sections:
-        for im in s.images:
+        for im in _candidates(s):
             if im.problem is None and im.resolved:
                 out.append({"file": f"{s.doc}/{im.path}", "label": im.label or im.alt, "kind": im.kind,
                             "section": s.breadcrumb})
@@ -76,7 +85,7 @@ def parse_markers(text: str, sections, *, max_images: int = 3) -> MarkerResult:
     """
     by_full, by_path = {}, {}  # "Doc/path" -> (section, image); "path" -> [(section, image)]
     for s in sections:
-        for im in s.images:
+        for im in _candidates(s):
             by_full.setdefault(f"{s.doc}/{im.path}", (s, im))
             by_path.setdefault(im.path, []).append((s, im))
     images, notes, seen = [], [], set()
@@ -118,20 +127,12 @@ VISUAL_PROMPT = ("Question: {question}\nThis image is {label!r} from the section
 
 
 def _gemini_ask(client=None):
-    """An ``ask(prompt, data, mime) -> str`` over :class:`ppkit.llm.client.GeminiClient`.
-
-    The client's ``generate`` must take ``images=[(bytes, mime)]`` (sent as inline
-    parts before the prompt, their sha256 in the cache key); until it does, this says
-    so instead of sending a text-only request that could not see the image.
+    """An ``ask(prompt, data, mime) -> str`` over :class:`ppkit.llm.client.GeminiClient`: the image
+    goes as an inline image part before the prompt (``generate(prompt, images=[(bytes, mime)])``),
+    so the model sees its pixels, not only its caption.
     """
-    import inspect
-
     if client is None:
         client = GeminiClient()  # says which extra to install when google-genai is missing
-    if "images" not in inspect.signature(client.generate).parameters:
-        raise NotImplementedError(
-            "GeminiClient.generate takes text only, so it cannot show an image to the model; the visual filter "
-            "needs generate(prompt, images=[(bytes, mime)]). Pass ask=callable(prompt, image_bytes, mime) -> str.")
 
     def ask(prompt: str, data: bytes, mime: str) -> str:
         res = client.generate(prompt, images=[(data, mime)])

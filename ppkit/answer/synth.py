@@ -28,7 +28,7 @@ from ..indexing.index import SearchIndex
 from ..retrieval.retrieve import retrieve
 from ..retrieval.types import Retrieval, Section, Trace
 from .conversation import rewrite_question
-from .images import DEFAULT_THRESHOLD, score_images, select_images
+from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
 from .verify import verify_answer
 
 __all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "ask", "EXTRACTIVE_NOTE"]
@@ -156,10 +156,11 @@ class ExtractiveSynthesizer:
     name = "extractive"
 
     def __init__(self, per_section: int = 3, max_chars: int = 400, *, image_threshold: float | None = None,
-                 max_images: int = 3):
+                 image_ratio: float | None = None, max_images: int = 3):
         self.per_section = per_section
         self.max_chars = max_chars
         self.image_threshold = image_threshold
+        self.image_ratio = image_ratio
         self.max_images = max_images
         self.calls: list[dict] = []  # no model calls: the Synthesizer interface's trace of them
 
@@ -196,12 +197,14 @@ class ExtractiveSynthesizer:
     def _images(self, question: str, sections: list[Section]) -> tuple[list[dict], dict]:
         """The images to show (records) and, for the trace, every candidate image's score."""
         threshold = DEFAULT_THRESHOLD if self.image_threshold is None else self.image_threshold
+        ratio = DEFAULT_RATIO if self.image_ratio is None else self.image_ratio
         scored = score_images(question, sections)
-        chosen = select_images(question, sections, threshold=threshold, max_images=self.max_images, scored=scored)
+        chosen = select_images(question, sections, threshold=threshold, ratio=ratio, max_images=self.max_images,
+                               scored=scored)
         best = [{"doc": c.section.doc, "path": c.image.path, "score": c.score, "reason": c.reason}
                 for c in scored[:10]]  # the best ten, for the trace
-        return [image_record(c.section, c.image) for c in chosen], {"image_threshold": threshold,
-                                                                     "image_scores": best}
+        return ([image_record(c.section, c.image, reason=c.reason) for c in chosen],
+                {"image_threshold": threshold, "image_ratio": ratio, "image_scores": best})
 
 
 def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
@@ -237,7 +240,9 @@ def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[s
     return Answer(question, text, r.sections, used, images, trace, verification)
 
 
-def image_record(section: Section, image: Image) -> dict:
-    """The plain-dict form of an image chosen for an answer."""
+def image_record(section: Section, image: Image, *, reason: str = "") -> dict:
+    """The plain-dict form of an image chosen for an answer: where it is, its caption, why it was chosen,
+    and its size in pixels (a view never shows it larger: ``width``/``height`` 0 when unknown)."""
     return {"path": image.path, "label": image.label or image.alt, "doc": section.doc, "node_id": section.node_id,
-            "breadcrumb": section.breadcrumb, "resolved": image.resolved, **({"kind": image.kind} if image.kind else {})}
+            "breadcrumb": section.breadcrumb, "resolved": image.resolved, **({"kind": image.kind} if image.kind else {}),
+            "reason": reason, "width": image.width, "height": image.height}

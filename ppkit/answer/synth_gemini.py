@@ -16,7 +16,13 @@ from ..core.ids import breadcrumb_titles
 from ..llm.client import LLMError, fall_back
 from ..llm.fence import DATA_RULE, block, escape
 from ..llm.parts import GeminiPart
-from .markers import image_catalogue, marker_instructions, parse_markers
+from .markers import (
+    MarkerResult,
+    image_catalogue,
+    marker_instructions,
+    parse_markers,
+    visual_filter,
+)
 
 __all__ = ["GeminiSynthesizer", "parse_sources", "NO_ANSWER"]
 
@@ -138,6 +144,19 @@ class GeminiSynthesizer(GeminiPart):
         images = f"\n\n{escape(marker_instructions(sections))}" if image_catalogue(sections) else ""
         return "<sections>\n" + "\n".join(blocks) + f"\n</sections>{images}\n\n" + block("question", question)
 
+    # -- the visual filter: Gemini sees the images it asked for before they are shown --------
+    visual_check = True  # False: show the marked images without looking at them
+
+    def _look_at_images(self, question: str, shown: MarkerResult) -> MarkerResult:
+        """Keep the marked images that the model, seeing their pixels (image parts), says help."""
+        if not self.visual_check or not shown.images:
+            return shown
+        def ask(prompt: str, data: bytes, mime: str) -> str:  # through _generate, so the calls are traced
+            return self._generate(prompt, images=[(data, mime)], temperature=0.0).text
+
+        kept, notes = visual_filter(question, shown.images, ask=ask)
+        return MarkerResult(shown.text, kept, list(shown.notes) + notes)
+
     def synthesize(self, question: str, sections) -> tuple[str, dict]:
         self.last_notes = []
         try:
@@ -153,6 +172,7 @@ class GeminiSynthesizer(GeminiPart):
             return f"{banner}\n{text}", {**info, "synthesizer": self.fallback.name, "notes": [note]}
         # [SHOW: file | label] markers are checked against the sections' images and taken out of the text
         shown = parse_markers(res.text.strip(), sections)
+        shown = self._look_at_images(question, shown)
         text = shown.text
         sources = parse_sources(text, sections)
         notes = list(shown.notes) + [f"cited {c['breadcrumb'] or c['node_id']} (ID {c['node_id']}), which was not among the sections sent"

@@ -71,7 +71,8 @@ DEFINITIONS = {
                                    "sections is one of the reference's (questions with reference images); the "
                                    "share of chosen images that are (questions where some were chosen); "
                                    "n_image_hit / n_image_precision count those questions",
-    "image_reachable": "a reference image is among the k sections' images at all (the ceiling of image_hit)",
+    "image_reachable": "a reference image is among the images the selection can choose from for the k sections "
+                       "(the image channel's candidates; the ceiling of image_hit)",
     "by_caption": "the same against every image whose caption the reference's label names",
     "images_shown_mean": "images chosen per question",
 }

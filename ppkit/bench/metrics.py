@@ -25,8 +25,10 @@ Images (the multimodal set), per question and k, against the reference run's ima
 * **image_hit**: 1 when at least one image the synthesizer chose is a gold image (None when
   the question has no gold image);
 * **image_precision**: the share of chosen images that are gold (None when none was chosen);
-* **image_reachable**: at least one gold image is among the images of the k sections (the
-  ceiling of image_hit for any choice over that retrieval);
+* **image_reachable**: at least one gold image is among the images the selection can choose
+  from for the k sections - the image channel's candidates (``Section.image_links``: linked from
+  the section, trimmed or not, discussed in it, named by number, recalled by caption), else the
+  images of the text sent - the ceiling of image_hit for any choice over that retrieval;
 * the **by caption** pair: the same against every image whose caption the reference's label
   names (its labels and paths sometimes disagree, and one figure can be several files).
 
@@ -183,6 +185,11 @@ def image_precision(chosen: list[str], gold: list[str]) -> float | None:
     return sum(c in g for c in chosen) / len(chosen)
 
 
+def _pool(section) -> list:
+    """The images a selection can choose from for a section: the image channel's, else those of the text sent."""
+    return [link.image for link in section.image_links] if getattr(section, "image_links", ()) else list(section.images)
+
+
 def image_metrics(question: str, sections, gold_images, *, gold_by_caption=None,
                   synthesizer: Synthesizer | None = None) -> dict:
     """Images the synthesizer chooses for ``question`` from ``sections``, scored against the gold.
@@ -197,7 +204,7 @@ def image_metrics(question: str, sections, gold_images, *, gold_by_caption=None,
     gold = list(gold_images)
     out = {"images": chosen, "image_labels": [im.get("label", "") for im in info.get("images", [])],
            "image_hit": image_hit(chosen, gold), "image_precision": image_precision(chosen, gold),
-           "image_reachable": image_hit([image_key(s.doc, im.path) for s in sections for im in s.images], gold)}
+           "image_reachable": image_hit([image_key(s.doc, im.path) for s in sections for im in _pool(s)], gold)}
     if gold_by_caption is not None:
         out["image_hit_by_caption"] = image_hit(chosen, list(gold_by_caption))
         out["image_precision_by_caption"] = image_precision(chosen, list(gold_by_caption))

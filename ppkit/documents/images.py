@@ -7,6 +7,12 @@ This module
 * **labels** each image link (called by :mod:`ppkit.documents.tree`): ``kind`` (figure /
   table / formula, from the folder, the caption or the equation number next to it) and
   ``label`` (the nearest caption ``Figure 3: …`` / ``TABLE I: …``, else the text around it);
+* **associates** images with captions and with the text that discusses them, over the whole
+  document (:func:`associate_images`, also called by the tree): an image without a numbered
+  caption nearby takes the nearest unclaimed caption of its kind in either direction (papers put
+  a table's caption 120 lines after its image); images sharing a caption form one figure
+  (``figure``: ``"figure 5"``); the nodes whose text names it (``as shown in Figure 5``) are
+  linked (``discussed_in``) and their sentences kept (``discussion``);
 * **reports** links that were not loaded (URL, absolute path, a link climbing out
   of the document's folder, a missing file): :func:`image_report`;
 * **reads** an image's bytes through :func:`read_image_bytes`, which re-checks that the
@@ -21,15 +27,16 @@ read any file outside a document's folder.
 from __future__ import annotations
 
 import re
+import struct
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from ..core.errors import InvalidInput, MissingFile
 from ..core.text import clip
-from .anchors import equation_number, find_captions
+from .anchors import equation_number, find_captions, norm_number
 
-__all__ = ["label_image", "image_report", "ImageReport", "ImageProblem", "caption_key", "read_image_bytes",
+__all__ = ["label_image", "associate_images", "image_size", "image_report", "ImageReport", "ImageProblem", "caption_key", "read_image_bytes",
            "IMAGE_LINK", "HEADING_LINE"]
 
 # -- labelling ------------------------------------------------------------------------------
@@ -180,6 +187,146 @@ def _nearby(lines: list[str], line: int, alt: str) -> str:
         if len(s) >= 3 and not IMAGE_LINK.search(s) and not HEADING_LINE.match(s) and not find_captions(s):
             return clip(s, 120)
     return ""
+
+
+# -- association over the whole document ------------------------------------------------------
+_MAX_CAPTION_DISTANCE = 200  # lines: how far an unlabelled image looks for an unclaimed caption
+_MENTION = re.compile(r"\b(Fig(?:ure)?s?\.?|FIG(?:URE)?S?\.?|Tables?|TABLES?|Tab\.)\s*~?\s*(S?\d+|S?[IVXL]+)\b(?!\s*[:.]\s*[A-Z])")
+_MENTION_KIND = {"fig": "figure", "table": "table", "tab": "table"}
+
+
+def _mention_kind(tag: str) -> str:
+    t = tag.casefold().rstrip(".s")
+    return "figure" if t.startswith("fig") else "table"
+
+
+def _captions(lines: list[str]) -> list[tuple[int, str, str, str]]:
+    """Every caption of the document: (line, kind, number, text)."""
+    out = []
+    for i, s in enumerate(lines, start=1):
+        if IMAGE_LINK.search(s) or HEADING_LINE.match(s.strip()):
+            continue
+        for kind, num, text in find_captions(s):
+            out.append((i, kind, num, clip(text, 200)))
+    return out
+
+
+def _compatible(image_kind: str, folder: str | None, caption_kind: str) -> bool:
+    if image_kind == "formula":
+        return False
+    want = folder or image_kind
+    return caption_kind == want or (caption_kind == "algorithm" and want == "figure")
+
+
+def _sentences_naming(line: str, kind: str, num: str) -> list[str]:
+    out = []
+    for sent in re.split(r"(?<=[.!?])\s+(?=[A-Z(])", line):
+        for m in _MENTION.finditer(sent):
+            if _mention_kind(m.group(1)) == kind and norm_number(m.group(2)) == num:
+                out.append(sent.strip())
+                break
+    return out
+
+
+def associate_images(lines: list[str], nodes: list) -> dict[str, tuple]:
+    """Images of a whole document associated with captions and with the text that discusses them.
+
+    ``nodes``: objects with ``node_id``, ``line_start``, ``text_end`` and ``images`` (a tree's
+    nodes). Returns ``{node_id: images}`` with each image's ``label`` (an image with no numbered
+    caption of its own takes the nearest caption of its kind that no other image claimed,
+    looking up to 200 lines either way), ``figure`` (``"table 1"``; images sharing it are one
+    figure), ``discussed_in`` (node ids whose text names the figure, its own caption excluded)
+    and ``discussion`` (those sentences, clipped). Formulas keep their equation label.
+
+    Example (``tests/fixtures/mm_far``): a table image on line 11 whose caption ``TABLE 1: …`` is on
+    line 60, in the next section, and that section 4 names ("Table 1 reports …") gets that caption,
+    ``figure="table 1"`` and ``discussed_in=("0005",)``.
+    """
+    caps = _captions(lines)
+    owner_of_line = []  # (line_start, text_end, node_id)
+    for n in nodes:
+        owner_of_line.append((n.line_start, n.text_end, n.node_id))
+    claimed = set()
+    keyed: dict[tuple[str, str], tuple] = {}  # (node_id, image index) -> (kind, number, caption text)
+    pending = []
+    for n in nodes:
+        for j, im in enumerate(n.images):
+            key = caption_key(im.label)
+            if key and key[0] != "equation":
+                keyed[(n.node_id, j)] = (key[0], key[1], im.label)
+                claimed.add(key)
+            elif im.kind != "formula":
+                pending.append((n, j, im))
+    for n, j, im in pending:
+        folder = _folder_kind(im.path)
+        best = None
+        for ln, kind, num, text in caps:
+            if (kind, num) in claimed or not _compatible(im.kind, folder, kind):
+                continue
+            d = abs(ln - im.line)
+            if d <= _MAX_CAPTION_DISTANCE and (best is None or d < best[0]):
+                best = (d, kind, num, text)
+        if best is not None:
+            keyed[(n.node_id, j)] = (best[1], best[2], best[3])
+            claimed.add((best[1], best[2]))
+    # the text that names each figure: (kind, number) -> [(line, sentence)]
+    wanted = {(k, num) for k, num, _ in keyed.values()}
+    named: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    caption_lines = {ln for ln, *_ in caps}
+    for i, s in enumerate(lines, start=1):
+        if i in caption_lines or IMAGE_LINK.search(s) or not _MENTION.search(s):
+            continue
+        for kind, num in wanted:
+            for sent in _sentences_naming(s, kind, num):
+                named.setdefault((kind, num), []).append((i, sent))
+    out = {}
+    for n in nodes:
+        new = []
+        for j, im in enumerate(n.images):
+            if (n.node_id, j) not in keyed:
+                new.append(im)
+                continue
+            kind, num, text = keyed[(n.node_id, j)]
+            mentions = named.get((kind, num), [])
+            where = []
+            for ln, _ in mentions:
+                nid = next((x for a, b, x in owner_of_line if a <= ln <= b), None)
+                if nid is not None and nid not in where:
+                    where.append(nid)
+            discussion = clip(" ".join(sent for _, sent in mentions), 600)
+            label = im.label if caption_key(im.label) else text
+            kind_out = im.kind if im.kind != "figure" or kind != "table" else "table"
+            new.append(replace(im, label=label, kind=kind_out, figure=f"{kind} {num}", discussed_in=tuple(where),
+                               discussion=discussion))
+        out[n.node_id] = tuple(new)
+    return out
+
+
+def image_size(path: str | Path | None) -> tuple[int, int]:
+    """(width, height) in pixels from a PNG, GIF or JPEG header; (0, 0) when unknown."""
+    if not path:
+        return 0, 0
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64 * 1024)
+    except OSError:
+        return 0, 0
+    if head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) >= 24:
+        return struct.unpack(">II", head[16:24])
+    if head[:6] in (b"GIF87a", b"GIF89a") and len(head) >= 10:
+        return struct.unpack("<HH", head[6:10])
+    if head[:2] == b"\xff\xd8":
+        i = 2
+        while i + 9 < len(head):
+            if head[i] != 0xFF:
+                i += 1
+                continue
+            marker, size = head[i + 1], struct.unpack(">H", head[i + 2:i + 4])[0]
+            if marker in (0xC0, 0xC1, 0xC2):
+                h, w = struct.unpack(">HH", head[i + 5:i + 9])
+                return w, h
+            i += 2 + size
+    return 0, 0
 
 
 # -- problems -------------------------------------------------------------------------------

@@ -35,12 +35,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..core.errors import InvalidInput, MissingFile, NotFound
 from ..core.ids import BREADCRUMB_SEP, ROOT_ID
-from .images import label_image
+from .images import associate_images, image_size, label_image
 
 __all__ = ["Image", "Node", "Tree", "build_tree", "parse_markdown", "clean_title", "code_fences"]
 
@@ -82,6 +82,11 @@ class Image:
     problem: str | None = None
     kind: str = "figure"  # figure | table | formula
     label: str = ""
+    figure: str = ""  # "figure 5" / "table 1": the caption it belongs to (images sharing it are one figure)
+    discussed_in: tuple[str, ...] = ()  # node ids whose text names that figure ("as shown in Figure 5")
+    discussion: str = ""  # those sentences, clipped
+    width: int = 0  # pixels, from the file's header (0: unknown)
+    height: int = 0
 
 
 @dataclass(frozen=True)
@@ -185,7 +190,8 @@ class Tree:
             nd = dict(nd)
             nd["children"] = tuple(nd["children"])
             nd["path"] = tuple(nd["path"])
-            nd["images"] = tuple(Image(**im) for im in nd.get("images", ()))
+            nd["images"] = tuple(Image(**{**im, "discussed_in": tuple(im.get("discussed_in", ()))})
+                                 for im in nd.get("images", ()))
             nodes[nd["node_id"]] = Node(**nd)
         return cls(doc=d["doc"], source=d["source"], sha256=d["sha256"], n_lines=d["n_lines"], nodes=nodes)
 
@@ -263,7 +269,9 @@ def _images(lines: list[str], start: int, end: int, doc_dir: Path | None) -> tup
             alt, target = m.group(1), m.group(2)
             resolved, problem = _resolve_image(target, doc_dir)
             kind, label = label_image(lines, ln, target, alt=alt)
-            out.append(Image(path=target, line=ln, alt=alt, resolved=resolved, problem=problem, kind=kind, label=label))
+            width, height = image_size(resolved)
+            out.append(Image(path=target, line=ln, alt=alt, resolved=resolved, problem=problem, kind=kind, label=label,
+                             width=width, height=height))
     return tuple(out)
 
 
@@ -348,6 +356,9 @@ def parse_markdown(text: str, doc: str, *, source: str = "", doc_dir: Path | Non
             children=tuple(children[ids[i]]), path=paths[i], raw_title=raw,
             images=_images(lines, line, text_end, doc_dir),
         )
+    # captions by number and proximity in either direction, figures grouped, discussing nodes linked
+    linked = associate_images(lines, list(nodes.values()))
+    nodes = {nid: replace(n, images=linked[nid]) for nid, n in nodes.items()}
     sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return Tree(doc=doc, source=source, sha256=sha, n_lines=n_lines, nodes=nodes)
 

@@ -60,7 +60,7 @@ __all__ = ["SearchIndex", "build_index", "load_index", "StaleIndexError", "Index
 
 FORMAT_VERSION = 1
 # bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
-PIPELINE_VERSION = "2026.11.30-4"  # -3: rendered tables, metadata, sections.json, bm25/; -4: image kinds and labels
+PIPELINE_VERSION = "2026.11.30-5"  # -3: rendered tables, metadata, sections.json, bm25/; -4: image kinds and labels; -5: captions associated over the document, figures, discussion, sizes
 
 
 class StaleIndexError(PpkitError, RuntimeError):

@@ -333,7 +333,8 @@ class GeminiClient:
     # -- generation -----------------------------------------------------------------------
 
     def generate(self, prompt: str, *, system: str | None = None, schema: dict | None = None,
-                 temperature: float = 0.0, model: str | None = None) -> LLMResult:
+                 temperature: float = 0.0, model: str | None = None,
+                 images: list[tuple[bytes, str]] | None = None) -> LLMResult:
         """One generation, from the cache when this exact request was made before.
 
         Args:
@@ -344,6 +345,8 @@ class GeminiClient:
                 parsed into ``LLMResult.data``.
             temperature: sampling temperature (0 for repeatable runs).
             model: default ``self.model``.
+            images: ``[(bytes, mime)]`` the model sees, sent as inline image parts before the
+                prompt (their sha256 are part of the cache key).
 
         Returns:
             An :class:`LLMResult`.
@@ -355,6 +358,8 @@ class GeminiClient:
         model = model or self.model
         material = {"v": _CACHE_VERSION, "kind": "generate", "model": model, "prompt": prompt, "system": system,
                     "schema": schema, "temperature": temperature}
+        if images:
+            material["images"] = [[hashlib.sha256(data).hexdigest(), mime] for data, mime in images]
         path = self.cache_dir / "generate" / (k := _key(material))[:2] / f"{k}.json"
         t0 = time.perf_counter()
         if self.use_cache and path.is_file():
@@ -370,8 +375,11 @@ class GeminiClient:
             # the SDK rewrites a schema dict in place: give it a copy
             **({"response_mime_type": "application/json", "response_schema": copy.deepcopy(schema)}
                if schema is not None else {}))
+        contents = prompt if not images else [types.Content(role="user", parts=[
+            *(types.Part.from_bytes(data=data, mime_type=mime) for data, mime in images),
+            types.Part.from_text(text=prompt)])]
         resp = self._call(f"generateContent ({model})", lambda http: self._client.models.generate_content(
-            model=model, contents=prompt, config=cfg.model_copy(update={"http_options": http})))
+            model=model, contents=contents, config=cfg.model_copy(update={"http_options": http})))
         secs = time.perf_counter() - t0
         usage = resp.usage_metadata
         tokens_in = int(getattr(usage, "prompt_token_count", None) or 0)

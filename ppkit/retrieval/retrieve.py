@@ -24,6 +24,7 @@ from ..core.errors import InvalidInput
 from ..indexing.index import SearchIndex
 from .analyze import QueryFilters, analyze
 from .hybrid import recall_sections
+from .image_channel import link_images
 from .pointers import load_sections
 from .recall import statement_candidates
 from .rerank import Reranker, StructuralReranker
@@ -121,6 +122,7 @@ def retrieve(index: SearchIndex, question: str, k: int | None = None, *, docs: l
     ranked, calls = _stage2(reranker, question, search_text, cands)
     t2 = time.perf_counter()
     sections = load_sections(index, ranked[:k], budget=opts.budget, query_vec=qv)
+    sections = link_images(index, question, sections)  # the image channel, over the untrimmed sections
     t3 = time.perf_counter()
     seconds.update(info.seconds, stage1=round(t1 - t0, 4), stage2=round(t2 - t1, 4), load=round(t3 - t2, 4),
                    total=round(t3 - t0, 4))

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, fields
 from ..core.ids import section_id
 from ..documents.tree import Image
 
-__all__ = ["Candidate", "Section", "Retrieval", "Trace", "RecallInfo", "section_id"]
+__all__ = ["Candidate", "ImageLink", "Section", "Retrieval", "Trace", "RecallInfo", "section_id"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,25 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class ImageLink:
+    """An image offered with a section by the image channel (:mod:`ppkit.retrieval.image_channel`).
+
+    ``via`` says how it was reached, strongest first: ``anchor`` (the question names its figure
+    or table number), ``in section`` (linked from the section's own lines, sent or trimmed away),
+    ``discussed in section`` (the section's text names its figure: "as shown in Figure 5"),
+    ``recalled`` (its record - caption and the sentences that discuss it - matched the question).
+    """
+
+    image: Image
+    node_id: str  # the node whose text links the image
+    via: tuple[str, ...]
+    recall_score: float = 0.0  # the record's match when recalled
+
+    def __repr__(self) -> str:
+        return f"ImageLink({self.image.path} via {'/'.join(self.via)}: {self.image.label[:40]!r})"
+
+
+@dataclass(frozen=True)
 class Section:
     """A retrieved section: a pointer into the source and the text sent on."""
 
@@ -64,6 +83,7 @@ class Section:
     trimmed: bool = False
     images: tuple[Image, ...] = ()
     line_numbers: tuple[int, ...] = field(default=(), repr=False)  # source line of each line of `text` (0: a cut)
+    image_links: tuple[ImageLink, ...] = field(default=(), repr=False)  # the image channel's candidates
 
     @property
     def section_id(self) -> str:
@@ -81,6 +101,7 @@ class Section:
     def to_dict(self) -> dict:
         d = asdict(self)
         d.pop("line_numbers")
+        d.pop("image_links")
         d["section_id"] = self.section_id
         return d
 

@@ -18,7 +18,7 @@ from ..core.text import clip
 from ..documents.images import read_image_bytes
 from ..indexing.index import SearchIndex
 
-__all__ = ["images_markdown", "show_answer", "image_grid", "answer_html", "answer_widget"]
+__all__ = ["display_width", "images_markdown", "show_answer", "image_grid", "answer_html", "answer_widget"]
 
 
 def _label(im: dict) -> str:
@@ -26,15 +26,22 @@ def _label(im: dict) -> str:
     return strip_private_use(im.get("label") or "") or im["path"]
 
 
+def display_width(im: dict, width: int) -> int:
+    """The width to show an image at: ``width``, but never more than its own pixels (no upscaling)."""
+    own = int(im.get("width") or 0)
+    return min(width, own) if own > 0 else width
+
+
 def images_markdown(answer) -> str:
-    """A static Markdown table of the answer's images: label, kind, section, file."""
+    """A static Markdown table of the answer's images: label, kind, section, why chosen, file."""
     if not answer.images:
         return "_No image chosen for this answer._"
-    rows = ["| # | label | kind | from section | file |", "|---|---|---|---|---|"]
+    rows = ["| # | label | kind | from section | why chosen | file |", "|---|---|---|---|---|---|"]
     for i, im in enumerate(answer.images, start=1):
         label = strip_private_use(im.get("label") or "").replace("|", "\\|")
+        why = (im.get("reason") or "").replace("|", "\\|")
         rows.append(f"| {i} | {label} | {im.get('kind', '')} | {im.get('breadcrumb', '')} "
-                    f"(`{im['doc']}#{im['node_id']}`) | `{im['path']}` |")
+                    f"(`{im['doc']}#{im['node_id']}`) | {why} | `{im['path']}` |")
     return "\n".join(rows)
 
 
@@ -48,14 +55,15 @@ def show_answer(answer, *, width: int = 520, text: bool = True) -> None:
     if not answer.images:
         display(Markdown("_No image chosen for this answer._"))
     for im in answer.images:
+        why = f"  \nwhy: {im['reason']}" if im.get("reason") else ""
         display(Markdown(f"**{_label(im)}**  \nfrom *{im.get('breadcrumb', '')}* "
-                         f"(`{im['doc']}#{im['node_id']}`, `{im['path']}`)"))
+                         f"(`{im['doc']}#{im['node_id']}`, `{im['path']}`){why}"))
         try:
             data, _ = read_image_bytes(im)
         except (ValueError, OSError) as e:
             display(Markdown(f"_not shown: {e}_"))
             continue
-        display(IPImage(data=data, width=width))
+        display(IPImage(data=data, width=display_width(im, width)))
 
 
 def image_grid(answer, *, cols: int = 3, size: float = 3.2):
@@ -107,7 +115,7 @@ def _answer_view(answer, width: int):
                                  f"(<code>{html.escape(im['doc'])}#{html.escape(im['node_id'])}</code>)")))
         try:
             data, mime = read_image_bytes(im)
-            kids.append(w.Image(value=data, format=mime.split("/")[1], width=width))
+            kids.append(w.Image(value=data, format=mime.split("/")[1], width=display_width(im, width)))
         except (ValueError, OSError) as e:
             kids.append(w.HTML(block(f"<i>not shown: {html.escape(str(e))}</i>")))
     if not answer.images:
