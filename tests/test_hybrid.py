@@ -2,7 +2,6 @@
 
 import json
 
-import numpy as np
 import pytest
 from _hybrid_fixtures import DOCS, fixture_index, make_index  # noqa: F401
 
