@@ -156,7 +156,7 @@ def test_names_that_share_a_file_name_keep_their_own_trees(tmp_path):
     folder = tmp_path / "ix"
     assert index_cli(folder, a, b).returncode == 0
     idx = load_index(folder)
-    assert idx.trees["my report"].root.children and idx.trees["my_report"].nodes["0001"].title == "Underscores"
+    assert idx.trees["my report"].nodes["0001"].title == "Spaces" and idx.trees["my_report"].nodes["0001"].title == "Underscores"
     assert idx.lines("my report")[0] == "# Spaces" and idx.lines("my_report")[0] == "# Underscores"
     r = run_cli("ask", "what does the report say?", "--index", folder, "--k", "2")
     assert r.returncode == 0 and "[my report#" in r.stdout and "[my_report#" in r.stdout, r.stdout + r.stderr
