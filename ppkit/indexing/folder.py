@@ -38,6 +38,11 @@ import sys
 import threading
 from pathlib import Path
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no locking
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = ["index_lock", "swap_lock", "file_checksums", "complete_manifest", "foreign_files", "recover",
            "readable_copy", "commit", "remove_index_copy", "stamp", "is_stamped", "crash_point", "CRASH_STEPS",
            "MANIFEST"]
@@ -62,11 +67,11 @@ _held: dict[str, tuple[int, int]] = {}  # lock path -> (owning thread id, depth)
 _held_guard = threading.Lock()
 
 
-def _flock(fh, kind: int, *, blocking: bool = True) -> bool:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX: no locking
+def _flock(fh, kind: str, *, blocking: bool = True) -> bool:
+    """Take an flock (``kind``: ``"sh"`` or ``"ex"``); False when ``blocking=False`` and it is taken."""
+    if fcntl is None:  # pragma: no cover
         return True
+    kind = fcntl.LOCK_SH if kind == "sh" else fcntl.LOCK_EX
     try:
         fcntl.flock(fh, kind | (0 if blocking else fcntl.LOCK_NB))
         return True
@@ -80,8 +85,6 @@ def index_lock(folder: Path, *, wait_message: bool = True):
 
     Re-entrant within a thread; another process or thread waits (printing once that it waits).
     """
-    import fcntl
-
     folder = Path(folder)
     folder.parent.mkdir(parents=True, exist_ok=True)
     lock_path = str(folder.parent.resolve() / f".{folder.name}.lock")
@@ -103,10 +106,10 @@ def index_lock(folder: Path, *, wait_message: bool = True):
                     del _held[lock_path]
         return
     with open(lock_path, "a") as fh:
-        if not _flock(fh, fcntl.LOCK_EX, blocking=False):
+        if not _flock(fh, "ex", blocking=False):
             if wait_message:
                 print(f"waiting for another ppkit run that is writing {folder} ...", file=sys.stderr, flush=True)
-            _flock(fh, fcntl.LOCK_EX)
+            _flock(fh, "ex")
         with _held_guard:
             _held[lock_path] = (me, 1)
         try:
@@ -123,8 +126,6 @@ def swap_lock(folder: Path, *, shared: bool):
     A reader that cannot create the lock file (a read-only place, where no writer can work
     either) reads without it.
     """
-    import fcntl
-
     folder = Path(folder)
     path = folder.parent / f".{folder.name}.swap.lock"
     try:
@@ -135,7 +136,7 @@ def swap_lock(folder: Path, *, shared: bool):
         yield
         return
     with fh:
-        _flock(fh, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        _flock(fh, "sh" if shared else "ex")
         yield
 
 

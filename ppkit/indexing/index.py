@@ -501,9 +501,12 @@ def _confined_images(tree: Tree, doc_dir: Path) -> Tree:
             if im.resolved and parts and ".." not in parts and not im.path.startswith(("/", "\\")) \
                     and ":" not in parts[0]:
                 p = (base / Path(*parts)).resolve()
-                if base in p.parents and p.is_file():
-                    resolved = str(p)
-            problem = im.problem if resolved or not im.resolved else "not inside the document's folder, not loaded"
+                inside = base in p.parents
+                resolved = str(p) if inside and p.is_file() else None
+            else:
+                inside = False
+            problem = (im.problem if resolved or not im.resolved else
+                       "the file does not exist" if inside else "not inside the document's folder, not loaded")
             images.append(replace(im, resolved=resolved, problem=problem))
         nodes[nid] = replace(node, images=tuple(images))
     return replace(tree, nodes=nodes)
