@@ -17,7 +17,8 @@ What :mod:`ppkit.indexing.index` promises about an index folder ``NAME`` rests o
 * **Trust.** A manifest written by ppkit carries an HMAC (``stamp``) under a key kept in the
   user's config folder (``$PPKIT_CONFIG_DIR``, else ``~/.config/ppkit``); an index folder
   received from elsewhere is data, and its document ``source`` paths are not read unless the
-  user trusts it (:func:`is_stamped`).
+  user trusts it (:func:`is_stamped`). Where the config folder cannot be written, the key is kept
+  in the cache folder instead.
 
 Test hook: ``PPKIT_TEST_CRASH_AT=<step>`` makes the process SIGKILL itself at that step of a save
 (:data:`CRASH_STEPS`); only the fault-injection tests in ``tests/reliability`` set it.
@@ -37,6 +38,8 @@ import signal
 import sys
 import threading
 from pathlib import Path
+
+from ..core.config import cache_dir
 
 try:
     import fcntl
@@ -288,25 +291,42 @@ def fsync_tree(folder: Path) -> None:
 
 
 # -- trust ----------------------------------------------------------------------------------------
-def _key_path() -> Path:
+def _key_paths() -> list[Path]:
+    """Where the stamp key lives: the config folder, else (when that cannot be written) the cache."""
     env = os.environ.get("PPKIT_CONFIG_DIR")
     base = Path(env).expanduser() if env else Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config")) / "ppkit"
-    return base / "index-key"
+    return [base / "index-key", cache_dir() / "index-key"]
 
 
-def _key(create: bool) -> bytes | None:
-    path = _key_path()
-    try:
-        return bytes.fromhex(path.read_text().strip())
-    except (OSError, ValueError):
-        if not create:
-            return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_hex(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(key)
-    return bytes.fromhex(key)
+def _keys() -> list[bytes]:
+    out = []
+    for path in _key_paths():
+        try:
+            out.append(bytes.fromhex(path.read_text().strip()))
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def _new_key() -> bytes:
+    last: OSError | None = None
+    for path in _key_paths():
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            keys = _keys()
+            if keys:  # another process created it just now
+                return keys[0]
+            continue
+        except OSError as e:
+            last = e
+            continue
+        key = secrets.token_hex(32)
+        with os.fdopen(fd, "w") as f:
+            f.write(key)
+        return bytes.fromhex(key)
+    raise last or OSError("no place to keep the index stamp key")
 
 
 def _mac(key: bytes, manifest: dict) -> str:
@@ -316,16 +336,11 @@ def _mac(key: bytes, manifest: dict) -> str:
 
 def stamp(manifest: dict) -> str:
     """The HMAC a manifest written by ppkit on this account carries (creates the key on first use)."""
-    try:
-        key = _key(create=True)
-    except FileExistsError:  # another process created it just now
-        key = _key(create=False)
-    assert key is not None
-    return _mac(key, manifest)
+    keys = _keys()
+    return _mac(keys[0] if keys else _new_key(), manifest)
 
 
 def is_stamped(manifest: dict) -> bool:
     """True when ppkit on this account wrote this manifest (and nobody edited it since)."""
-    key = _key(create=False)
-    return key is not None and isinstance(manifest.get("stamp"), str) and \
-        hmac.compare_digest(manifest["stamp"], _mac(key, manifest))
+    mark = manifest.get("stamp")
+    return isinstance(mark, str) and any(hmac.compare_digest(mark, _mac(k, manifest)) for k in _keys())
