@@ -2,9 +2,11 @@
 
     ppkit tree FILE.md [--json] [--check]
     ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse]
-    ppkit index DOCS... [--index DIR] [--fresh] [--embedder local|gemini|hash] [--store faiss|qdrant] [--qdrant-url URL]
+    ppkit index DOCS... [--index DIR] [--fresh] [--replace] [--embedder local|gemini|hash] [--store faiss|qdrant]
+                        [--qdrant-url URL]
     ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images]
               [--deadline SECONDS] [--llm-timeout SECONDS]
+              [--trust-index] [--qdrant-url URL]
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT]
 
 Errors the user can fix (a missing file, a stale index, a missing key) are printed
@@ -68,11 +70,14 @@ def _cmd_index(args, cfg) -> int:
         cfg = replace(cfg, embedder=args.embedder)
     folder = Path(args.index) if args.index else default_index_dir()
     index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet,
-                        store=getattr(args, "store", None), qdrant_url=getattr(args, "qdrant_url", None))
+                        store=getattr(args, "store", None), qdrant_url=getattr(args, "qdrant_url", None),
+                        replace=getattr(args, "replace", False))
     b = index.manifest["build"]
     print(f"indexed {len(index.trees)} documents, {len(index.chunks)} chunks "
           f"({b['chunks_embedded']} embedded, {b['chunks_reused']} reused) with {index.embedder.name} "
           f"in {b['seconds_total']:.1f} s -> {folder}")
+    for doc, was in b.get("replaced", {}).items():
+        print(f"  {doc}: replaced the document indexed from {was}")
     for rec in index.manifest["documents"]:
         dropped = sum(1 for d in index.noise.get(rec["doc"], {}).values() if d.noise)
         print(f"  {rec['doc']}: {len(index.trees[rec['doc']]) - 1} headings, {rec['n_chunks']} chunks, "
@@ -85,7 +90,8 @@ def _cmd_ask(args, cfg) -> int:
         cfg = replace(cfg, ask_deadline=args.deadline)
     if args.llm_timeout is not None:
         cfg = replace(cfg, llm_timeout=args.llm_timeout)
-    index = load_index(args.index, config=cfg)
+    index = load_index(args.index, config=cfg, trust=getattr(args, "trust_index", False),
+                       qdrant_url=getattr(args, "qdrant_url", None))
     docs = [index.resolve_doc(d) for d in args.doc] if args.doc else None
     extra = {"retrieval": args.retrieval} if getattr(args, "retrieval", None) else {}
     answer = index.ask(args.question, args.k, docs=docs, **extra)
@@ -133,7 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--store", choices=["faiss", "qdrant"],
                    help="vector store (default: what the index uses, else faiss; qdrant: a local collection "
                         "kept in the index folder)")
-    i.add_argument("--qdrant-url", help="with --store qdrant: a Qdrant server instead of the local collection")
+    i.add_argument("--qdrant-url", help="with --store qdrant: a Qdrant server instead of the local collection "
+                                        "(default $QDRANT_URL; never the URL an index folder records)")
+    i.add_argument("--replace", action="store_true",
+                   help="let a document replace an indexed one of the same name from another file")
     i.set_defaults(func=_cmd_index)
 
     a = sub.add_parser("ask", help="answer a question from the index")
@@ -149,6 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "past it the online stages left fall back to their offline twins")
     a.add_argument("--llm-timeout", type=float, metavar="SECONDS",
                    help="seconds per Gemini request (default 60, $PPKIT_LLM_TIMEOUT)")
+    a.add_argument("--trust-index", action="store_true",
+                   help="read the documents named by an index folder that ppkit on this account did not write")
+    a.add_argument("--qdrant-url", help="the Qdrant server of an index kept on one (default $QDRANT_URL)")
     a.set_defaults(func=_cmd_ask)
 
     add_bench_parser(sub, _cmd_bench)

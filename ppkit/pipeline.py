@@ -147,7 +147,7 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
 
     ``config`` defaults to :meth:`Config.from_env`; ``noise_filter`` to
     :func:`default_noise_filter`. ``options``: ``fresh``, ``overrides``, ``names``,
-    ``metadata``, ``progress``, ``save``, ``store``, ``qdrant_url``.
+    ``metadata``, ``progress``, ``save``, ``store``, ``qdrant_url``, ``replace``.
 
     >>> index = ppkit.build_index(["../shared/data/10k/AMD.md"], "/tmp/amd-index")  # doctest: +SKIP
     """
@@ -159,13 +159,14 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
 
 
 def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = None,
-               config: Config | None = None) -> Index:
-    """Open an index folder; see :func:`ppkit.indexing.index.load_index`.
+               config: Config | None = None, trust: bool = False, qdrant_url: str | None = None) -> Index:
+    """Open an index folder; see :func:`ppkit.indexing.index.load_index` (``trust``: read the document
+    paths of an index folder ppkit on this account did not write; ``qdrant_url``: its Qdrant server).
 
     >>> index = ppkit.load_index("/tmp/amd-index")  # doctest: +SKIP
     """
     return cast(Index, _indexing.load_index(folder, embedder=embedder, config=config or Config.from_env(),
-                                            index_class=Index))
+                                            index_class=Index, trust=trust, qdrant_url=qdrant_url))
 
 
 # the modules whose code decides what goes into an index (tree, noise, chunks, vectors, labels)

@@ -2,7 +2,6 @@
 
 import json
 
-import numpy as np
 import pytest
 from _hybrid_fixtures import DOCS, fixture_index, make_index  # noqa: F401
 
@@ -89,15 +88,15 @@ def test_incremental_build_rebuilds_bm25_over_all_chunks(tmp_path):
     assert back.section_items("Alpha")["0006"] == "1A"  # carried over from the first build
 
 
-def test_old_index_without_bm25_builds_it_in_memory(tmp_path):
+def test_a_deleted_bm25_folder_is_reported_as_damage(tmp_path):
     import shutil
+
+    from ppkit.indexing.index import IndexFormatError
 
     make_index(tmp_path / "ix")
     shutil.rmtree(tmp_path / "ix" / "bm25")
-    back = load_index(tmp_path / "ix", embedder=HashEmbedder(64))
-    ids, _ = back.lexical.search("sprockets", 5)
-    assert len(ids) > 0 and not (tmp_path / "ix" / "bm25").exists()
-    assert np.all(back.lexical.chunk_ids == np.arange(len(back.chunks)))
+    with pytest.raises(IndexFormatError, match=r"bm25/.* is missing .*--fresh"):
+        load_index(tmp_path / "ix", embedder=HashEmbedder(64))
 
 
 def test_strip_names_switch(fixture_index):

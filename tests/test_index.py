@@ -23,7 +23,7 @@ def test_folder_holds_plain_files_only(hash_index):
         if p.is_file():
             assert not p.read_bytes().startswith(b"\x80"), f"{p} looks like a pickle"
     m = json.loads((hash_index.folder / "manifest.json").read_text())
-    assert m["format_version"] == 1 and m["embedder"]["dim"] == 256
+    assert m["format_version"] == 2 and m["embedder"]["dim"] == 256
     assert [d["doc"] for d in m["documents"]] == ["acme", "globex"]
     assert all(len(d["sha256"]) == 64 for d in m["documents"])
 
@@ -85,7 +85,7 @@ def test_other_embedder_is_refused(hash_index):
 def test_corrupt_folders_give_clear_errors(hash_index):
     folder = hash_index.folder
     (folder / "vectors.faiss").write_bytes(b"garbage")
-    with pytest.raises(ValueError, match="not a readable FAISS index"):
+    with pytest.raises(ValueError, match="vectors.faiss does not match its checksum"):
         load_index(folder)
     (folder / "manifest.json").write_text("{not json")
     with pytest.raises(IndexFormatError, match="corrupt"):
@@ -138,6 +138,11 @@ def test_crash_between_the_renames_is_recovered(hash_index):
 
     folder = hash_index.folder
     os.replace(folder, folder.parent / f".{folder.name}.old-4242")  # as if save() died right after its first rename
+    assert load_index(folder).chunks == hash_index.chunks  # a reader reads the complete copy where it lies
+    assert list(folder.parent.glob(f".{folder.name}.old-*"))  # and writes nothing
+    from ppkit.indexing.folder import recover
+
+    recover(folder)  # the next writer puts it back
     assert load_index(folder).chunks == hash_index.chunks
     assert not list(folder.parent.glob(f".{folder.name}.old-*"))
 

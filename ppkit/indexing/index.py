@@ -2,9 +2,10 @@
 
 An index folder holds plain files only (nothing executes code on load)::
 
-    manifest.json     format version, embedder name + dim, settings, documents (sha256, metadata)
+    manifest.json     format version, embedder name + dim, settings, documents (sha256, metadata),
+                      tree file names, the sha256 of every other file, a generation, a stamp
     chunks.jsonl      one chunk per line: id, doc, node id, lines, breadcrumb, text
-    trees/<doc>.json  each document's tree
+    trees/<doc>.json  each document's tree (file names in the manifest's ``trees``)
     noise.json        the noise decision for every flagged node: category, filter, reason
     vectors.faiss     the vectors (faiss.write_index); or qdrant/ (a local-mode Qdrant collection)
     bm25/             the BM25 index over the same chunks (.npy + JSON, see ppkit.indexing.lexical)
@@ -12,7 +13,11 @@ An index folder holds plain files only (nothing executes code on load)::
 
 Writes are atomic: a build goes to a temporary sibling folder that replaces the
 old one by rename only when complete, so an interrupted build leaves the previous
-index usable. Adding documents is incremental: a document whose sha256 is
+index usable; one writer at a time, and a reader sees one whole index (the protocol,
+recovery after a crash and the trust rule are in :mod:`ppkit.indexing.folder`). Loading
+checks every file against its checksum. An index folder is data: its document paths are
+read only when ppkit on this account wrote it (or the user trusts it), and its Qdrant
+server is contacted only when the user names it. Adding documents is incremental: a document whose sha256 is
 unchanged keeps its chunks and vectors. Querying with another embedder than the
 one that built the index is an error, as is a pointer into a source document that
 changed since it was indexed.
@@ -20,18 +25,18 @@ changed since it was indexed.
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import json
 import os
 import shutil
 import time
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path, PurePosixPath
 
 import numpy as np
 
 from ..core.config import Config, cache_dir, check_fields
-from ..core.errors import InvalidInput, MissingFile, NotFound, PpkitError
+from ..core.errors import ConfigError, InvalidInput, MissingFile, NotFound, PpkitError
 from ..core.io import sha256_file
 from ..core.progress import progress_bar
 from ..documents.chunking import Chunk, chunk_tree, section_units
@@ -51,14 +56,29 @@ from .embed import (
     LocalEmbedder,
     get_embedder,
 )
+from .folder import (
+    MANIFEST,
+    bad_files,
+    commit,
+    crash_point,
+    file_checksums,
+    foreign_files,
+    fsync_tree,
+    index_lock,
+    is_stamped,
+    readable_copy,
+    recover,
+    stamp,
+    swap_lock,
+)
 from .lexical import LexicalIndex
 from .qdrant_store import QdrantStore
 from .store import FaissStore, VectorStore
 
-__all__ = ["SearchIndex", "build_index", "load_index", "StaleIndexError", "IndexFormatError",
-           "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "index_lock"]
+__all__ = ["SearchIndex", "build_index", "load_index", "StaleIndexError", "IndexFormatError", "NotAnIndex",
+           "UntrustedIndex", "IndexWriteError", "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "index_lock"]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: checksums of every file, generation, stamp, tree file names in the manifest
 # bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
 PIPELINE_VERSION = "2026.11.30-5"  # -3: rendered tables, metadata, sections.json, bm25/; -4: image kinds and labels; -5: captions associated over the document, figures, discussion, sizes
 
@@ -69,6 +89,18 @@ class StaleIndexError(PpkitError, RuntimeError):
 
 class IndexFormatError(InvalidInput):
     """The index folder is not a readable ppkit index."""
+
+
+class NotAnIndex(IndexFormatError):
+    """The folder holds files ppkit did not write: it is never replaced or deleted."""
+
+
+class UntrustedIndex(PpkitError, PermissionError):
+    """The index folder was not written by ppkit on this account: its document paths are not read."""
+
+
+class IndexWriteError(PpkitError, OSError):
+    """The index could not be written (disk full, read-only folder); the previous one is unchanged."""
 
 
 def default_index_dir() -> Path:
@@ -89,21 +121,6 @@ class DocRecord:
     metadata: dict = field(default_factory=dict)
 
 
-@contextlib.contextmanager
-def index_lock(folder: Path):
-    """An exclusive lock beside ``folder`` so two processes don't build the same index at once."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = folder.parent / f".{folder.name}.lock"
-    with open(lock_path, "w") as fh:
-        try:
-            import fcntl
-
-            fcntl.flock(fh, fcntl.LOCK_EX)
-        except ImportError:  # pragma: no cover - not POSIX
-            pass
-        yield
-
-
 class SearchIndex:
     """A loaded index: trees, noise decisions, chunks, vectors, and the embedder to query them.
 
@@ -114,7 +131,8 @@ class SearchIndex:
     def __init__(self, folder: Path | None, manifest: dict, trees: dict[str, Tree],
                  noise: dict[str, dict[str, NoiseDecision]], chunks: list[Chunk], store,
                  embedder: Embedder, config: Config | None = None, *, lexical=None,
-                 section_meta: dict[str, dict[str, str]] | None = None):
+                 section_meta: dict[str, dict[str, str]] | None = None, trusted: bool = True):
+        self.trusted = trusted  # False: loaded from a folder ppkit on this account did not write
         self.folder = Path(folder) if folder is not None else None
         self.manifest = manifest
         self.trees = trees  # doc -> Tree
@@ -190,6 +208,12 @@ class SearchIndex:
         if doc not in self._lines:
             rec = self.record(doc)
             src = Path(rec.source)
+            if not self.trusted:
+                raise UntrustedIndex(
+                    f"{doc}: the index at {self.folder} was not written by ppkit on this account (or was edited "
+                    f"since), so its document path {src} is not read. If you trust where the index came from, "
+                    "pass --trust-index (load_index(..., trust=True)); else rebuild it from your own files "
+                    "with `ppkit index DOCS... --fresh`")
             if not src.is_file():
                 raise StaleIndexError(
                     f"{doc}: the indexed source {src} is gone; restore it or re-index with "
@@ -235,15 +259,47 @@ class SearchIndex:
 
     # -- persistence ------------------------------------------------------------------------
     def save(self, folder: Path | str) -> Path:
-        """Write the index atomically into ``folder`` (replacing what is there)."""
+        """Write the index into ``folder``, replacing what is there, all or nothing.
+
+        Under the writers' lock: the files go to ``.NAME.tmp-PID`` with the manifest (checksums of
+        every file, a generation number, this account's stamp) written last, then two renames swap
+        it in (see :mod:`ppkit.indexing.folder`). A folder holding files ppkit did not write is
+        never replaced. A failure (disk full, read-only folder, Ctrl-C) leaves the previous index
+        as it was and no temporary folder behind.
+        """
         folder = Path(folder)
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = folder.parent / f".{folder.name}.tmp-{os.getpid()}"
-        if tmp.exists():
-            shutil.rmtree(tmp)
+        with index_lock(folder):
+            _check_target(folder)
+            recover(folder)
+            previous = _read_json(folder / MANIFEST) if folder.is_dir() else None
+            generation = int(previous.get("generation", 0)) + 1 if isinstance(previous, dict) else 1
+            tmp = folder.parent / f".{folder.name}.tmp-{os.getpid()}"
+            try:
+                if tmp.exists():
+                    shutil.rmtree(tmp)
+                manifest = self._write_files(tmp)
+                crash_point("tmp-partial")
+                manifest = {**manifest, "generation": generation, "files": file_checksums(tmp)}
+                manifest["stamp"] = stamp(manifest)
+                (tmp / MANIFEST).write_text(json.dumps(manifest, ensure_ascii=False, indent=1), encoding="utf-8")
+                fsync_tree(tmp)
+                crash_point("tmp-complete")
+                commit(tmp, folder)
+            except BaseException as e:
+                shutil.rmtree(tmp, ignore_errors=True)
+                if isinstance(e, OSError) and not isinstance(e, PpkitError):
+                    raise IndexWriteError(f"could not write the index at {folder} ({type(e).__name__}: {e}); "
+                                          "the previous index there is unchanged") from e
+                raise
+        self.manifest, self.folder, self.trusted = manifest, folder, True
+        return folder
+
+    def _write_files(self, tmp: Path) -> dict:
+        """Every file but the manifest into ``tmp``; returns the manifest to write."""
         (tmp / "trees").mkdir(parents=True)
+        tree_files = _tree_files(list(self.trees))
         for doc, tree in self.trees.items():
-            tree.save(tmp / "trees" / f"{_safe(doc)}.json")
+            tree.save(tmp / "trees" / tree_files[doc])
         with open(tmp / "chunks.jsonl", "w", encoding="utf-8") as f:
             for c in self.chunks:
                 f.write(json.dumps(asdict(c), ensure_ascii=False) + "\n")
@@ -253,32 +309,39 @@ class SearchIndex:
         self.lexical.save(tmp / "bm25")
         items = {d: self.section_items(d) for d in self.trees}
         (tmp / "sections.json").write_text(json.dumps({"items": items}, ensure_ascii=False), encoding="utf-8")
-        (tmp / "manifest.json").write_text(json.dumps(self.manifest, ensure_ascii=False, indent=1), encoding="utf-8")
-        old = folder.parent / f".{folder.name}.old-{os.getpid()}"
-        _recover(folder)
-        if folder.exists():
-            if not (folder / "manifest.json").exists() and any(folder.iterdir()):
-                shutil.rmtree(tmp)
-                raise IndexFormatError(f"{folder} exists and is not a ppkit index; refusing to replace it")
-            os.replace(folder, old)
-        os.replace(tmp, folder)
-        if old.exists():
-            shutil.rmtree(old)
-        self.folder = folder
-        return folder
+        return {**{k: v for k, v in self.manifest.items() if k not in ("files", "stamp", "generation")},
+                "trees": tree_files}
 
 
-def _recover(folder: Path) -> None:
-    """Undo a save that stopped between its two renames: put the previous index back in place.
+def _check_target(folder: Path) -> None:
+    """Refuse an index folder that is a file, or that holds files ppkit did not write."""
+    if folder.exists() and not folder.is_dir():
+        raise IndexFormatError(f"{folder} is a file, not an index folder: pass --index a folder (new or a ppkit index)")
+    foreign = foreign_files(folder)
+    if foreign:
+        more = f" and {len(foreign) - 3} more" if len(foreign) > 3 else ""
+        raise NotAnIndex(f"{folder} is not a ppkit index: it holds files ppkit did not write ({', '.join(foreign[:3])}"
+                         f"{more}); nothing was changed. Pass --index a new folder or an existing ppkit index")
 
-    ``save`` moves the old folder to ``.NAME.old-PID`` and the new one from ``.NAME.tmp-PID``;
-    a crash in between leaves no folder, and a crash before the rename leaves a stale temp folder.
-    """
-    if not (folder / "manifest.json").exists():
-        olds = sorted(folder.parent.glob(f".{folder.name}.old-*"), key=lambda p: p.stat().st_mtime)
-        olds = [o for o in olds if (o / "manifest.json").exists()]
-        if olds and not folder.exists():
-            os.replace(olds[-1], folder)
+
+def _read_json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _tree_files(docs: list[str]) -> dict[str, str]:
+    """``{doc: file name in trees/}``, distinct even when names differ only in characters a file
+    name cannot hold or in case (``my report`` and ``my_report``)."""
+    out, taken = {}, set()
+    for doc in docs:
+        name = _safe(doc)
+        if name != doc or name.casefold() in taken:
+            name = f"{name}-{hashlib.sha256(doc.encode('utf-8')).hexdigest()[:10]}"
+        taken.add(name.casefold())
+        out[doc] = name + ".json"
+    return out
 
 
 def _safe(doc: str) -> str:
@@ -286,61 +349,167 @@ def _safe(doc: str) -> str:
 
 
 def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = None,
-               config: Config | None = None, index_class: type[SearchIndex] = SearchIndex) -> SearchIndex:
+               config: Config | None = None, index_class: type[SearchIndex] = SearchIndex,
+               trust: bool = False, qdrant_url: str | None = None) -> SearchIndex:
     """Open an index folder (default: :func:`default_index_dir`).
+
+    Reading never writes: every file is read (and checked against its checksum) while no save
+    can swap the folder, so the result is one whole index; after a crash the best complete
+    copy is read where it lies, and the next ``ppkit index`` puts it back.
 
     Args:
         folder: the index folder.
         embedder: the embedder to query with; default: the one named in the manifest.
             Another embedder is an :class:`EmbedderMismatch`.
         index_class: the class to return (the pipeline's :class:`ppkit.pipeline.Index`).
+        trust: read the document paths of an index that ppkit on this account did not write.
+        qdrant_url: the Qdrant server of an index whose vectors live on one (default
+            ``$QDRANT_URL``); the URL recorded in the folder is never used by itself.
 
     Raises:
-        FileNotFoundError: no index there (says how to build one).
-        IndexFormatError: a corrupt or incompatible index (says to rebuild).
+        MissingFile: no index there (says how to build one).
+        IndexFormatError: a damaged or incompatible index (names the file, says to rebuild).
     """
     folder = Path(folder) if folder is not None else default_index_dir()
-    _recover(folder)
-    mpath = folder / "manifest.json"
+    if folder.exists() and not folder.is_dir():
+        raise IndexFormatError(f"{folder} is a file, not an index folder: pass --index the folder `ppkit index` wrote")
+    with swap_lock(folder, shared=True):
+        where = readable_copy(folder)
+        return _load(where, folder, embedder, config, index_class, trust,
+                     qdrant_url or os.environ.get("QDRANT_URL") or None)
+
+
+def _damaged(folder: Path, what: str) -> IndexFormatError:
+    return IndexFormatError(f"{what}: the index at {folder} is damaged; rebuild it with "
+                            f"`ppkit index DOCS... --index {folder} --fresh`")
+
+
+def _manifest(where: Path, folder: Path) -> dict:
+    """The manifest of the copy at ``where``, checked for the entries loading needs."""
+    mpath = where / MANIFEST
     if not mpath.is_file():
         raise MissingFile(f"no index at {folder}: build one with `ppkit index DOCS... --index {folder}`")
     try:
         manifest = json.loads(mpath.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise IndexFormatError(f"{mpath} is corrupt ({e}); rebuild with `ppkit index ... --fresh`") from None
+        raise _damaged(folder, f"{mpath} is corrupt ({e})") from None
+    if not isinstance(manifest, dict):
+        raise _damaged(folder, f"{mpath} is not a ppkit manifest (a JSON object was expected)")
     if manifest.get("format_version") != FORMAT_VERSION:
         raise IndexFormatError(
             f"{folder} has index format {manifest.get('format_version')!r}, this ppkit reads {FORMAT_VERSION}; "
-            "rebuild with `ppkit index ... --fresh`")
+            f"rebuild it with `ppkit index DOCS... --index {folder} --fresh`")
+    shapes = {"embedder": dict, "documents": list, "settings": dict, "files": dict, "trees": dict}
+    for key, shape in shapes.items():
+        if not isinstance(manifest.get(key), shape):
+            raise _damaged(folder, f"{mpath} has no valid {key!r} entry")
+    emb = manifest["embedder"]
+    if not isinstance(emb.get("name"), str) or not isinstance(emb.get("dim"), int):
+        raise _damaged(folder, f"{mpath}: the 'embedder' entry needs a name and an integer dim")
+    for d in manifest["documents"]:
+        if not isinstance(d, dict) or not {f.name for f in fields(DocRecord) if f.name != "metadata"} <= set(d):
+            raise _damaged(folder, f"{mpath}: a document record lacks doc/source/sha256/n_lines/n_chunks")
+        name = manifest["trees"].get(d["doc"])
+        if not isinstance(name, str) or "/" in name or "\\" in name or not name.endswith(".json") or name.startswith("."):
+            raise _damaged(folder, f"{mpath}: no valid tree file for document {d['doc']!r}")
+    return manifest
+
+
+def _load(where: Path, folder: Path, embedder, config, index_class, trust: bool, qdrant_url) -> SearchIndex:
+    manifest = _manifest(where, folder)
+    docs = [d["doc"] for d in manifest["documents"]]
+    store_entry = manifest.get("store") if isinstance(manifest.get("store"), dict) else {"name": "faiss"}
+    needed = ["chunks.jsonl", "noise.json", "sections.json"] + [f"trees/{manifest['trees'][d]}" for d in docs]
+    needed += ["vectors.faiss"] if store_entry.get("name", "faiss") == "faiss" else []
+    unlisted = [n for n in needed if n not in manifest["files"]]
+    bad = [f"{where / n} is not listed in the manifest's checksums" for n in unlisted]
+    bad += bad_files(where, manifest["files"])
+    if bad:
+        raise _damaged(folder, bad[0] + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""))
+    trees, chunks = {}, []
+    current = where / "trees"
     try:
-        trees = {}
         for d in manifest["documents"]:
-            trees[d["doc"]] = Tree.load(folder / "trees" / f"{_safe(d['doc'])}.json")
-        chunks = []
-        with open(folder / "chunks.jsonl", encoding="utf-8") as f:
+            current = where / "trees" / manifest["trees"][d["doc"]]
+            tree = Tree.load(current)
+            trees[d["doc"]] = _confined_images(tree, Path(d["source"]).parent)
+        current = where / "chunks.jsonl"
+        with open(current, encoding="utf-8") as f:
             for line in f:
                 if line.strip():
                     chunks.append(Chunk(**json.loads(line)))
-        raw_noise = json.loads((folder / "noise.json").read_text(encoding="utf-8"))
-    except (OSError, KeyError, TypeError, json.JSONDecodeError) as e:
-        raise IndexFormatError(f"{folder} is incomplete or corrupt ({type(e).__name__}: {e}); "
-                               "rebuild with `ppkit index ... --fresh`") from None
-    noise = {doc: {d["node_id"]: NoiseDecision(**d) for d in decs} for doc, decs in raw_noise.items()}
+        current = where / "noise.json"
+        raw_noise = json.loads(current.read_text(encoding="utf-8"))
+        noise = {doc: {d["node_id"]: NoiseDecision(**d) for d in decs} for doc, decs in raw_noise.items()}
+        current = where / "sections.json"
+        section_meta = json.loads(current.read_text(encoding="utf-8"))["items"]
+    except (OSError, KeyError, TypeError, AttributeError, ValueError) as e:
+        raise _damaged(folder, f"{current} cannot be read ({type(e).__name__}: {e})") from None
+    _check_ids(folder, trees, chunks, noise)
     dim = manifest["embedder"]["dim"]
-    store_name = manifest.get("store", {}).get("name", "faiss")
-    if store_name == "faiss":
-        store = FaissStore.load(folder, dim)
+    if store_entry.get("name", "faiss") == "faiss":
+        store = FaissStore.load(where, dim)
+    elif store_entry.get("mode") == "server":
+        if not qdrant_url:
+            raise ConfigError(f"the vectors of the index at {folder} live on a Qdrant server; ppkit contacts a "
+                              "server only when you name it: pass --qdrant-url URL or set QDRANT_URL "
+                              f"(the folder records {str(store_entry.get('url'))[:100]!r})")
+        store = QdrantStore.load(where, dim, {**store_entry, "url": qdrant_url})
     else:
-        store = QdrantStore.load(folder, dim, manifest["store"])
+        store = QdrantStore.load(where, dim, {**store_entry, "mode": "local"})
     if len(store) != len(chunks):
-        raise IndexFormatError(f"{folder}: {len(store)} vectors for {len(chunks)} chunks; rebuild with --fresh")
+        raise _damaged(folder, f"{len(store)} vectors for {len(chunks)} chunks")
+    lexical = None
+    if (where / "bm25" / LexicalIndex.META).is_file():
+        lexical = LexicalIndex.load(where / "bm25")
+        if len(lexical) != len(chunks):
+            raise _damaged(folder, f"{where / 'bm25'}: BM25 over {len(lexical)} chunks, the index has {len(chunks)}")
     if embedder is None:
         name = manifest["embedder"]["name"]
         kind = manifest["embedder"].get("kind", name.split(":")[0].split("-")[0])
         embedder = get_embedder(kind, **manifest["embedder"].get("kwargs", {}))
-    index = index_class(folder, manifest, trees, noise, chunks, store, embedder, config)
+    index = index_class(folder, manifest, trees, noise, chunks, store, embedder, config, lexical=lexical,
+                        section_meta=section_meta, trusted=trust or is_stamped(manifest))
     index.check_embedder(embedder)
     return index
+
+
+def _check_ids(folder: Path, trees: dict[str, Tree], chunks: list[Chunk], noise: dict) -> None:
+    """Every chunk and noise decision names a node of its document's tree; chunk ids are 0..n-1."""
+    for i, c in enumerate(chunks):
+        if c.chunk_id != i:
+            raise _damaged(folder, f"{folder / 'chunks.jsonl'}: chunk {i} has id {c.chunk_id!r}")
+        if c.doc not in trees or c.node_id not in trees[c.doc].nodes:
+            raise _damaged(folder, f"{folder / 'chunks.jsonl'}: chunk {i} points at node {c.node_id!r} of "
+                                   f"{c.doc!r}, which its tree does not have")
+    for doc, decs in noise.items():
+        missing = [n for n in decs if doc not in trees or n not in trees[doc].nodes]
+        if missing:
+            raise _damaged(folder, f"{folder / 'noise.json'}: node {missing[0]!r} of {doc!r} is not in its tree")
+
+
+def _confined_images(tree: Tree, doc_dir: Path) -> Tree:
+    """The tree with every image re-resolved against its document's folder: what the index
+    recorded as ``resolved`` is never used, so a crafted tree cannot point outside that folder."""
+    base = doc_dir.resolve()
+    nodes = {}
+    for nid, node in tree.nodes.items():
+        images = []
+        for im in node.images:
+            resolved = None
+            parts = PurePosixPath(im.path.replace("\\", "/")).parts
+            if im.resolved and parts and ".." not in parts and not im.path.startswith(("/", "\\")) \
+                    and ":" not in parts[0]:
+                p = (base / Path(*parts)).resolve()
+                inside = base in p.parents
+                resolved = str(p) if inside and p.is_file() else None
+            else:
+                inside = False
+            problem = (im.problem if resolved or not im.resolved else
+                       "the file does not exist" if inside else "not inside the document's folder, not loaded")
+            images.append(replace(im, resolved=resolved, problem=problem))
+        nodes[nid] = replace(node, images=tuple(images))
+    return replace(tree, nodes=nodes)
 
 
 def _embedder_kind(embedder: Embedder) -> tuple[str, dict]:
@@ -367,6 +536,9 @@ class BuildOptions:
         save: write the index to its folder (``False``: keep it in memory).
         store: ``"faiss"`` or ``"qdrant"`` (a local-mode collection in the folder, or the server at
             ``qdrant_url``); default: what the index in the folder already uses, else FAISS.
+        qdrant_url: the Qdrant server (default ``$QDRANT_URL``); never taken from the index folder.
+        replace: let a document replace an indexed one of the same name from another file
+            (without it, that is an error: ``b/AMD.md`` does not silently replace ``a/AMD.md``).
     """
 
     fresh: bool = False
@@ -377,6 +549,7 @@ class BuildOptions:
     save: bool = True
     store: str | None = None
     qdrant_url: str | None = None
+    replace: bool = False
 
     @classmethod
     def of(cls, **options) -> BuildOptions:
@@ -394,6 +567,7 @@ class _Build:
     section_meta: dict[str, dict[str, str]] = field(default_factory=dict)  # doc -> node_id -> 10-K Item
     new_chunks: list[Chunk] = field(default_factory=list)  # chunks to embed
     timings: dict[str, float] = field(default_factory=dict)  # doc -> seconds to parse, filter and chunk
+    replaced: dict[str, str] = field(default_factory=dict)  # doc -> the source it replaced (BuildOptions.replace)
 
     def keep(self, previous: SearchIndex, rec: dict) -> None:
         """Keep a document of the previous index as it is (its record may be updated by the caller)."""
@@ -429,9 +603,21 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     paths, names = _documents(paths, opts.names)
     embedder = embedder or get_embedder(config.embedder)
     folder = Path(folder) if folder is not None else (default_index_dir() if opts.save else None)
+    if folder is None or not opts.save:
+        return _build(paths, names, folder, embedder, config, noise_filter, index_class, opts)
+    _check_target(folder)
+    with index_lock(folder):  # the whole load-modify-save: a second writer waits
+        recover(folder)
+        index = _build(paths, names, folder, embedder, config, noise_filter, index_class, opts)
+        index.save(folder)
+    return index
+
+
+def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: Embedder, config: Config,
+           noise_filter, index_class: type[SearchIndex], opts: BuildOptions) -> SearchIndex:
     settings = {"chunk_size": config.chunk_size, "chunk_overlap": config.chunk_overlap, "min_chars": 40,
                 "pipeline_version": PIPELINE_VERSION}
-    previous = _previous(folder, embedder, config, settings) if folder is not None and not opts.fresh else None
+    previous = _previous(folder, embedder, config, settings, opts) if folder is not None and not opts.fresh else None
     store, qdrant_url = _store_choice(previous, opts)
     noise_filter = noise_filter or RuleNoiseFilter(embedder if not _is_test_embedder(embedder) else None)
 
@@ -463,14 +649,10 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
         "documents": list(build.records.values()),
         "build": {"seconds_parse_noise_chunk": build.timings, "seconds_embed": round(embed_s, 2),
                   "chunks_embedded": len(build.new_chunks), "chunks_reused": len(kept[0]),
-                  "seconds_total": round(time.perf_counter() - t0, 2)},
+                  "replaced": build.replaced, "seconds_total": round(time.perf_counter() - t0, 2)},
     }
-    index = index_class(folder, manifest, build.trees, build.noise, all_chunks, vstore, embedder, config,
-                        lexical=lexical, section_meta=build.section_meta)
-    if opts.save and folder is not None:
-        with index_lock(folder):
-            index.save(folder)
-    return index
+    return index_class(folder, manifest, build.trees, build.noise, all_chunks, vstore, embedder, config,
+                       lexical=lexical, section_meta=build.section_meta)
 
 
 def _documents(paths, names: list[str] | None) -> tuple[list[Path], list[str]]:
@@ -490,14 +672,19 @@ def _documents(paths, names: list[str] | None) -> tuple[list[Path], list[str]]:
     return paths, names
 
 
-def _previous(folder: Path, embedder: Embedder, config: Config, settings: dict) -> SearchIndex | None:
-    """The index already in ``folder`` (to update incrementally), or None; it must have the same settings."""
-    if not (folder / "manifest.json").exists():
+def _previous(folder: Path, embedder: Embedder, config: Config, settings: dict,
+              opts: BuildOptions) -> SearchIndex | None:
+    """The index already in ``folder`` (to update incrementally), or None; it must have the same settings
+    and have been written by ppkit on this account (so its document records can be carried over)."""
+    if not (folder / MANIFEST).exists():
         return None
     try:
-        previous = load_index(folder, embedder=embedder, config=config)
+        previous = load_index(folder, embedder=embedder, config=config, qdrant_url=opts.qdrant_url)
     except (IndexFormatError, EmbedderMismatch, FileNotFoundError, ValueError) as e:
         raise type(e)(f"{e}\n(to rebuild the index at {folder} from scratch, use fresh=True / --fresh)") from None
+    if not previous.trusted:
+        raise UntrustedIndex(f"the index at {folder} was not written by ppkit on this account (or was edited since); "
+                             "it is not updated in place: rebuild it from your own files with --fresh")
     if previous.manifest["settings"] != settings:
         raise IndexFormatError(f"{folder} was built with settings {previous.manifest['settings']}, "
                                f"now {settings}: rebuild with --fresh")
@@ -508,9 +695,9 @@ def _store_choice(previous: SearchIndex | None, opts: BuildOptions) -> tuple[str
     """The store to build (the option, else what the previous index used, else FAISS) and its server URL."""
     prev_store = previous.manifest.get("store", {}) if previous is not None else {}
     store = opts.store or prev_store.get("name", "faiss")
-    url = opts.qdrant_url
-    if store == "qdrant" and prev_store.get("name") == "qdrant":
-        url = url or prev_store.get("url")
+    # the server is the one the user names, never the one an index folder records
+    url = opts.qdrant_url or (os.environ.get("QDRANT_URL") or None if store == "qdrant" and
+                              prev_store.get("mode") == "server" else None)
     return store, url
 
 
@@ -520,6 +707,11 @@ def _add_document(build: _Build, name: str, path: Path, previous: SearchIndex | 
     sha = sha256_file(path)
     extra_meta = (opts.metadata or {}).get(name, {})
     prev_rec = next((r for r in previous.manifest["documents"] if r["doc"] == name), None) if previous else None
+    if prev_rec is not None and Path(prev_rec["source"]) != path.resolve() and prev_rec["sha256"] != sha:
+        if not opts.replace:
+            raise InvalidInput(f"{name!r} is already indexed from {prev_rec['source']}; {path} has the same name "
+                               "and other content. Pass --replace (replace=True) to replace it, or rename the file")
+        build.replaced[name] = prev_rec["source"]
     if prev_rec is not None and prev_rec["sha256"] == sha and not (opts.overrides and name in opts.overrides):
         build.keep(previous, {**prev_rec, "source": str(path.resolve()),
                               "metadata": {**prev_rec.get("metadata", {}), **extra_meta}})

@@ -15,7 +15,10 @@ Two ways to run it:
   (``path=``) is deliberately not used: it stores every point pickled in SQLite and
   unpickles it on load, and a ppkit index never executes code when loaded.
 * **server**: ``url=`` talks to a Qdrant server or cluster (``QDRANT_API_KEY`` from the
-  environment when set); the points live there and the index folder records only where.
+  environment when set); the points live there and the index folder records where, for
+  the user to see: loading contacts only the server the user names (``--qdrant-url`` or
+  ``QDRANT_URL``), never the URL an index folder holds, so a crafted folder cannot send
+  the key elsewhere.
 
 It does not embed, tokenise questions for the dense side, or re-rank.
 """
@@ -342,4 +345,5 @@ def qdrant_index(index, *, url: str | None = None, collection: str | None = None
     store = QdrantStore.from_index(index, url=url, collection=collection)
     return type(index)(None, {**index.manifest, "store": store.manifest_entry()}, index.trees, index.noise, index.chunks,
                  store, index.embedder, index.config, lexical=index.lexical,
-                 section_meta={d: index.section_items(d) for d in index.docs})
+                 section_meta={d: index.section_items(d) for d in index.docs},
+                 trusted=getattr(index, "trusted", True))

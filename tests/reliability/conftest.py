@@ -1,0 +1,60 @@
+"""Fixtures of the reliability corpus (issue 12): small documents, a CLI runner, and a private
+trust key per test (``PPKIT_CONFIG_DIR``), so no test depends on another's index stamp."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = ROOT / "tests" / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def private_key(monkeypatch, tmp_path):
+    monkeypatch.setenv("PPKIT_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.delenv("QDRANT_URL", raising=False)
+
+
+@pytest.fixture
+def docs(tmp_path):
+    """Four small documents: acme, globex (fixtures) and two more written here."""
+    d = tmp_path / "docs"
+    d.mkdir()
+    out = {}
+    for name in ("acme", "globex"):
+        out[name] = d / f"{name}.md"
+        out[name].write_text((FIX / f"{name}.md").read_text(encoding="utf-8"), encoding="utf-8")
+    for name, topic in (("initech", "staplers"), ("umbrella", "vaccines")):
+        out[name] = d / f"{name}.md"
+        out[name].write_text(f"# {name.upper()}\n\n## Products\n\n{name} sells {topic} to everyone.\n\n"
+                             f"## Results\n\nRevenue from {topic} was $12 million in 2022.\n", encoding="utf-8")
+    return out
+
+
+def cli_env(**extra) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PPKIT_OFFLINE": "1", "PPKIT_QUIET": "1"}
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def run_cli(*args, env=None, timeout=60, **popen) -> subprocess.CompletedProcess:
+    """``python -m ppkit.cli ARGS`` in a subprocess (the environment of this test, plus ``env``)."""
+    return subprocess.run([sys.executable, "-m", "ppkit.cli", *map(str, args)], capture_output=True, text=True,
+                          env=cli_env(**(env or {})), timeout=timeout, cwd=ROOT, **popen)
+
+
+def index_cli(folder, *paths, env=None, extra=()) -> subprocess.CompletedProcess:
+    return run_cli("index", *paths, "--index", folder, "--embedder", "hash", "--quiet", *extra, env=env)
+
+
+def leftovers(folder: Path) -> list[str]:
+    """The crash leftovers beside an index folder (lock files are not leftovers)."""
+    return sorted(p.name for p in folder.parent.glob(f".{folder.name}.*") if not p.name.endswith(".lock"))
+
+
+def indexed_docs(folder: Path) -> list[str]:
+    return sorted(d["doc"] for d in json.loads((folder / "manifest.json").read_text())["documents"])
