@@ -15,6 +15,7 @@ Run: ``pytest tests/browser -m browser`` (needs Chromium: ``apt-get install chro
 from __future__ import annotations
 
 import re
+from pathlib import Path
 import time
 
 import pytest
@@ -74,6 +75,15 @@ def _run_notebook(browser, lab, name: str, deadline, errors: list[str]):
 
 def _cell(page, i: int):
     return page.locator(".jp-Notebook .jp-Cell").nth(i)
+
+
+def _cell_with(notebook: str, needle: str) -> int:
+    """The index of the first cell of ``notebook`` whose source holds ``needle`` (cells move as notebooks grow)."""
+    import json
+
+    path = Path(__file__).resolve().parents[2] / "notebooks" / notebook
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return next(i for i, c in enumerate(cells) if needle in "".join(c["source"]))
 
 
 def _active_cell(page) -> int:
@@ -203,7 +213,7 @@ def test_07_multimodal_answers(browser, lab, deadline, screenshots, errors):
         assert not _PRIVATE_USE.search(_cell(page, 4).inner_text())
         assert not any(_PRIVATE_USE.search(t) for t in _cell(page, 6).locator("strong").all_inner_texts())
 
-        cell = _cell(page, 23)  # answer_widget(index, question="How does the Nemobot system flow work?")
+        cell = _cell(page, _cell_with("07_multimodal_answers.ipynb", "answer_widget(index, question="))
         widget = cell.locator(".jupyter-widgets").first
         assert "Nemobot" in widget.inner_text()
         assert widget.locator("pre").count() == 0  # formatted, not a text dump
