@@ -39,6 +39,7 @@ from .core.errors import InvalidInput
 from .core.io import sha256_file
 from .documents.noise import RuleNoiseFilter
 from .documents.noise_gemini import GeminiNoiseFilter
+from .indexing import build as _build
 from .indexing import index as _indexing
 from .indexing.embed import Embedder, HashEmbedder, get_embedder
 from .indexing.index import (
@@ -143,7 +144,7 @@ def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[s
 
 def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,
                 config: Config | None = None, noise_filter=None, **options) -> Index:
-    """Index Markdown documents into ``folder``; see :func:`ppkit.indexing.index.build_index`.
+    """Index Markdown documents into ``folder``; see :func:`ppkit.indexing.build.build_index`.
 
     ``config`` defaults to :meth:`Config.from_env`; ``noise_filter`` to
     :func:`default_noise_filter`. ``options``: ``fresh``, ``overrides``, ``names``,
@@ -154,7 +155,7 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     config = config or Config.from_env()
     embedder = embedder or get_embedder(config.embedder)
     noise_filter = noise_filter or default_noise_filter(config, embedder)
-    return cast(Index, _indexing.build_index(paths, folder, embedder=embedder, config=config,
+    return cast(Index, _build.build_index(paths, folder, embedder=embedder, config=config,
                                              noise_filter=noise_filter, index_class=Index, **options))
 
 
@@ -172,7 +173,7 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
 # the modules whose code decides what goes into an index (tree, noise, chunks, vectors, labels)
 _INDEXING_CODE = ("core/markup.py", "documents/tree.py", "documents/noise.py", "documents/chunking.py",
                   "documents/metadata.py", "documents/images.py", "documents/anchors.py", "indexing/lexical.py",
-                  "indexing/index.py", "indexing/embed.py", "indexing/store.py")
+                  "indexing/index.py", "indexing/build.py", "indexing/folder.py", "indexing/embed.py", "indexing/store.py")
 
 
 def _code_fingerprint() -> str:

@@ -1,4 +1,4 @@
-"""Build, update and load an index folder.
+"""The index folder: what it holds, saving it, loading it (building is :mod:`ppkit.indexing.build`).
 
 An index folder holds plain files only (nothing executes code on load)::
 
@@ -17,8 +17,7 @@ index usable; one writer at a time, and a reader sees one whole index (the proto
 recovery after a crash and the trust rule are in :mod:`ppkit.indexing.folder`). Loading
 checks every file against its checksum. An index folder is data: its document paths are
 read only when ppkit on this account wrote it (or the user trusts it), and its Qdrant
-server is contacted only when the user names it. Adding documents is incremental: a document whose sha256 is
-unchanged keeps its chunks and vectors. Querying with another embedder than the
+server is contacted only when the user names it. Querying with another embedder than the
 one that built the index is an error, as is a pointer into a source document that
 changed since it was indexed.
 """
@@ -29,31 +28,23 @@ import hashlib
 import json
 import os
 import shutil
-import time
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from ..core.config import Config, cache_dir, check_fields
+from ..core.config import Config, cache_dir
 from ..core.errors import ConfigError, InvalidInput, MissingFile, NotFound, PpkitError
 from ..core.io import sha256_file
-from ..core.progress import progress_bar
-from ..documents.chunking import Chunk, chunk_tree, section_units
-from ..documents.metadata import document_metadata
+from ..documents.chunking import Chunk, section_units
 from ..documents.noise import (
     NoiseDecision,
-    RuleNoiseFilter,
-    apply_overrides,
     kept_nodes,
 )
-from ..documents.tree import Tree, build_tree, read_lines
+from ..documents.tree import Tree, read_lines
 from .embed import (
     Embedder,
     EmbedderMismatch,
-    GeminiEmbedder,
-    HashEmbedder,
-    LocalEmbedder,
     get_embedder,
 )
 from .folder import (
@@ -73,10 +64,10 @@ from .folder import (
 )
 from .lexical import LexicalIndex
 from .qdrant_store import QdrantStore
-from .store import FaissStore, VectorStore
+from .store import FaissStore
 
-__all__ = ["SearchIndex", "build_index", "load_index", "StaleIndexError", "IndexFormatError", "NotAnIndex",
-           "UntrustedIndex", "IndexWriteError", "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "index_lock"]
+__all__ = ["SearchIndex", "load_index", "StaleIndexError", "IndexFormatError", "NotAnIndex",
+           "UntrustedIndex", "IndexWriteError", "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "index_lock", "check_target"]
 
 FORMAT_VERSION = 2  # 2: checksums of every file, generation, stamp, tree file names in the manifest
 # bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
@@ -124,7 +115,7 @@ class DocRecord:
 class SearchIndex:
     """A loaded index: trees, noise decisions, chunks, vectors, and the embedder to query them.
 
-    Build one with :func:`build_index`, open one with :func:`load_index`. Asking it questions
+    Build one with :func:`ppkit.indexing.build.build_index`, open one with :func:`load_index`. Asking it questions
     is the pipeline's job: :class:`ppkit.pipeline.Index` adds ``retrieve`` and ``ask``.
     """
 
@@ -269,7 +260,7 @@ class SearchIndex:
         """
         folder = Path(folder)
         with index_lock(folder):
-            _check_target(folder)
+            check_target(folder)
             recover(folder)
             previous = _read_json(folder / MANIFEST) if folder.is_dir() else None
             generation = int(previous.get("generation", 0)) + 1 if isinstance(previous, dict) else 1
@@ -313,7 +304,7 @@ class SearchIndex:
                 "trees": tree_files}
 
 
-def _check_target(folder: Path) -> None:
+def check_target(folder: Path) -> None:
     """Refuse an index folder that is a file, or that holds files ppkit did not write."""
     if folder.exists() and not folder.is_dir():
         raise IndexFormatError(f"{folder} is a file, not an index folder: pass --index a folder (new or a ppkit index)")
@@ -510,268 +501,3 @@ def _confined_images(tree: Tree, doc_dir: Path) -> Tree:
             images.append(replace(im, resolved=resolved, problem=problem))
         nodes[nid] = replace(node, images=tuple(images))
     return replace(tree, nodes=nodes)
-
-
-def _embedder_kind(embedder: Embedder) -> tuple[str, dict]:
-    if isinstance(embedder, LocalEmbedder):
-        return "local", {"max_seq_length": embedder.max_seq_length}
-    if isinstance(embedder, HashEmbedder):
-        return "hash", {"dim": embedder.dim}
-    if isinstance(embedder, GeminiEmbedder):
-        return "gemini", {"model": embedder.model_name, "dim": embedder.dim}
-    return "custom", {}
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """How :func:`build_index` treats what is already in the folder, and what it records.
-
-    Attributes:
-        fresh: ignore what is in the folder and rebuild everything.
-        overrides: ``{doc: {node_id: False | True | category}}`` applied after the noise filter.
-        names: document names (default: file stems); must be unique.
-        metadata: ``{doc: {...}}`` stored in the manifest, over what :mod:`ppkit.documents.metadata`
-            derives from the document and its ``<stem>.meta.json`` sidecar.
-        progress: show progress bars.
-        save: write the index to its folder (``False``: keep it in memory).
-        store: ``"faiss"`` or ``"qdrant"`` (a local-mode collection in the folder, or the server at
-            ``qdrant_url``); default: what the index in the folder already uses, else FAISS.
-        qdrant_url: the Qdrant server (default ``$QDRANT_URL``); never taken from the index folder.
-        replace: let a document replace an indexed one of the same name from another file
-            (without it, that is an error: ``b/AMD.md`` does not silently replace ``a/AMD.md``).
-    """
-
-    fresh: bool = False
-    overrides: dict[str, dict[str, bool | str]] | None = None
-    names: list[str] | None = None
-    metadata: dict[str, dict] | None = None
-    progress: bool = True
-    save: bool = True
-    store: str | None = None
-    qdrant_url: str | None = None
-    replace: bool = False
-
-    @classmethod
-    def of(cls, **options) -> BuildOptions:
-        check_fields(cls, options, "build option(s)")
-        return cls(**options)
-
-
-@dataclass
-class _Build:
-    """What a build collects, document by document (in the order they will be stored)."""
-
-    trees: dict[str, Tree] = field(default_factory=dict)
-    noise: dict[str, dict[str, NoiseDecision]] = field(default_factory=dict)
-    records: dict[str, dict] = field(default_factory=dict)  # doc -> manifest record
-    section_meta: dict[str, dict[str, str]] = field(default_factory=dict)  # doc -> node_id -> 10-K Item
-    new_chunks: list[Chunk] = field(default_factory=list)  # chunks to embed
-    timings: dict[str, float] = field(default_factory=dict)  # doc -> seconds to parse, filter and chunk
-    replaced: dict[str, str] = field(default_factory=dict)  # doc -> the source it replaced (BuildOptions.replace)
-
-    def keep(self, previous: SearchIndex, rec: dict) -> None:
-        """Keep a document of the previous index as it is (its record may be updated by the caller)."""
-        doc = rec["doc"]
-        self.trees[doc] = previous.trees[doc]
-        self.noise[doc] = previous.noise.get(doc, {})
-        self.records[doc] = rec
-        self.section_meta[doc] = previous.section_items(doc)
-
-
-def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,
-                config: Config | None = None, noise_filter=None, index_class: type[SearchIndex] = SearchIndex,
-                **options) -> SearchIndex:
-    """Index Markdown documents.
-
-    Args:
-        paths: Markdown files.
-        folder: index folder (default :func:`default_index_dir`); ``save=False`` keeps it in memory.
-        embedder: default from ``config.embedder`` (the local MiniLM).
-        noise_filter: default: the offline rule/fuzzy/semantic filter using ``embedder``
-            (:func:`ppkit.pipeline.build_index` passes Gemini's when the config is online).
-        index_class: the class to return (the pipeline's :class:`ppkit.pipeline.Index`).
-        options: :class:`BuildOptions` fields (``fresh``, ``overrides``, ``names``, ``metadata``,
-            ``progress``, ``save``, ``store``, ``qdrant_url``).
-
-    Returns:
-        The Index (saved to ``folder`` unless ``save=False``).
-
-    >>> index = build_index(["../shared/data/10k/AMD.md"], "/tmp/amd-index")  # doctest: +SKIP
-    """
-    opts = BuildOptions.of(**options)
-    config = config or Config()
-    paths, names = _documents(paths, opts.names)
-    embedder = embedder or get_embedder(config.embedder)
-    folder = Path(folder) if folder is not None else (default_index_dir() if opts.save else None)
-    if folder is None or not opts.save:
-        return _build(paths, names, folder, embedder, config, noise_filter, index_class, opts)
-    _check_target(folder)
-    with index_lock(folder):  # the whole load-modify-save: a second writer waits
-        recover(folder)
-        index = _build(paths, names, folder, embedder, config, noise_filter, index_class, opts)
-        index.save(folder)
-    return index
-
-
-def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: Embedder, config: Config,
-           noise_filter, index_class: type[SearchIndex], opts: BuildOptions) -> SearchIndex:
-    settings = {"chunk_size": config.chunk_size, "chunk_overlap": config.chunk_overlap, "min_chars": 40,
-                "pipeline_version": PIPELINE_VERSION}
-    previous = _previous(folder, embedder, config, settings, opts) if folder is not None and not opts.fresh else None
-    store, qdrant_url = _store_choice(previous, opts)
-    noise_filter = noise_filter or RuleNoiseFilter(embedder if not _is_test_embedder(embedder) else None)
-
-    t0 = time.perf_counter()
-    build = _Build()
-    for rec in previous.manifest["documents"] if previous is not None else []:
-        if rec["doc"] not in names:  # documents not named this time stay in the index
-            build.keep(previous, rec)
-    for name, path in progress_bar(list(zip(names, paths)), desc="parsing", disable=not opts.progress):
-        _add_document(build, name, path, previous, noise_filter, config, settings["min_chars"], opts)
-    kept = _reusable_chunks(previous, build)
-    t = time.perf_counter()
-    new_vecs = (embedder.embed_documents([c.text for c in build.new_chunks], progress=opts.progress)
-                if build.new_chunks else None)
-    embed_s = time.perf_counter() - t
-    all_chunks, all_vecs = _renumbered(build, kept, new_vecs)
-    if store == "qdrant" and previous is not None:
-        previous.store.close()  # a local-mode collection allows one client at a time
-    vstore = _make_store(store, embedder.dim, all_chunks, all_vecs, build, qdrant_url, folder)
-    lexical = LexicalIndex.build([c.text for c in all_chunks], [c.chunk_id for c in all_chunks])
-    kind, kwargs = _embedder_kind(embedder)
-    manifest = {
-        "format_version": FORMAT_VERSION,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "embedder": {"name": embedder.name, "dim": embedder.dim, "kind": kind, "kwargs": kwargs},
-        "store": vstore.manifest_entry(),
-        "noise_filter": getattr(noise_filter, "name", type(noise_filter).__name__),
-        "settings": settings,
-        "documents": list(build.records.values()),
-        "build": {"seconds_parse_noise_chunk": build.timings, "seconds_embed": round(embed_s, 2),
-                  "chunks_embedded": len(build.new_chunks), "chunks_reused": len(kept[0]),
-                  "replaced": build.replaced, "seconds_total": round(time.perf_counter() - t0, 2)},
-    }
-    return index_class(folder, manifest, build.trees, build.noise, all_chunks, vstore, embedder, config,
-                       lexical=lexical, section_meta=build.section_meta)
-
-
-def _documents(paths, names: list[str] | None) -> tuple[list[Path], list[str]]:
-    """The documents as paths and their (unique) names, or a clear error."""
-    paths = [Path(p) for p in paths]
-    if not paths:
-        raise InvalidInput("no documents to index")
-    names = list(names) if names is not None else [p.stem for p in paths]
-    if len(names) != len(paths):
-        raise InvalidInput("give one name per document")
-    dupes = {n for n in names if names.count(n) > 1}
-    if dupes:
-        raise InvalidInput(f"two documents share the name(s) {sorted(dupes)}: rename the files or pass names=")
-    for p in paths:
-        if not p.is_file():
-            raise MissingFile(f"no such document: {p}")
-    return paths, names
-
-
-def _previous(folder: Path, embedder: Embedder, config: Config, settings: dict,
-              opts: BuildOptions) -> SearchIndex | None:
-    """The index already in ``folder`` (to update incrementally), or None; it must have the same settings
-    and have been written by ppkit on this account (so its document records can be carried over)."""
-    if not (folder / MANIFEST).exists():
-        return None
-    try:
-        previous = load_index(folder, embedder=embedder, config=config, qdrant_url=opts.qdrant_url)
-    except (IndexFormatError, EmbedderMismatch, FileNotFoundError, ValueError) as e:
-        raise type(e)(f"{e}\n(to rebuild the index at {folder} from scratch, use fresh=True / --fresh)") from None
-    if not previous.trusted:
-        raise UntrustedIndex(f"the index at {folder} was not written by ppkit on this account (or was edited since); "
-                             "it is not updated in place: rebuild it from your own files with --fresh")
-    if previous.manifest["settings"] != settings:
-        raise IndexFormatError(f"{folder} was built with settings {previous.manifest['settings']}, "
-                               f"now {settings}: rebuild with --fresh")
-    return previous
-
-
-def _store_choice(previous: SearchIndex | None, opts: BuildOptions) -> tuple[str, str | None]:
-    """The store to build (the option, else what the previous index used, else FAISS) and its server URL."""
-    prev_store = previous.manifest.get("store", {}) if previous is not None else {}
-    store = opts.store or prev_store.get("name", "faiss")
-    # the server is the one the user names, never the one an index folder records
-    url = opts.qdrant_url or (os.environ.get("QDRANT_URL") or None if store == "qdrant" and
-                              prev_store.get("mode") == "server" else None)
-    return store, url
-
-
-def _add_document(build: _Build, name: str, path: Path, previous: SearchIndex | None, noise_filter,
-                  config: Config, min_chars: int, opts: BuildOptions) -> None:
-    """Parse, filter and chunk one document into ``build``, or keep it from ``previous`` when unchanged."""
-    sha = sha256_file(path)
-    extra_meta = (opts.metadata or {}).get(name, {})
-    prev_rec = next((r for r in previous.manifest["documents"] if r["doc"] == name), None) if previous else None
-    if prev_rec is not None and Path(prev_rec["source"]) != path.resolve() and prev_rec["sha256"] != sha:
-        if not opts.replace:
-            raise InvalidInput(f"{name!r} is already indexed from {prev_rec['source']}; {path} has the same name "
-                               "and other content. Pass --replace (replace=True) to replace it, or rename the file")
-        build.replaced[name] = prev_rec["source"]
-    if prev_rec is not None and prev_rec["sha256"] == sha and not (opts.overrides and name in opts.overrides):
-        build.keep(previous, {**prev_rec, "source": str(path.resolve()),
-                              "metadata": {**prev_rec.get("metadata", {}), **extra_meta}})
-        return
-    t = time.perf_counter()
-    tree = build_tree(path, name)
-    lines = read_lines(path)
-    decisions = noise_filter.decide(tree, lines)
-    if opts.overrides and name in opts.overrides:
-        decisions = apply_overrides(decisions, tree, opts.overrides[name])
-    chunks = chunk_tree(tree, lines, kept_nodes(tree, decisions), size=config.chunk_size,
-                        overlap=config.chunk_overlap, min_chars=min_chars)
-    build.timings[name] = round(time.perf_counter() - t, 3)
-    build.trees[name], build.noise[name] = tree, decisions
-    build.new_chunks.extend(chunks)
-    doc_meta, build.section_meta[name] = document_metadata(path, tree, lines)
-    build.records[name] = {"doc": name, "source": str(path.resolve()), "sha256": sha, "n_lines": tree.n_lines,
-                           "n_chunks": len(chunks), "metadata": {**doc_meta, **extra_meta}}
-
-
-def _reusable_chunks(previous: SearchIndex | None, build: _Build) -> tuple[list[Chunk], np.ndarray | None]:
-    """The previous index's chunks of unchanged documents, with their stored vectors."""
-    if previous is None:
-        return [], None
-    rebuilt = {c.doc for c in build.new_chunks}
-    reuse = [c for c in previous.chunks if c.doc in build.records and c.doc not in rebuilt
-             and build.records[c.doc]["sha256"] == previous.record(c.doc).sha256]
-    if not reuse:
-        return [], None
-    return reuse, previous.store.vectors(np.asarray([c.chunk_id for c in reuse], dtype=np.int64))
-
-
-def _renumbered(build: _Build, kept: tuple[list[Chunk], np.ndarray | None],
-                new_vecs: np.ndarray | None) -> tuple[list[Chunk], list[np.ndarray]]:
-    """All chunks numbered 0..n-1 in document order (of ``build.records``), with their vectors;
-    each record's ``n_chunks`` updated."""
-    kept_chunks, kept_vecs = kept
-    pairs = list(zip(kept_chunks, kept_vecs if kept_vecs is not None else [])) + \
-        (list(zip(build.new_chunks, new_vecs)) if new_vecs is not None else [])
-    order = {d: i for i, d in enumerate(build.records)}
-    pairs.sort(key=lambda cv: (order[cv[0].doc], cv[0].line_start, cv[0].seq))
-    chunks = [Chunk(i, c.doc, c.node_id, c.seq, c.line_start, c.line_end, c.breadcrumb, c.text)
-              for i, (c, _) in enumerate(pairs)]
-    for rec in build.records.values():
-        rec["n_chunks"] = sum(1 for c in chunks if c.doc == rec["doc"])
-    return chunks, [v for _, v in pairs]
-
-
-def _make_store(store: str, dim: int, chunks: list[Chunk], vecs: list[np.ndarray], build: _Build,
-                qdrant_url: str | None, folder: Path | None) -> VectorStore:
-    if store == "qdrant":
-        return QdrantStore.for_chunks(dim, chunks, np.stack(vecs) if vecs else None, build.records,
-                                      build.section_meta, url=qdrant_url, folder=folder)
-    if store == "faiss":
-        vstore = FaissStore(dim)
-        if vecs:
-            vstore.add(np.arange(len(vecs), dtype=np.int64), np.stack(vecs))
-        return vstore
-    raise InvalidInput(f"unknown store {store!r}: use 'faiss' or 'qdrant'")
-
-
-def _is_test_embedder(embedder) -> bool:
-    return isinstance(embedder, HashEmbedder)
