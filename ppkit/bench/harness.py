@@ -71,7 +71,7 @@ DEFINITIONS = {
                        "their %; '23.6 billion' also matches a figure one unit down that rounds to it) and key "
                        "phrases (prose evidence: consecutive non-overlapping runs of 8 normalised tokens) that "
                        "appear in the text sent for the first k items of the question's own documents; each "
-                       "feature counts once, only features found somewhere in those documents count; evidence: "
+                       "feature counts once, only features the gold sections' own text holds count; evidence: "
                        "FinanceBench evidence_text, the Comprehensive reference answer's figures (numbers only); "
                        "averaged over the n_evidence questions that have such features",
     "context_chars_mean": "mean characters sent for the first k items",
@@ -228,20 +228,22 @@ class _Run:
     baselines: dict
     bks: list[int]
     baseline_modes: tuple[str, ...]
-    doc_features: dict = None  # doc -> text_features of its whole text (for evidence_recall's "findable")
+    gold_features: dict = None  # gold sections -> text_features of their own text (evidence_recall's "findable")
 
-    def evidence(self, texts: list[tuple[str, bool]], docs: list[str]) -> EvidenceFeatures | None:
-        """The question's evidence features that occur in its documents (None: no evidence given)."""
+    def evidence(self, texts: list[tuple[str, bool]], g: list) -> EvidenceFeatures | None:
+        """The question's evidence features that occur in the own text of its gold sections ``g``
+        (None: no evidence given)."""
         if not texts:
             return None
         feats = [evidence_features(t, phrases=not figures_only) for t, figures_only in texts]
         union = EvidenceFeatures(frozenset().union(*(f.numbers for f in feats)),
                                  frozenset().union(*(f.scaled for f in feats)),
                                  frozenset().union(*(f.phrases for f in feats)))
-        key = tuple(docs)
-        if key not in self.doc_features:
-            self.doc_features[key] = text_features("\n".join("\n".join(self.index.lines(d)) for d in docs))
-        return findable(union, self.doc_features[key])
+        key = tuple(g)
+        if key not in self.gold_features:
+            self.gold_features[key] = text_features("\n".join("\n".join(self.index.lines(doc)[line - 1:end])
+                                                              for _, doc, line, end in g))
+        return findable(union, self.gold_features[key])
 
 
 def _bench_question(run: _Run, q: dict, g: list, qdocs: list[str], gold_images=None,
@@ -338,9 +340,10 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
         for q in progress_bar(todo, desc=f"bench {benchmark}", disable=not progress):
             qid = q["qid"]
             qdocs = gold.docs.get(qid) or sorted({split_section_id(sid)[0] for sid in gold.qrels[qid]})
-            per_question.append(_bench_question(run, q, gold_lines(gold.qrels[qid], view.trees), qdocs,
+            g = gold_lines(gold.qrels[qid], view.trees)
+            per_question.append(_bench_question(run, q, g, qdocs,
                                                 (images.get(qid, []), gold.images_by_caption.get(qid, []))
-                                                if images else None, run.evidence(evidence.get(qid, []), qdocs)))
+                                                if images else None, run.evidence(evidence.get(qid, []), g)))
     modes_out = _mode_summaries(per_question, modes, ks)
     headline = "auto" if "auto" in modes else modes[0]
     results = {str(k): KScores.from_dict(modes_out[headline][str(k)]).to_dict() for k in ks}  # the headline

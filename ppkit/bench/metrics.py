@@ -32,8 +32,10 @@ characters (``len(item.text)``, or ``item.chars``). A gold section is
     eight tokens occur in that order in the sent text. PDF table cells come out in
     another order than the Markdown's, so table evidence is matched by numbers only.
 
-  Only the features that occur in the question's document(s) at all count (so 1.0 is
-  reachable); a question with none has no evidence_recall (None). FinanceBench's
+  Only the features that the gold sections' own text holds count (:func:`findable`: a
+  computed ratio or a boilerplate line of the PDF page is not there to be sent, and 1.0
+  is reachable by sending the gold sections whole); a question with none has no
+  evidence_recall (None). FinanceBench's
   evidence is its ``evidence_text``; the Comprehensive set's is the figures (numbers
   only) of the reference answer from the reference k=5 log.
 * **overlap variants** (``hit_overlap``/``recall_overlap``): lenient versions in which
@@ -295,7 +297,8 @@ def evidence_recall(features: EvidenceFeatures, sent: _Sent) -> tuple[float | No
 
 
 def findable(features: EvidenceFeatures, doc_text: _Sent) -> EvidenceFeatures:
-    """The features that occur in the document at all (``doc_text``: :func:`text_features` of its whole text)."""
+    """The features that occur in a text (``doc_text``: :func:`text_features` of it; the bench passes the
+    gold sections' own text)."""
     gone = set(evidence_recall(features, doc_text)[1])
     return EvidenceFeatures(frozenset(n for n in features.numbers if n not in gone),
                             frozenset(s for s in features.scaled if s[0] not in gone),
