@@ -41,6 +41,9 @@ def test_retrieval_json_contract_financebench(env, capsys):
     # at k=10 every one of Acme's sections is sent, so both gold sections are, and the context is all of Acme
     assert res["results"]["10"]["hit"] == 1.0 and res["results"]["10"]["recall"] == 1.0
     assert res["results"]["10"]["context_chars_mean"] == _unit_chars(index, "Acme")
+    # ... so every gold section is, and every feature of the evidence the filing holds
+    assert res["results"]["10"]["all_gold"] == 1.0 and res["results"]["10"]["evidence_recall"] == 1.0
+    assert res["results"]["10"]["n_evidence"] == 2 and all(q["evidence_features"] > 0 for q in res["per_question"])
     assert res["modes"]["auto"]["filter"] == {"exact": 1.0, "filtered": 1.0}
     assert res["modes"]["gold"]["10"]["wrong_doc"] == 0.0
     assert set(res["baselines"]["auto"]) == {"blind-dense", "blind-bm25", "header-path"}

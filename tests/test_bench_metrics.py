@@ -5,7 +5,18 @@ import pytest
 from bench_support import fixture_docs
 from ppkit.bench.baselines import BM25Baseline, blind_chunks, header_path_chunks
 from ppkit.bench.harness import _equal_context
-from ppkit.bench.metrics import Sent, covered, hit_at_k, recall_at_k, score_question
+from ppkit.bench.metrics import (
+    Sent,
+    all_gold_at_k,
+    covered,
+    evidence_features,
+    evidence_recall,
+    findable,
+    hit_at_k,
+    recall_at_k,
+    score_question,
+    text_features,
+)
 from ppkit.retrieval.types import Section
 
 
@@ -48,7 +59,7 @@ def test_trimmed_section_misses_a_heading_it_did_not_send():
 
 def test_score_question_context_and_wrong_doc(ranked):
     got = score_question(ranked, GOLD, [3, 5], doc=["AMD"])
-    assert got["3"] == {"hit": 1.0, "recall": pytest.approx(1 / 3), "hit_overlap": 1.0,
+    assert got["3"] == {"hit": 1.0, "recall": pytest.approx(1 / 3), "all_gold": 0.0, "hit_overlap": 1.0,
                         "recall_overlap": pytest.approx(1 / 3), "context_chars": 450, "n_sent": 3,
                         "wrong_doc": pytest.approx(1 / 3)}
     assert got["5"]["context_chars"] == 800 and got["5"]["wrong_doc"] == pytest.approx(1 / 5)
@@ -113,3 +124,68 @@ def test_image_metrics_are_averaged_where_defined():
     assert (agg["image_hit"], agg["image_precision"], agg["image_reachable"]) == (1.0, 0.5, 1.0)
     assert (agg["n_image_hit"], agg["n_image_precision"], agg["images_shown_mean"]) == (1, 1, 1.0)
     assert "image_hit" not in _aggregate([{"3": {"hit": 1.0, "recall": 1.0, "context_chars": 5}}], [3])["3"]
+
+
+def test_all_gold_needs_every_gold_section(ranked):
+    assert [all_gold_at_k(ranked, GOLD, k) for k in (2, 4, 5)] == [0.0, 0.0, 1.0]
+    assert score_question(ranked, GOLD, [5])["5"]["all_gold"] == 1.0
+    assert all_gold_at_k(ranked, [], 5) == 0.0
+
+
+# --- evidence_recall: the features of a text and how they are matched ---
+
+def test_numbers_are_normalised_and_counted_once():
+    f = evidence_features("Cash was $4,835 million (4,835 in 2021: $4,835.00); ratio 1.570, up 12% or 12 %. "
+                          "See ID: 0062, 0119 and Note 12 for fiscal 2022.", phrases=False)
+    # one 4835 however written; 1.570 -> 1.57; 12% once; the bare 12, the ids and the year are not features
+    assert f.numbers == {"4835", "1.57", "12%"}
+    assert f.scaled == set() and f.phrases == set() and len(f) == 3
+
+
+def test_short_numbers_and_years_are_not_features_but_decimals_are():
+    f = evidence_features("In 2022, 3 of 45 plants; 2,022 units; 0.5 points; 007 code", phrases=False)
+    assert f.numbers == {"2022", "0.5"}  # "2,022" is an amount (written with a separator), 2022 is a year
+
+
+def test_number_matching_ignores_separators_and_markup_but_not_value():
+    f = evidence_features("receivables of $4,126 and inventories 3,771; margin 45%", phrases=False)
+    sent = text_features("| Accounts receivable, net | **4126** |\n| Inventories | 3,77 |\n| Gross margin | 45 | % |")
+    assert evidence_recall(f, sent) == (2 / 3, ["3771"])
+
+
+def test_scaled_figure_matches_the_table_one_unit_down():
+    f = evidence_features("Net revenue was $23.6 billion; $1.26 billion of income", phrases=False)
+    assert f.scaled == {("23.6", 1), ("1.26", 2)}
+    assert evidence_recall(f, text_features("| Net revenue | $ 23,601 |")) == (0.5, ["1.26"])
+    assert evidence_recall(f, text_features("23,649 and 1,264")) == (1.0, [])
+    assert evidence_recall(f, text_features("23,650 and 1,254")) == (0.0, ["1.26", "23.6"])  # 23.7 and 1.25
+    assert evidence_recall(f, text_features("1,255"))[1] == ["23.6"]  # half up: 1.255 is 1.26
+
+
+def test_key_phrases_are_non_overlapping_eight_token_runs_of_prose():
+    prose = "The increase in net revenue was driven by higher sales of our EPYC server processors."
+    f = evidence_features(prose)
+    assert f.phrases == {("the", "increase", "in", "net", "revenue", "was", "driven", "by")}  # 15 tokens: one run
+    got = evidence_recall(f, text_features("**The increase in net revenue** was driven by higher sales"))
+    assert got == (1.0, [])
+    assert evidence_recall(f, text_features("The increase in net revenue was mostly driven by"))[0] == 0.0
+    table = "Net revenue\n$\n86,392 $\n79,474\nCost of sales\n45,000\n41,000"
+    assert evidence_features(table).phrases == set()  # table evidence: numbers only
+
+
+def test_only_findable_features_count_and_none_when_nothing_is_left():
+    f = evidence_features("operating income fell to 1,264 from 3,648; the ratio was 1.57", phrases=False)
+    doc = text_features("Operating income 1,264 and 3,648 in the prior year")
+    kept = findable(f, doc)
+    assert kept.numbers == {"1264", "3648"}  # 1.57 is computed, not in the filing
+    assert evidence_recall(kept, text_features("income 1,264"))[0] == 0.5
+    assert evidence_recall(findable(f, text_features("nothing")), doc) == (None, [])
+
+
+def test_score_question_sends_only_the_question_documents_text():
+    gold = [("AMD#0003", "AMD", 10, 19)]
+    items = [_section("AMEX", "0003", 10, 19, "cash 4,835", 1), _section("AMD", "0003", 10, 19, "receivables 4,126", 2)]
+    f = evidence_features("cash of 4,835 and receivables of 4,126", phrases=False)
+    got = score_question(items, gold, [1, 2], doc=["AMD"], evidence=f)
+    assert (got["1"]["evidence_recall"], got["2"]["evidence_recall"]) == (0.0, 0.5)
+    assert got["2"]["evidence_missed"] == ["4835"]

@@ -52,7 +52,7 @@ def test_correct_answer_passes_with_lines_and_arithmetic():
     assert (c["22.20%"]["status"], c["22.20%"]["formula"]) == ("computed", "$3,648 million / $16,434 million × 100")
     assert (c["16.84 percentage points"]["status"], c["16.84 percentage points"]["formula"]) == \
         ("computed", "22.20% - 5.36%")
-    assert rep["counts"] == {"claims": 7, "verified": 4, "computed": 3, "uncited": 0, "not_found": 0,
+    assert rep["counts"] == {"claims": 7, "verified": 4, "computed": 3, "uncited": 0, "wrong_period": 0, "not_found": 0,
                              "citations": 1, "unretrieved": 0}
     assert rep["citations"] == [{"cited": "ID 0085", "section_ids": ["AMD#0085"], "retrieved": True}]
     assert rep["checked_against"] == ["AMD#0085"]

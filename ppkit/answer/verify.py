@@ -23,7 +23,15 @@ Numbers are compared as values, not strings: thousands separators, ``$``, ``%``,
 parentheses and minus signs (sign is not compared: "a decline of 607" cites "(607)"),
 and scale words (``$23.6 billion`` matches a table's ``23,601`` in millions at the
 precision written; a table number without a unit may be in thousands, millions or
-billions). Integers up to 10 without a unit are skipped (enumerations, "two segments").
+billions). Integers up to 10 without a unit are skipped (enumerations, "two segments"), and so
+are years (1900-2100 without a unit or separator: a period, not a figure); references
+("Table 9", "Note 4"), dates ("December 31") and a formula's "× 100" are not claims, nor are
+quoted Title Case names of up to six words ("Cost of Goods Sold": a term, not a quotation).
+
+* **wrong_period**: a found figure whose sentence names years, none of them the year heading
+  a table column it was found in (nor found in prose naming one of them).
+* A figure found only outside the sections its own paragraph cites makes the answer not ``ok``
+  (``line_cited``); without a citation in its paragraph it stays a remark (``uncited``).
 ``marked_text`` is the answer with ``[unverified]`` after each unsupported claim.
 
 This module checks; it does not rewrite answers or call a model.
@@ -43,12 +51,18 @@ _NUM = re.compile(
     r"(?P<close>\))?(?:\s?(?P<pct>%|percent\b|percentage points?\b|pp\b))?"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn)\b|(?P<sscale>[MBK])\b)?(?P<x>x\b)?(?![\w-]*[A-Za-z])",
     re.I)
-_CITE_ID = re.compile(r"\bIDs?:?\s*(\d{4,7})\b", re.I)
+_CITE_ID = re.compile(r"\bIDs?:?\s*(\d{4,7}(?:\s*(?:,|/|&|and)\s*(?:IDs?:?\s*)?\d{4,7})*)\b", re.I)
 _CITE_DOC = re.compile(r"\b([A-Za-z][\w.&-]*)#(\d{4,7})\b")
 _MARKUP = [
-    re.compile(r"\(?\b(?:Source:?\s*)?IDs?:?\s*\d{4,7}\)?", re.I),
+    re.compile(r"\(?\b(?:Source:?\s*)?IDs?:?\s*\d{4,7}(?:\s*(?:,|/|&|and)\s*(?:IDs?:?\s*)?\d{4,7})*\)?", re.I),
     re.compile(r"\b[A-Za-z][\w.&-]*#\d{4,7}\b"),
     re.compile(r"\blines?\s+\d+(?:\s*[-–]\s*\d+)?", re.I),
+    # references, not figures: "Tables 9, 11 and 15", "Note 7", "Item 1A"
+    re.compile(r"\b(?:tables?|notes?|items?|parts?|figures?|exhibits?|pages?)\s+\d+[A-Z]?"
+               r"(?:\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)\d+[A-Z]?)*", re.I),
+    re.compile(r"(?:[×x*]|multiplied\s+by|times)\s*100\b(?!\s*%)", re.I),  # a formula's constant
+    re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b", re.I),  # a date
+
     re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+"),  # list markers
     re.compile(r"^\s*#+\s*"),
 ]
@@ -148,6 +162,34 @@ def _find_quote(phrase: str, sections) -> list[dict]:
     return hits
 
 
+def _paragraph(lines: list[str], line: int) -> list[str]:
+    """The answer's lines from the blank line before ``line`` (1-based) to the blank line after it."""
+    a = b = line - 1
+    while a > 0 and lines[a - 1].strip():
+        a -= 1
+    while b + 1 < len(lines) and lines[b + 1].strip():
+        b += 1
+    return lines[a:b + 1]
+
+
+def _find_quote_parts(phrase: str, sections) -> list[dict]:
+    """A quote with elisions (``...``, ``…``) is found when each part is (in the same section); trailing
+    punctuation inside the quote marks is not compared."""
+    parts = [p.strip(" .,;:") for p in re.split(r"\.{3}|…", phrase)]
+    parts = [p for p in parts if len(p.split()) >= 2] or [phrase.strip(" .,;:")]
+    hits = None
+    for p in parts:
+        found = _find_quote(p, sections)
+        if hits is None:
+            hits = found
+        else:
+            ok = {h["section_id"] for h in found}
+            hits = [h for h in hits if h["section_id"] in ok]
+        if not hits:
+            return []
+    return hits or []
+
+
 def _citations(text: str, sections) -> tuple[list[dict], list[str]]:
     cites: list[dict] = []
     seen = set()
@@ -158,10 +200,11 @@ def _citations(text: str, sections) -> tuple[list[dict], list[str]]:
             ids = [s.section_id for s in sections if s.section_id.casefold() == key.casefold()]
             cites.append({"cited": key, "section_ids": ids, "retrieved": bool(ids)})
     for m in _CITE_ID.finditer(text):
-        if m.group(1) not in seen:
-            seen.add(m.group(1))
-            ids = [s.section_id for s in sections if s.node_id == m.group(1)]
-            cites.append({"cited": f"ID {m.group(1)}", "section_ids": ids, "retrieved": bool(ids)})
+        for nid in re.findall(r"\d{4,7}", m.group(1)):  # "ID: 0062, 0059", "ID 0080/0081"
+            if nid not in seen:
+                seen.add(nid)
+                ids = [s.section_id for s in sections if s.node_id == nid]
+                cites.append({"cited": f"ID {nid}", "section_ids": ids, "retrieved": bool(ids)})
     # breadcrumb lines under "Sources:" without an id
     lines = text.split("\n")
     start = next((i for i, ln in enumerate(lines) if _SOURCES.match(ln.strip())), None)
@@ -198,14 +241,20 @@ def verify_answer(text: str, sections, *, min_value: float = 10.0) -> dict:
     lines = text.split("\n")
     claims = _claims(lines, min_value)
     _look_up(claims, cited, others)
+    for c in claims:  # does the claim's paragraph cite a source? (then an uncited figure contradicts it)
+        c["line_cited"] = any(_CITE_ID.search(ln) or _CITE_DOC.search(ln) for ln in _paragraph(lines, c["answer_line"]))
+    _check_periods(claims, lines, cited + others)
     _derive(claims)
-    counts = {k: sum(1 for c in claims if c["status"] == k) for k in ("verified", "computed", "uncited", "not_found")}
+    counts = {k: sum(1 for c in claims if c["status"] == k)
+              for k in ("verified", "computed", "uncited", "wrong_period", "not_found")}
     marked = _marked(lines, claims)
     for c in claims:
         c.pop("_n", None)
         c["span"] = list(c["span"])
     return {
-        "ok": counts["not_found"] == 0 and not unretrieved,
+        # a figure only in sections other than those its paragraph of the answer cites counts against it
+        "ok": counts["not_found"] == 0 and counts["wrong_period"] == 0 and not unretrieved
+              and not any(c["status"] == "uncited" and c.get("line_cited") for c in claims),
         "counts": {"claims": len(claims), **counts, "citations": len(cites), "unretrieved": len(unretrieved)},
         "claims": claims, "citations": cites, "unretrieved": unretrieved,
         "checked_against": [s.section_id for s in cited],
@@ -224,12 +273,16 @@ def _claims(lines: list[str], min_value: float) -> list[dict]:
         for rx in _MARKUP:  # blank citation markup out, keeping offsets
             masked = rx.sub(lambda m: " " * len(m.group(0)), masked)
         for n in numbers_with_values(masked):
-            trivial = (n["value"] <= min_value and n["decimals"] == 0 and not (n["percent"] or n["currency"]
-                                                                               or n["scale"] or n["multiple"]))
+            plain = n["decimals"] == 0 and not (n["percent"] or n["currency"] or n["scale"] or n["multiple"])
+            # small counts ("two segments": 2) and years ("in 2022": a period, checked by _check_periods)
+            trivial = plain and (n["value"] <= min_value or (1900 <= n["value"] <= 2100 and "," not in n["text"]))
             if not trivial:
                 claims.append({"kind": "number", "text": n["text"], "answer_line": i, "span": n["span"], "_n": n})
         for m in _QUOTE.finditer(masked):
-            if len(m.group(1).split()) >= 3:
+            words = m.group(1).split()
+            if len(words) <= 6 and all(w[:1].isupper() or w.lower() in _SMALL for w in words):
+                continue  # a Title Case name ("Cost of Goods Sold"): a term the answer uses, not a quote
+            if len(words) >= 3:
                 claims.append({"kind": "quote", "text": m.group(1), "answer_line": i, "span": m.span()})
     return claims
 
@@ -240,10 +293,10 @@ def _look_up(claims: list[dict], cited: list, others: list) -> None:
                 for s in cited + others}  # section id -> (line, number) of every number in it
     for c in claims:
         if c["kind"] == "quote":
-            where = _find_quote(c["text"], cited)
+            where = _find_quote_parts(c["text"], cited)
             c["status"] = "verified" if where else None
             if not where:
-                where = _find_quote(c["text"], others)
+                where = _find_quote_parts(c["text"], others)
                 c["status"] = "uncited" if where else "not_found"
             c["where"] = where
             continue
@@ -255,6 +308,62 @@ def _look_up(claims: list[dict], cited: list, others: list) -> None:
                 break
         else:
             c["status"], c["where"] = "not_found", []
+
+
+_YEAR = re.compile(r"(?<!\d)(?:FY\s?)?(20\d\d)(?!\d)", re.I)
+_SMALL = {"of", "and", "the", "for", "in", "on", "to", "a", "an", "&", "or", "from"}
+
+
+def _clause(line: str, span: tuple[int, int]) -> str:
+    """The sentence of ``line`` around ``span`` (bounded by ". ", "; " or the line's ends)."""
+    a = max(line.rfind(". ", 0, span[0]), line.rfind("; ", 0, span[0]))
+    ends = [i for i in (line.find(". ", span[1]), line.find("; ", span[1])) if i >= 0]
+    return line[a + 1 if a >= 0 else 0: min(ends) if ends else len(line)]
+
+
+def _column_year(rows: list[str], i: int, claim: dict) -> str | None:
+    """The year heading the table column where ``claim``'s number sits in row ``i`` (None: not a table
+    cell, or no year above it)."""
+    cells = rows[i].strip().strip("|").split("|")
+    j = next((k for k, cell in enumerate(cells) if any(_matches(claim, d) for d in numbers_with_values(cell))), None)
+    if j is None:
+        return None
+    for r in range(i - 1, -1, -1):
+        if not rows[r].lstrip().startswith("|"):
+            return None
+        head = rows[r].strip().strip("|").split("|")
+        if len(head) == len(cells):
+            y = _YEAR.findall(head[j])
+            if len(y) == 1:
+                return y[0]
+    return None
+
+
+def _check_periods(claims: list[dict], lines: list[str], sections) -> None:
+    """A found figure whose sentence names years, none of them the year of a table column it was
+    found in, nor found in prose that names one of them, is ``wrong_period``: "revenue of $16,434 million in 2022" when
+    16,434 is the 2021 column."""
+    by_id = {s.section_id: _numbered_lines(s) for s in sections}
+    for c in claims:
+        if c["kind"] != "number" or c["status"] not in ("verified", "uncited"):
+            continue
+        said = set(_YEAR.findall(_clause(lines[c["answer_line"] - 1], c["span"])))
+        if not said:
+            continue
+        known, agrees = set(), False
+        for w in c["where"]:
+            rows = [t for _, t in by_id[w["section_id"]]]
+            for k, (ln, t) in enumerate(by_id[w["section_id"]]):
+                if ln != w["line"]:
+                    continue
+                if t.lstrip().startswith("|"):
+                    y = _column_year(rows, k, c["_n"])
+                    if y:
+                        known.add(y)
+                elif set(_YEAR.findall(t)) & said:  # prose giving the figure with the year said
+                    agrees = True
+        if known and not known & said and not agrees:
+            c["status"], c["column_years"] = "wrong_period", sorted(known)
 
 
 def _derive(claims: list[dict], rounds: int = 3) -> None:

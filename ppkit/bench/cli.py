@@ -4,6 +4,7 @@
                           [--gold-from-reference]   (an index of another extraction of the reference filings)
     ppkit bench answers   --questions FILE [--k 5] [--index DIR] [--out DIR]     (needs a Gemini key)
     ppkit bench reproduce [--k 3]                                                 (reference tables, k=3 failures)
+    ppkit bench verify    [--json OUT]       (the verifier against planted errors in the reference answers)
 
 ``--questions`` takes the Comprehensive ``.xlsx``, a FinanceBench ``.jsonl`` or the
 multimodal ``.json``; the format is detected from the content. Without ``--index``
@@ -35,6 +36,7 @@ from .reproduce import (
     summary_markdown,
 )
 from .transfer import gold_from_reference
+from .verify_bench import run_verify_bench, verify_markdown
 
 __all__ = ["add_bench_parser", "run_bench"]
 
@@ -80,6 +82,11 @@ def add_bench_parser(subparsers, handler) -> None:
     p.add_argument("--index", help="index folder (default: the shared 10-K reference index)")
     p.add_argument("--k", type=int, default=3, help="ppkit's cut-off to compare with the reference k=3 run")
     p.set_defaults(func=handler)
+
+    v = bs.add_parser("verify", help="the verifier against planted errors in the reference answers (offline)")
+    v.add_argument("--index", help="index folder (default: the shared 10-K reference index)")
+    v.add_argument("--json", metavar="OUT", help="write the full result (every case) as JSON")
+    v.set_defaults(func=handler)
 
 
 def _data_root_near(questions: Path) -> Path | None:
@@ -198,6 +205,16 @@ def _reproduce(args, config) -> int:
     return 0
 
 
+def _verify(args, config) -> int:
+    index = _open_index(args, "comprehensive", config)
+    result = run_verify_bench(index)
+    if args.json:
+        atomic_write(Path(args.json), json.dumps(result, indent=1, ensure_ascii=False).encode("utf-8"))
+        print(f"wrote {args.json}", file=sys.stderr)
+    print(verify_markdown(result))
+    return 0
+
+
 def run_bench(args, config=None) -> int:
     """Run the ``bench`` subcommand in ``args.bench_command`` with ``config`` (default
     :meth:`Config.from_env`); returns the exit status."""
@@ -210,6 +227,8 @@ def run_bench(args, config=None) -> int:
             return _answers(args, config)
         if cmd == "reproduce":
             return _reproduce(args, config)
+        if cmd == "verify":
+            return _verify(args, config)
     except NeedsKey as e:
         print(f"ppkit bench {cmd}: {e}", file=sys.stderr)
         return 2

@@ -54,6 +54,10 @@ class GoldSet:
         images: ``{qid: {image key: 1}}`` image gold (multimodal only).
         images_by_caption: ``{qid: [image keys]}``: every image whose caption the reference's labels
             name (multimodal only; see :mod:`ppkit.bench.metrics`).
+        evidence: ``{qid: [(text, figures only?)]}``: the gold evidence whose features
+            ``evidence_recall`` looks for in the text sent (:func:`ppkit.bench.metrics.evidence_features`):
+            FinanceBench's ``evidence_text`` (numbers and key phrases), the Comprehensive reference
+            answer (its figures only).
     """
 
     qrels: dict[str, dict[str, int]]
@@ -64,6 +68,7 @@ class GoldSet:
     details: dict[str, dict] = field(default_factory=dict)
     images: dict[str, dict[str, int]] = field(default_factory=dict)
     images_by_caption: dict[str, list[str]] = field(default_factory=dict)
+    evidence: dict[str, list[tuple[str, bool]]] = field(default_factory=dict)
 
     @property
     def coverage(self) -> float:
@@ -128,7 +133,7 @@ def comprehensive_gold(questions: list[dict], logs_dir, docs) -> GoldSet:
         doc = resolve_doc_name(company, list(docs.trees))
         if doc is not None:
             by_company[doc] = {e["qno"]: e for e in log["entries"]}
-    qrels, qdocs, prov, unmapped, notes, details = {}, {}, {}, {}, {}, {}
+    qrels, qdocs, prov, unmapped, notes, details, evidence = {}, {}, {}, {}, {}, {}, {}
     for q in questions:
         qid = q["qid"]
         doc = resolve_doc_name(q["doc"], list(docs.trees))
@@ -162,12 +167,13 @@ def comprehensive_gold(questions: list[dict], logs_dir, docs) -> GoldSet:
                 found.setdefault(section_id(doc, nid), f"cited by name {name!r}")
         details[qid] = {"cited_ids": entry["cited"]["ids"], "cited_names": entry["cited"]["names"],
                         "reference_nodes": [nid for nid, _ in entry["nodes"]]}
+        evidence[qid] = [(entry["response"], True)]
         if not found:
             unmapped[qid] = "the reference answer cites no node id or resolvable source name"
             continue
         qrels[qid] = {sid: 1 for sid in found}
         prov[qid] = found
-    return GoldSet(qrels, qdocs, prov, unmapped, notes, details)
+    return GoldSet(qrels, qdocs, prov, unmapped, notes, details, evidence=evidence)
 
 
 def financebench_gold(questions: list[dict], docs, *, aliases: dict | None = None) -> GoldSet:
@@ -182,7 +188,7 @@ def financebench_gold(questions: list[dict], docs, *, aliases: dict | None = Non
     if hasattr(docs, "manifest"):
         meta = {d["doc"]: d.get("metadata", {}) for d in docs.manifest.get("documents", [])}
     doc_texts: dict[str, DocText] = {}
-    qrels, qdocs, prov, unmapped, notes, details = {}, {}, {}, {}, {}, {}
+    qrels, qdocs, prov, unmapped, notes, details, evidence = {}, {}, {}, {}, {}, {}, {}
     for q in questions:
         qid = q["qid"]
         notes[qid] = []
@@ -210,12 +216,13 @@ def financebench_gold(questions: list[dict], docs, *, aliases: dict | None = Non
             for nid in m.node_ids:
                 found.setdefault(section_id(doc, nid), f"evidence {i} ({m.kind}, covered {m.covered:.2f})")
         details[qid] = {"evidence": matches}
+        evidence[qid] = [(ev["text"], False) for ev in q["evidence"] if ev["text"].strip()]
         if not found:
             unmapped[qid] = "; ".join(notes[qid]) or "no evidence could be placed"
             continue
         qrels[qid] = {sid: 1 for sid in found}
         prov[qid] = found
-    return GoldSet(qrels, qdocs, prov, unmapped, notes, details)
+    return GoldSet(qrels, qdocs, prov, unmapped, notes, details, evidence=evidence)
 
 
 def map_breadcrumb(crumb: str, trees) -> list[tuple[str, str]]:

@@ -38,7 +38,17 @@ from ..core.progress import progress_bar
 from ..indexing.index import SearchIndex
 from ..pipeline import default_reranker
 from .gold import GoldSet, gold_lines
-from .metrics import Sent, covered, image_metrics, mean, score_question
+from .metrics import (
+    EvidenceFeatures,
+    Sent,
+    covered,
+    evidence_features,
+    findable,
+    image_metrics,
+    mean,
+    score_question,
+    text_features,
+)
 from .results import KScores, RetrievalBench, as_json
 
 __all__ = ["BenchPlan", "run_retrieval_bench", "markdown_table", "DEFINITIONS", "MODES"]
@@ -54,6 +64,16 @@ DEFINITIONS = {
                 "k items, averaged over questions",
     "hit_overlap / recall_overlap": "lenient variants: a gold section counts when any line of its own text "
                                     "(heading to next heading) was sent",
+    "all_gold": "1 when every gold section's heading line lies inside the text sent for the first k items "
+                "(recall@k = 1), averaged over questions",
+    "evidence_recall": "share of the gold evidence's numbers (normalised: no thousands separators, $ or trailing "
+                       "decimal zeros; >= 3 digits or a decimal part, no years or citation ids; percentages keep "
+                       "their %; '23.6 billion' also matches a figure one unit down that rounds to it) and key "
+                       "phrases (prose evidence: consecutive non-overlapping runs of 8 normalised tokens) that "
+                       "appear in the text sent for the first k items of the question's own documents; each "
+                       "feature counts once, only features the gold sections' own text holds count; evidence: "
+                       "FinanceBench evidence_text, the Comprehensive reference answer's figures (numbers only); "
+                       "averaged over the n_evidence questions that have such features",
     "context_chars_mean": "mean characters sent for the first k items",
     "candidates": "the same measures over the 50 stage-1 candidate sections (their full line ranges): what "
                   "stage 1 kept before re-ranking",
@@ -156,7 +176,9 @@ def _aggregate(rows: list[dict], ks) -> dict:
         out[str(k)] = {"hit": mean(per, "hit"), "recall": mean(per, "recall"),
                        "hit_overlap": mean(per, "hit_overlap"), "recall_overlap": mean(per, "recall_overlap"),
                        "context_chars_mean": mean(per, "context_chars"), "wrong_doc": mean(per, "wrong_doc"),
-                       "n": len(per)}
+                       "n": len(per), "all_gold": mean(per, "all_gold"),
+                       "evidence_recall": mean(per, "evidence_recall"),
+                       "n_evidence": sum(r.get("evidence_recall") is not None for r in per)}
         if any("image_hit" in r for r in per):  # the multimodal set: images chosen for the answer
             for key in IMAGE_KEYS:
                 out[str(k)][key] = mean(per, key)
@@ -206,19 +228,38 @@ class _Run:
     baselines: dict
     bks: list[int]
     baseline_modes: tuple[str, ...]
+    gold_features: dict = None  # gold sections -> text_features of their own text (evidence_recall's "findable")
+
+    def evidence(self, texts: list[tuple[str, bool]], g: list) -> EvidenceFeatures | None:
+        """The question's evidence features that occur in the own text of its gold sections ``g``
+        (None: no evidence given)."""
+        if not texts:
+            return None
+        feats = [evidence_features(t, phrases=not figures_only) for t, figures_only in texts]
+        union = EvidenceFeatures(frozenset().union(*(f.numbers for f in feats)),
+                                 frozenset().union(*(f.scaled for f in feats)),
+                                 frozenset().union(*(f.phrases for f in feats)))
+        key = tuple(g)
+        if key not in self.gold_features:
+            self.gold_features[key] = text_features("\n".join("\n".join(self.index.lines(doc)[line - 1:end])
+                                                              for _, doc, line, end in g))
+        return findable(union, self.gold_features[key])
 
 
-def _bench_question(run: _Run, q: dict, g: list, qdocs: list[str], gold_images=None) -> dict:
+def _bench_question(run: _Run, q: dict, g: list, qdocs: list[str], gold_images=None,
+                    evidence: EvidenceFeatures | None = None) -> dict:
     """One question in every mode, with the baselines: its per-question row."""
-    row = {"qid": q["qid"], "question": q["text"], "docs": qdocs, "gold": [x[0] for x in g], "modes": {}}
+    row = {"qid": q["qid"], "question": q["text"], "docs": qdocs, "gold": [x[0] for x in g],
+           "evidence_features": None if evidence is None else len(evidence), "modes": {}}
     for mode in run.modes:
-        row["modes"][mode] = _bench_mode(run, q, g, qdocs, mode, gold_images)
+        row["modes"][mode] = _bench_mode(run, q, g, qdocs, mode, gold_images, evidence)
     head = row["modes"]["auto"] if "auto" in row["modes"] else next(iter(row["modes"].values()))
     row["results"] = {str(k): head[str(k)] for k in run.ks}
     return row
 
 
-def _bench_mode(run: _Run, q: dict, g: list, qdocs: list[str], mode: str, gold_images) -> dict:
+def _bench_mode(run: _Run, q: dict, g: list, qdocs: list[str], mode: str, gold_images,
+                evidence: EvidenceFeatures | None = None) -> dict:
     """One question in one mode: ppkit's scores at each k, its candidates', images, and the baselines'."""
     ks, kmax = run.ks, max(run.ks)
     filt, _, recall_mode = mode.partition(":")  # "auto:hybrid" -> filter "auto", stage-1 recall "hybrid"
@@ -227,7 +268,7 @@ def _bench_mode(run: _Run, q: dict, g: list, qdocs: list[str], mode: str, gold_i
         kw["retrieval"] = recall_mode
     r = run.index.retrieve(q["text"], k=kmax, reranker=run.reranker, **kw)
     cands = _sent_of_candidates(r.candidates)
-    entry = {**score_question(r.sections, g, ks, doc=qdocs),
+    entry = {**score_question(r.sections, g, ks, doc=qdocs, evidence=evidence),
              "candidates": {"hit": 1.0 if covered(cands, g) else 0.0, "recall": len(covered(cands, g)) / len(g),
                             "n": len(cands), "first_gold_rank": _first_gold_rank(cands, g)},
              "sections": [s.section_id for s in r.sections],
@@ -288,19 +329,21 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
     view = _bench_view(index)
     # one re-ranker for the whole run, so that its breadcrumb vectors are computed once
     run = _Run(view, ks, modes, reranker or default_reranker(view), baselines, sorted({int(k) for k in plan.baseline_ks}),
-               tuple(m for m in plan.baseline_modes if m in modes) if baselines else ())
+               tuple(m for m in plan.baseline_modes if m in modes) if baselines else (), {})
     todo, skipped = _runnable(view, questions, gold)
     per_question = []
     if todo:
         view.embedder.embed_query(todo[0]["text"])  # loads the model (and torch) before the thread setting below
     images = getattr(gold, "images", None) or None
+    evidence = getattr(gold, "evidence", None) or {}
     with _one_torch_thread():
         for q in progress_bar(todo, desc=f"bench {benchmark}", disable=not progress):
             qid = q["qid"]
             qdocs = gold.docs.get(qid) or sorted({split_section_id(sid)[0] for sid in gold.qrels[qid]})
-            per_question.append(_bench_question(run, q, gold_lines(gold.qrels[qid], view.trees), qdocs,
+            g = gold_lines(gold.qrels[qid], view.trees)
+            per_question.append(_bench_question(run, q, g, qdocs,
                                                 (images.get(qid, []), gold.images_by_caption.get(qid, []))
-                                                if images else None))
+                                                if images else None, run.evidence(evidence.get(qid, []), g)))
     modes_out = _mode_summaries(per_question, modes, ks)
     headline = "auto" if "auto" in modes else modes[0]
     results = {str(k): KScores.from_dict(modes_out[headline][str(k)]).to_dict() for k in ks}  # the headline
@@ -389,22 +432,23 @@ def _chars(x) -> str:
 def markdown_table(result: RetrievalBench | dict) -> str:
     """The benchmark as a Markdown table: ppkit per filter mode and k, then the baselines."""
     result = as_json(result)
-    head = ("| system | filter | k | hit | recall | hit (overlap) | recall (overlap) | context chars | wrong doc |\n"
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    head = ("| system | filter | k | hit | recall | all gold | evidence recall | hit (overlap) | recall (overlap) | "
+            "context chars | wrong doc |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     rows = []
     for mode, m in result["modes"].items():
         for k, v in m.items():
             if not k.isdigit():
                 continue
-            rows.append(f"| ppkit | {mode} | {k} | {_fmt(v['hit'])} | {_fmt(v['recall'])} | {_fmt(v['hit_overlap'])} | "
+            rows.append(f"| ppkit | {mode} | {k} | {_fmt(v['hit'])} | {_fmt(v['recall'])} | {_fmt(v.get('all_gold'))} | "
+                        f"{_fmt(v.get('evidence_recall'))} | {_fmt(v['hit_overlap'])} | "
                         f"{_fmt(v['recall_overlap'])} | {_chars(v['context_chars_mean'])} | {_fmt(v['wrong_doc'], True)} |")
         c = m["candidates"]
-        rows.append(f"| ppkit 50 candidates | {mode} | 50 | {_fmt(c['hit'])} | {_fmt(c['recall'])} | | | | |")
+        rows.append(f"| ppkit 50 candidates | {mode} | 50 | {_fmt(c['hit'])} | {_fmt(c['recall'])} | | | | | | |")
     for mode, by_name in result.get("baselines", {}).items():
         for name, agg in by_name.items():
             for k, v in agg.items():
                 label = k if k.isdigit() else f"≈ppkit@5 ({v.get('chunks_mean', 0):.1f} chunks)"
-                rows.append(f"| {name} | {mode} | {label} | {_fmt(v['hit'])} | {_fmt(v['recall'])} | "
+                rows.append(f"| {name} | {mode} | {label} | {_fmt(v['hit'])} | {_fmt(v['recall'])} | {_fmt(v.get('all_gold'))} | – | "
                             f"{_fmt(v['hit_overlap'])} | {_fmt(v['recall_overlap'])} | {_chars(v['context_chars_mean'])} | "
                             f"{_fmt(v['wrong_doc'], True)} |")
     title = f"**{result['benchmark']}**: {result['n']} questions with gold"

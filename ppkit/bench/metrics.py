@@ -10,8 +10,34 @@ characters (``len(item.text)``, or ``item.chars``). A gold section is
   of the first k items, else 0.
 * **recall@k**: the share of the question's gold sections whose heading line lies
   inside the text sent for the first k items.
+* **all_gold@k**: 1 when *every* gold section's heading line lies inside the text sent for
+  the first k items (recall@k = 1), else 0: an answer that needs a secondary section too.
 * **context chars**: characters sent for the first k items. Always reported beside
   hit and recall: sending a whole filing would "hit" everything.
+* **evidence_recall@k**: the share of the gold evidence's *features* that appear in the
+  text actually sent (the first k items' text, of the question's own documents). The
+  features (:func:`evidence_features`), each counted once:
+
+  - **numbers**: every number written in the evidence, normalised (thousands
+    separators and ``$``/parentheses dropped, trailing decimal zeros dropped:
+    ``$2,384.50`` -> ``2384.5``), kept when it has at least three digits or a decimal
+    part and is not a year (1900-2099 written without separators) nor a citation id
+    (``ID: 0062``); a percentage keeps its sign (``44%`` -> ``44%``, kept at any size).
+    A number given in billions or millions with a decimal part (``$23.6 billion``) is
+    also found where the sent text holds a figure one unit down that rounds to it
+    (``23,601`` in a table in millions; half up: ``23,650`` is 23.7);
+  - **key phrases** (prose evidence only, see :func:`ppkit.bench.evidence.evidence_kind`):
+    the evidence's words cut into consecutive, non-overlapping runs of eight normalised
+    tokens (the same tokens as the evidence mapping's); a phrase is found when its
+    eight tokens occur in that order in the sent text. PDF table cells come out in
+    another order than the Markdown's, so table evidence is matched by numbers only.
+
+  Only the features that the gold sections' own text holds count (:func:`findable`: a
+  computed ratio or a boilerplate line of the PDF page is not there to be sent, and 1.0
+  is reachable by sending the gold sections whole); a question with none has no
+  evidence_recall (None). FinanceBench's
+  evidence is its ``evidence_text``; the Comprehensive set's is the figures (numbers
+  only) of the reference answer from the reference k=5 log.
 * **overlap variants** (``hit_overlap``/``recall_overlap``): lenient versions in which
   a gold section counts when *any* of its own lines (heading to next heading) was
   sent. They matter for chunk baselines, whose chunks may hold a section's body
@@ -37,12 +63,16 @@ Images are named ``Doc/folder/file.png`` (:func:`image_key`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import PurePosixPath
 
 from ..answer.synth import ExtractiveSynthesizer, Synthesizer
+from .evidence import _tokens, evidence_kind, normalise
 
-__all__ = ["Sent", "covered", "hit_at_k", "recall_at_k", "context_chars", "score_question", "mean", "image_key",
+__all__ = ["Sent", "covered", "hit_at_k", "recall_at_k", "all_gold_at_k", "context_chars", "score_question", "mean",
+           "evidence_features", "text_features", "evidence_recall", "findable", "EvidenceFeatures", "image_key",
            "image_hit", "image_precision", "image_metrics"]
 
 
@@ -110,17 +140,32 @@ def recall_at_k(items, gold, k: int, *, overlap: bool = False) -> float:
     return len(covered(list(items)[:k], gold, overlap=overlap)) / len(gold)
 
 
+def all_gold_at_k(items, gold, k: int) -> float:
+    """1.0 when every gold section's heading line is inside the text sent for the first ``k`` items.
+
+    >>> s = Sent("AMD", ((10, 20),), 500)
+    >>> all_gold_at_k([s], [("AMD#0003", "AMD", 12, 15), ("AMD#0009", "AMD", 40, 45)], k=1)
+    0.0
+    """
+    if not gold:
+        return 0.0
+    return 1.0 if len(covered(list(items)[:k], gold)) == len(gold) else 0.0
+
+
 def context_chars(items, k: int) -> int:
     """Characters sent for the first ``k`` items."""
     return sum(_chars(it) for it in list(items)[:k])
 
 
-def score_question(items, gold, ks, *, doc: list[str] | None = None) -> dict:
+def score_question(items, gold, ks, *, doc: list[str] | None = None, evidence: EvidenceFeatures | None = None) -> dict:
     """All metrics of one question at each k.
 
-    Returns ``{str(k): {"hit", "recall", "hit_overlap", "recall_overlap", "context_chars",
+    Returns ``{str(k): {"hit", "recall", "all_gold", "hit_overlap", "recall_overlap", "context_chars",
     "n_sent", "wrong_doc"}}``; ``wrong_doc`` is the share of the first k items from a
-    document other than ``doc`` (``None`` when ``doc`` is not given).
+    document other than ``doc`` (``None`` when ``doc`` is not given). With ``evidence`` (the
+    question's findable evidence features) each k also has ``evidence_recall`` (over the text
+    of the items from ``doc``, all items when ``doc`` is not given) and ``evidence_missed``
+    (the features not sent, for reading).
     """
     items = list(items)
     out = {}
@@ -130,10 +175,134 @@ def score_question(items, gold, ks, *, doc: list[str] | None = None) -> dict:
         if doc:
             wrong = (sum(1 for it in top if it.doc not in doc) / len(top)) if top else 0.0
         out[str(k)] = {"hit": hit_at_k(top, gold, k), "recall": recall_at_k(top, gold, k),
+                       "all_gold": all_gold_at_k(top, gold, k),
                        "hit_overlap": hit_at_k(top, gold, k, overlap=True),
                        "recall_overlap": recall_at_k(top, gold, k, overlap=True),
                        "context_chars": context_chars(top, k), "n_sent": len(top), "wrong_doc": wrong}
+        if evidence is not None:
+            sent = "\n".join(it.text for it in top if (not doc or it.doc in doc) and hasattr(it, "text"))
+            rec, missed = evidence_recall(evidence, text_features(sent))
+            out[str(k)].update({"evidence_recall": rec, "evidence_missed": missed})
     return out
+
+
+_NUM = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s*(%|percent\b|billion\b|million\b))?",
+                  re.I)
+_CITED_ID = re.compile(r"\bIDs?\b\s*:?\s*\d{4}(?:\s*(?:,|/|&|and)\s*(?:ID\b\s*:?\s*)?\d{4})*")
+_YEARISH = re.compile(r"(?:19|20)\d\d")
+PHRASE = 8  # tokens per key phrase
+
+
+@dataclass(frozen=True)
+class EvidenceFeatures:
+    """The features of a text (see the module docstring): ``numbers`` (``"2384"``, ``"1.57"``, ``"44%"``),
+    ``scaled`` (``("23.6", 1)`` for "23.6 billion": a number of ``numbers`` that may also be found one
+    unit down, and its decimals) and ``phrases`` (tuples of eight tokens)."""
+
+    numbers: frozenset = frozenset()
+    scaled: frozenset = frozenset()
+    phrases: frozenset = frozenset()
+
+    def __len__(self) -> int:
+        return len(self.numbers) + len(self.phrases)
+
+
+@dataclass(frozen=True)
+class _Sent:
+    """What a sent text offers for matching: every number (no size limit), the numbers as values, its token stream."""
+
+    numbers: frozenset
+    values: frozenset
+    tokens: str  # " tok tok ... " for phrase lookup
+
+
+def _number_spans(text: str):
+    """``(normalised number, unit)`` of every number written in ``text`` (unit: "%", "billion", "million" or "")."""
+    t = _CITED_ID.sub(" ", normalise(text))
+    for m in _NUM.finditer(t):
+        whole, frac, unit = m.group(1), m.group(2) or "", (m.group(3) or "").lower()
+        unit = "%" if unit in ("%", "percent") else unit
+        digits = whole.replace(",", "")
+        frac = frac.rstrip("0").rstrip(".") if frac else ""
+        yield digits, frac, whole, unit
+
+
+def _num(digits: str, frac: str) -> str:
+    return (digits.lstrip("0") or "0") + frac
+
+
+def evidence_features(text: str, *, phrases: bool = True) -> EvidenceFeatures:
+    """The numbers (and, for prose with ``phrases``, the key phrases) of an evidence text.
+
+    >>> f = evidence_features("Revenue was $23.6 billion, up 44% from 2021; costs 1,448 and 3,548.00 (ID: 0068). 12 units.")
+    >>> sorted(f.numbers), sorted(f.scaled)
+    (['1448', '23.6', '3548', '44%'], [('23.6', 1)])
+    """
+    nums, scaled = set(), set()
+    for digits, frac, whole, unit in _number_spans(text):
+        if unit == "%":
+            nums.add(_num(digits, frac) + "%")
+            continue
+        if not frac and "," not in whole and _YEARISH.fullmatch(digits):
+            continue  # a year
+        if not frac and digits.startswith("0") and len(digits) > 1:
+            continue  # an id, not an amount
+        if len(digits.lstrip("0")) + len(frac.lstrip(".")) < 3 and not frac:
+            continue  # too short to tell anything
+        nums.add(_num(digits, frac))
+        if frac and unit in ("billion", "million"):
+            scaled.add((_num(digits, frac), len(frac) - 1))
+    grams = set()
+    if phrases and evidence_kind(text) == "prose":
+        toks = [t for t in _tokens(text)]
+        grams = {tuple(toks[i:i + PHRASE]) for i in range(0, len(toks) - PHRASE + 1, PHRASE)}
+    return EvidenceFeatures(frozenset(nums), frozenset(scaled), frozenset(grams))
+
+
+def text_features(text: str) -> _Sent:
+    """What ``text`` offers for matching evidence features (every number it writes, any size)."""
+    nums, values = set(), set()
+    for digits, frac, _, unit in _number_spans(text):
+        n = _num(digits, frac)
+        nums.add(n + "%" if unit == "%" else n)
+        if not frac and unit != "%":
+            values.add(int(digits))
+    return _Sent(frozenset(nums), frozenset(values), " " + " ".join(_tokens(text)) + " ")
+
+
+def _found(n: str, decimals: int | None, sent: _Sent) -> bool:
+    """A number is found written as such, or (given in billions/millions with ``decimals``) as a figure
+    one unit down that rounds to it."""
+    if n in sent.numbers:
+        return True
+    if decimals is None:
+        return False
+    want, q = Decimal(n), Decimal(1).scaleb(-decimals)
+    return any((Decimal(v) / 1000).quantize(q, rounding=ROUND_HALF_UP) == want for v in sent.values if v >= 1000)
+
+
+def evidence_recall(features: EvidenceFeatures, sent: _Sent) -> tuple[float | None, list[str]]:
+    """Share of ``features`` found in the sent text, and the ones not found (None when there are no features).
+
+    >>> f = evidence_features("Net revenue was $23.6 billion and operating income 1,264 million, a margin of 5.4%.", phrases=False)
+    >>> evidence_recall(f, text_features("| Net revenue | $ 23,601 |\\n| Operating income | 1,264 |"))
+    (0.6666666666666666, ['5.4%'])
+    """
+    if not len(features):
+        return None, []
+    scaled = dict(features.scaled)
+    missed = [n for n in sorted(features.numbers) if not _found(n, scaled.get(n), sent)]
+    missed += sorted(" ".join(g) for g in features.phrases if " " + " ".join(g) + " " not in sent.tokens)
+    return (len(features) - len(missed)) / len(features), missed
+
+
+def findable(features: EvidenceFeatures, doc_text: _Sent) -> EvidenceFeatures:
+    """The features that occur in a text (``doc_text``: :func:`text_features` of it; the bench passes the
+    gold sections' own text)."""
+    gone = set(evidence_recall(features, doc_text)[1])
+    return EvidenceFeatures(frozenset(n for n in features.numbers if n not in gone),
+                            frozenset(s for s in features.scaled if s[0] not in gone),
+                            frozenset(g for g in features.phrases if " ".join(g) not in gone))
 
 
 def mean(rows: list[dict], key: str) -> float | None:

@@ -30,6 +30,9 @@ class KScores:
     recall_overlap: float | None
     wrong_doc: float | None
     n: int
+    all_gold: float | None = None  # every gold section sent
+    evidence_recall: float | None = None  # share of the gold evidence's numbers and key phrases sent
+    n_evidence: int | None = None  # questions with evidence features (the mean's count)
     # the multimodal set only (absent from the JSON otherwise)
     image_hit: float | None = None
     image_precision: float | None = None

@@ -339,7 +339,7 @@ def transfer_gold(gold: GoldSet, reference_docs, target_docs, *, doc_map: dict[s
             continue
         qrels[qid] = {sid: 1 for sid in found}
         prov[qid] = found
-    return GoldSet(qrels, docs, prov, unmapped, notes, details), report
+    return GoldSet(qrels, docs, prov, unmapped, notes, details, evidence=dict(gold.evidence)), report
 
 
 def reference_docs_for(target_docs, paths=None, data_root: Path | None = None) -> tuple[MarkdownDocs, dict[str, str]]:

@@ -1,28 +1,44 @@
 """Following the pointers: each chosen section's text, read from its hash-checked source.
 
-A section larger than the per-section budget is trimmed to its heading plus the chunks
-most similar to the question, in document order, ``[…]`` marking each cut; the trim is
-recorded on the :class:`ppkit.retrieval.types.Section` (``trimmed``, ``sent_ranges``,
-``chars_total``). What is sent never exceeds the budget (cut marks included).
+A section larger than the per-section budget is trimmed to what the question asks, in
+document order, ``[…]`` marking each cut; the trim is recorded on the
+:class:`ppkit.retrieval.types.Section` (``trimmed``, ``sent_ranges``, ``chars_total``).
+What is sent never exceeds the budget (cut marks included).
+
+What is kept (:func:`_trim`, with the question's text): the heading, then the section's
+rendered lines (paragraphs, list items, table rows) best first by
+``BM25(question, line) / max + similarity of the line's best chunk, min-max scaled over
+the section's chunks`` (BM25 with the section's lines as the collection; equal weights,
+fixed a priori), each line taken whole when the text sent still fits. A kept table row
+brings its table's header row (the column labels), the ``| --- |`` rule and the table's
+caption (the nearest non-blank line above the table, when it is not a table row and is
+short) along. A gap of blank lines only is sent as such, any other gap as ``[…]``.
+Without the question's text (``query=None``) the section keeps its chunks most similar
+to the question vector instead, whole, best first.
 """
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..indexing.index import SearchIndex
+from ..indexing.lexical import bm25_scores
 from .recall import rendered_lines
 from .types import Candidate, Section
 
 __all__ = ["load_sections"]
 
 _CUT = "[…]"  # marks text left out of a trimmed section
+_RULE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$")
+CAPTION_CHARS = 200  # a line above a table longer than this is prose, not its caption
 
 
 def _trim(index: SearchIndex, doc: str, node_id: str, a: int, b: int, qv: np.ndarray | None,
-          budget: int) -> tuple[list[tuple[int, str]], tuple, bool, int]:
-    """The section's rendered text within ``budget`` characters: its heading plus its chunks most
-    similar to the question, in document order, ``[…]`` marking each cut.
+          budget: int, query: str | None = None) -> tuple[list[tuple[int, str]], tuple, bool, int]:
+    """The section's rendered text within ``budget`` characters: its heading plus what the question
+    asks (see the module docstring), in document order, ``[…]`` marking each cut.
 
     Returns (numbered lines sent, line ranges sent, trimmed?, characters of the whole section).
     """
@@ -30,6 +46,109 @@ def _trim(index: SearchIndex, doc: str, node_id: str, a: int, b: int, qv: np.nda
     full_chars = sum(len(t) + 1 for _, t in full) - 1
     if full_chars <= budget:
         return full, ((a, b),), False, full_chars
+    if query and query.strip():
+        kept = _keep_lines(index, doc, node_id, full, qv, query, budget)
+        if kept is not None:
+            return kept + (True, full_chars)
+    return _trim_by_chunks(index, doc, node_id, a, b, qv, budget, full) + (True, full_chars)
+
+
+def _is_row(t: str) -> bool:
+    return t.lstrip().startswith("|")
+
+
+def _companions(full: list[tuple[int, str]]) -> dict[int, tuple[int, ...]]:
+    """For each table row (index into ``full``): the lines it is sent with: its table's header row,
+    the rule below it and the table's caption."""
+    out: dict[int, tuple[int, ...]] = {}
+    i, n = 1, len(full)
+    while i < n:
+        if not _is_row(full[i][1]):
+            i += 1
+            continue
+        j = i
+        while j < n and _is_row(full[j][1]):
+            j += 1
+        head = [i] + ([i + 1] if i + 1 < j and _RULE.match(full[i + 1][1]) else [])
+        c = i - 1
+        while c > 0 and not full[c][1].strip():
+            c -= 1
+        cap = [c] if c > 0 and not _is_row(full[c][1]) and len(full[c][1]) <= CAPTION_CHARS else []
+        for r in range(i, j):
+            out[r] = tuple(x for x in cap + head if x != r)
+        i = j
+    return out
+
+
+def _layout(full: list[tuple[int, str]], keep: list[int]) -> list[tuple[int, str]]:
+    """The lines sent for the kept indices (sorted, 0 first): a gap of blank lines is sent, any other gap is ``[…]``."""
+    out: list[tuple[int, str]] = []
+    prev = None
+    for i in keep:
+        if prev is not None and i > prev + 1:
+            gap = full[prev + 1:i]
+            out.extend(gap if all(not t.strip() for _, t in gap) else [(0, _CUT)])
+        out.append(full[i])
+        prev = i
+    if prev is not None and prev < len(full) - 1 and any(t.strip() for _, t in full[prev + 1:]):
+        out.append((0, _CUT))
+    return out
+
+
+def _size(lines: list[tuple[int, str]]) -> int:
+    return sum(len(t) + 1 for _, t in lines) - 1 if lines else 0
+
+
+def _line_scores(index: SearchIndex, doc: str, node_id: str, full: list[tuple[int, str]], qv, query: str) -> np.ndarray:
+    """BM25 of the question over the section's lines (scaled by its maximum) plus the similarity of
+    each line's best chunk (min-max scaled over the section's chunks); the heading's is unused."""
+    texts = [t for _, t in full]
+    lex = np.asarray(bm25_scores(query, texts), dtype=np.float64)
+    if lex.max() > 0:
+        lex = lex / lex.max()
+    sim = np.zeros(len(full))
+    chunks = index.chunks_of(doc, node_id)
+    if chunks and qv is not None:
+        v = index.store.vectors(np.asarray([c.chunk_id for c in chunks], dtype=np.int64)) @ qv
+        lo, hi = float(v.min()), float(v.max())
+        v = (v - lo) / (hi - lo) if hi > lo else np.ones_like(v)
+        for i, (ln, _) in enumerate(full):
+            over = [float(x) for c, x in zip(chunks, v) if c.line_start <= ln <= c.line_end]
+            sim[i] = max(over) if over else 0.0
+    return lex + sim
+
+
+def _keep_lines(index: SearchIndex, doc: str, node_id: str, full: list[tuple[int, str]], qv, query: str,
+                budget: int):
+    """The lines the question asks for within ``budget`` (None when nothing but the heading fits)."""
+    scores = _line_scores(index, doc, node_id, full, qv, query)
+    companions = _companions(full)
+    order = sorted((i for i in range(1, len(full)) if full[i][1].strip()), key=lambda i: (-scores[i], i))
+    keep = {0}
+    used = _size(_layout(full, [0]))
+    for i in order:
+        if i in keep or used + len(full[i][1]) + 1 > budget:  # cannot fit, whatever else it brings
+            continue
+        trial = keep | {i} | set(companions.get(i, ()))
+        size = _size(_layout(full, sorted(trial)))
+        if size <= budget:
+            keep, used = trial, size
+    if keep == {0}:
+        return None
+    out = _layout(full, sorted(keep))
+    ranges: list[list[int]] = []
+    for ln, _ in out:
+        if ln == 0:
+            continue
+        if ranges and ranges[-1][0] <= ln <= ranges[-1][1] + 1:
+            ranges[-1][1] = max(ranges[-1][1], ln)
+        else:
+            ranges.append([ln, ln])
+    return _fit(out, budget), tuple((x, y) for x, y in ranges)
+
+
+def _trim_by_chunks(index: SearchIndex, doc: str, node_id: str, a: int, b: int, qv, budget: int, full):
+    """The heading plus the section's chunks most similar to ``qv``, whole, within ``budget``."""
     chunks = index.chunks_of(doc, node_id)
     chosen: list = []
     # sizes are measured on the rendered lines each chunk brings (a chunk's own body can be shorter:
@@ -51,7 +170,7 @@ def _trim(index: SearchIndex, doc: str, node_id: str, a: int, b: int, qv: np.nda
                 break
             out.append((ln, t))
             used += len(t) + 1
-        return _fit(out + [(0, _CUT)], budget), ((a, out[-1][0]),), True, full_chars
+        return _fit(out + [(0, _CUT)], budget), ((a, out[-1][0]),)
     chosen.sort(key=lambda c: c.line_start)
     # merge overlapping line ranges (the heading line first), then render them from the source
     ranges: list[list[int]] = [[a, a]]
@@ -67,7 +186,7 @@ def _trim(index: SearchIndex, doc: str, node_id: str, a: int, b: int, qv: np.nda
         out.extend(rendered_lines(index, doc, x, y))
     if y < b:
         out.append((0, _CUT))
-    return _fit(out, budget), tuple((x, y) for x, y in ranges), True, full_chars
+    return _fit(out, budget), tuple((x, y) for x, y in ranges)
 
 
 def _fit(lines: list[tuple[int, str]], budget: int) -> list[tuple[int, str]]:
@@ -87,12 +206,14 @@ def _fit(lines: list[tuple[int, str]], budget: int) -> list[tuple[int, str]]:
     return out
 
 
-def load_sections(index: SearchIndex, chosen: list[Candidate], *, budget: int, query_vec: np.ndarray | None = None) -> list[Section]:
-    """Follow the pointers: read each chosen section from its (hash-checked) source."""
+def load_sections(index: SearchIndex, chosen: list[Candidate], *, budget: int, query_vec: np.ndarray | None = None,
+                  query: str | None = None) -> list[Section]:
+    """Follow the pointers: read each chosen section from its (hash-checked) source; a section over
+    ``budget`` keeps what ``query`` (the question's text) asks, else its chunks nearest ``query_vec``."""
     out = []
     for rank, c in enumerate(chosen, start=1):
         a, b = index.units(c.doc)[c.node_id]
-        numbered, ranges, trimmed, full_chars = _trim(index, c.doc, c.node_id, a, b, query_vec, budget)
+        numbered, ranges, trimmed, full_chars = _trim(index, c.doc, c.node_id, a, b, query_vec, budget, query)
         text = "\n".join(t for _, t in numbered)
         tree = index.trees[c.doc]
         images = tuple(im for n in tree.nodes.values() if a <= n.line_start <= b for im in n.images

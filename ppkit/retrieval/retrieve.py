@@ -121,7 +121,7 @@ def retrieve(index: SearchIndex, question: str, k: int | None = None, *, docs: l
     t1 = time.perf_counter()
     ranked, calls = _stage2(reranker, question, search_text, cands)
     t2 = time.perf_counter()
-    sections = load_sections(index, ranked[:k], budget=opts.budget, query_vec=qv)
+    sections = load_sections(index, ranked[:k], budget=opts.budget, query_vec=qv, query=search_text)
     sections = link_images(index, question, sections)  # the image channel, over the untrimmed sections
     t3 = time.perf_counter()
     seconds.update(info.seconds, stage1=round(t1 - t0, 4), stage2=round(t2 - t1, 4), load=round(t3 - t2, 4),

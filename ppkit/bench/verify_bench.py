@@ -1,0 +1,209 @@
+"""The verifier benchmark: does :func:`ppkit.answer.verify.verify_answer` catch planted errors, and leave clean answers alone?
+
+Cases come from the reference system's answers in the Comprehensive run logs
+(``benchmarks/comprehensive_k5/*.log`` and ``comprehensive_k3``), each checked against the
+sections the reference retrieved for it (read whole from the index, ``load_sections``):
+
+* **clean**: an answer its scorecard judged green, as written. Flagged = a false alarm.
+* **planted** copies of each clean answer, one error each (a kind is skipped where the
+  answer offers nothing to plant it on):
+
+  - ``changed_figure``: the first number found in a cited section, scaled by 1.13 at the
+    precision written (``$3,548 million`` -> ``$4,009 million``);
+  - ``wrong_ratio``: the first number the answer computed (a ratio, share or growth rate),
+    scaled by 1.13 (``1.57`` -> ``1.77``, the reference's own k=3 slip was 1.78 for 1.57);
+  - ``swapped_year``: for the first found figure (not itself a year) whose nearest year in its
+    sentence is the year heading the table column the figure was found in, that year swapped
+    for the one before (or after, when the sections hold no earlier one);
+  - ``wrong_citation``: every citation of the section holding the first found figure
+    replaced by the id of a retrieved section that does not hold it.
+
+  Caught = ``verify_answer(...)["ok"]`` is False.
+* **natural**: answers the scorecard judged not green (reported apart: they may or may not
+  contain a checkable error).
+
+Nothing here is fitted: the plants are fixed rules, applied to every answer alike.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..answer.verify import _column_year, _numbered_lines, numbers_with_values, verify_answer
+from ..core.data import benchmark_path
+from ..retrieval.pointers import load_sections
+from ..retrieval.types import Candidate
+from .loaders import resolve_doc_name
+from .reference import load_run_logs, parse_scorecard
+
+__all__ = ["plant_errors", "verification_cases", "run_verify_bench", "verify_markdown", "KINDS"]
+
+KINDS = ("changed_figure", "wrong_ratio", "swapped_year", "wrong_citation")
+FACTOR = 1.13
+_DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_YEAR = re.compile(r"(?<!\d)(20[12]\d)(?!\d)")
+
+
+def _scaled(text: str) -> str:
+    """``text`` with its number scaled by FACTOR at the same decimals and separators."""
+    m = _DIGITS.search(text)
+    raw = m.group(0)
+    dec = len(raw.split(".")[1]) if "." in raw else 0
+    v = float(raw.replace(",", "")) * FACTOR
+    new = f"{v:,.{dec}f}" if "," in raw else f"{v:.{dec}f}"
+    if new == raw:  # too small to change at that precision
+        new = f"{float(raw.replace(',', '')) + 10 ** -dec:.{dec}f}"
+    return text[:m.start()] + new + text[m.end():]
+
+
+def _replace_claim(answer: str, claim: dict, new: str) -> str:
+    lines = answer.split("\n")
+    i = claim["answer_line"] - 1
+    a, b = claim["span"]
+    lines[i] = lines[i][:a] + new + lines[i][b:]
+    return "\n".join(lines)
+
+
+def plant_errors(answer: str, report: dict, sections) -> dict[str, str]:
+    """``{kind: answer with that one error}`` for the kinds that apply to ``answer`` (``report``: its clean verification)."""
+    out: dict[str, str] = {}
+    nums = [c for c in report["claims"] if c["kind"] == "number"]
+    found = [c for c in nums if c["status"] == "verified"]
+    computed = [c for c in nums if c["status"] == "computed"]
+    if found:
+        out["changed_figure"] = _replace_claim(answer, found[0], _scaled(found[0]["text"]))
+    if computed:
+        out["wrong_ratio"] = _replace_claim(answer, computed[0], _scaled(computed[0]["text"]))
+    lines = answer.split("\n")
+    for c in found:  # the year nearest a figure in its sentence, when it is the figure's table column's
+        if _YEAR.fullmatch(c["text"].strip()):
+            continue  # a year is not a figure
+        line = lines[c["answer_line"] - 1]
+        lo = max(line.rfind(". ", 0, c["span"][0]), line.rfind("; ", 0, c["span"][0]), 0)
+        ends = [i for i in (line.find(". ", c["span"][1]), line.find("; ", c["span"][1])) if i >= 0]
+        hi = min(ends) if ends else len(line)
+        years = [m for m in _YEAR.finditer(line) if lo <= m.start() < hi]
+        if not years:
+            continue
+        m = min(years, key=lambda m: min(abs(m.start() - c["span"][1]), abs(m.end() - c["span"][0])))
+        if m.group(1) not in _column_years(c, sections):
+            continue
+        y = int(m.group(1))
+        other = str(y - 1) if any(str(y - 1) in s.text for s in sections) else str(y + 1)
+        lines[c["answer_line"] - 1] = line[:m.start()] + other + line[m.end():]
+        out["swapped_year"] = "\n".join(lines)
+        break
+    if found:
+        holders = {w["section_id"] for w in found[0]["where"]}
+        cite = next((ci for ci in report["citations"] if set(ci["section_ids"]) & holders), None)
+        spare = [s for s in sections if s.section_id not in holders and not any(
+            s.section_id in ci["section_ids"] for ci in report["citations"])]
+        if cite and spare and cite["cited"].startswith("ID "):
+            old, new = cite["cited"][3:], spare[0].node_id
+            out["wrong_citation"] = re.sub(rf"(?<!\d){old}(?!\d)", new, answer)
+    return out
+
+
+def _column_years(claim: dict, sections) -> set[str]:
+    """The years heading the table columns where the claim's figure was found."""
+    out = set()
+    by_id = {s.section_id: _numbered_lines(s) for s in sections}
+    n = numbers_with_values(claim["text"])
+    if not n:
+        return out
+    for w in claim["where"]:
+        rows = [t for _, t in by_id[w["section_id"]]]
+        for k, (ln, t) in enumerate(by_id[w["section_id"]]):
+            if ln == w["line"] and t.lstrip().startswith("|"):
+                y = _column_year(rows, k, n[0])
+                if y:
+                    out.add(y)
+    return out
+
+
+def _sections(index, doc: str, nodes: list[str]):
+    chosen = []
+    for nid in nodes:
+        if nid not in index.units(doc):
+            continue
+        a, b = index.units(doc)[nid]
+        chosen.append(Candidate(doc, nid, index.trees[doc][nid].breadcrumb, 1.0, 1, 1, (1.0,), a, b, ""))
+    return load_sections(index, chosen, budget=10 ** 9)
+
+
+def verification_cases(index, runs: dict[str, Path]) -> list[dict]:
+    """Every reference answer of the run folders (``{"k5": folder}``) with its sections and scorecard light."""
+    cases = []
+    for run, folder in runs.items():
+        logs = load_run_logs(folder)
+        lights = {}
+        card = Path(folder) / "consolidated_scorecard.md"
+        if card.exists():
+            for r in parse_scorecard(card)["rows"]:
+                lights[(r.get("Company", "").strip().lower(), str(r.get("Qno", "")).strip())] = r["light"]
+        for company, log in logs.items():
+            doc = resolve_doc_name(company, list(index.trees))
+            if doc is None:
+                continue
+            for e in log["entries"]:
+                if e["error"] or not e["response"]:
+                    continue
+                light = lights.get((company.split("_")[0].lower(), str(e["qno"])))
+                cases.append({"run": run, "doc": doc, "qno": e["qno"], "answer": e["response"], "light": light,
+                              "sections": _sections(index, doc, [n for n, _ in e["nodes"]])})
+    return cases
+
+
+def run_verify_bench(index, runs: dict[str, Path] | None = None) -> dict:
+    """Catch rate per planted kind and false-alarm rate on the clean answers (see the module docstring)."""
+    runs = runs or {"k5": benchmark_path("comprehensive_k5"), "k3": benchmark_path("comprehensive_k3")}
+    rows = []
+    for case in verification_cases(index, runs):
+        rep = verify_answer(case["answer"], case["sections"])
+        name = f"{case['run']} {case['doc']} Q{case['qno']}"
+        if case["light"] != "green":
+            rows.append({"case": name, "kind": "natural", "light": case["light"], "flagged": not rep["ok"],
+                         "problems": _problems(rep)})
+            continue
+        rows.append({"case": name, "kind": "clean", "flagged": not rep["ok"], "problems": _problems(rep)})
+        for kind, text in plant_errors(case["answer"], rep, case["sections"]).items():
+            bad = verify_answer(text, case["sections"])
+            rows.append({"case": name, "kind": kind, "flagged": not bad["ok"], "problems": _problems(bad)})
+    planted = [r for r in rows if r["kind"] in KINDS]
+    clean = [r for r in rows if r["kind"] == "clean"]
+
+    def rate(rs):
+        return round(sum(r["flagged"] for r in rs) / len(rs), 4) if rs else None
+
+    return {"clean": len(clean), "false_alarm_rate": rate(clean), "planted": len(planted), "catch_rate": rate(planted),
+            "by_kind": {k: {"n": sum(r["kind"] == k for r in rows), "caught": rate([r for r in rows if r["kind"] == k])}
+                        for k in KINDS},
+            "natural": {"n": sum(r["kind"] == "natural" for r in rows),
+                        "flagged": rate([r for r in rows if r["kind"] == "natural"])},
+            "targets": {"catch_rate": 0.90, "false_alarm_rate": 0.05}, "rows": rows}
+
+
+def _problems(rep: dict) -> list[str]:
+    out = [f"{c['text']!r} {c['status']}" for c in rep["claims"] if c["status"] in ("not_found", "wrong_period")]
+    out += [f"{c['text']!r} uncited" for c in rep["claims"] if c["status"] == "uncited" and c.get("line_cited")]
+    return out + [f"cited, not retrieved: {u}" for u in rep["unretrieved"]]
+
+
+def verify_markdown(result: dict) -> str:
+    """The verifier benchmark as a few lines of Markdown."""
+    out = [f"**verifier**: {result['planted']} planted errors, caught {result['catch_rate']:.0%} (target 90%); "
+           f"{result['clean']} clean answers, false alarms {result['false_alarm_rate']:.0%} (target 5%)", "",
+           "| kind | n | caught |", "| --- | --- | --- |"]
+    for k, v in result["by_kind"].items():
+        out.append(f"| {k} | {v['n']} | {'–' if v['caught'] is None else format(v['caught'], '.0%')} |")
+    nat = result["natural"]
+    if nat["n"]:
+        out.append(f"| natural (not green) | {nat['n']} | {nat['flagged']:.0%} flagged |")
+    fa = [r for r in result["rows"] if r["kind"] == "clean" and r["flagged"]]
+    if fa:
+        out += ["", "False alarms: " + "; ".join(f"{r['case']} ({', '.join(r['problems'][:3])})" for r in fa)]
+    miss = [r for r in result["rows"] if r["kind"] in KINDS and not r["flagged"]]
+    if miss:
+        out += ["", "Missed: " + "; ".join(f"{r['case']} {r['kind']}" for r in miss)]
+    return "\n".join(out)
