@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from itertools import permutations
 
-__all__ = ["verify_answer", "numbers_with_values", "format_report"]
+__all__ = ["verify_answer", "numbers_with_values", "format_report", "column_years"]
 
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
            "trillion": 1e12}
@@ -339,6 +339,21 @@ def _column_year(rows: list[str], i: int, claim: dict) -> str | None:
     return None
 
 
+def column_years(number: dict, where: list[dict], sections, by_id: dict | None = None) -> set[str]:
+    """The years heading the table columns where ``number`` (from :func:`numbers_with_values`) was found
+    (``where``: ``[{"section_id", "line"}]``, a claim's places); prose lines give none."""
+    by_id = by_id or {s.section_id: _numbered_lines(s) for s in sections}
+    out = set()
+    for w in where:
+        rows = [t for _, t in by_id[w["section_id"]]]
+        for k, (ln, t) in enumerate(by_id[w["section_id"]]):
+            if ln == w["line"] and t.lstrip().startswith("|"):
+                y = _column_year(rows, k, number)
+                if y:
+                    out.add(y)
+    return out
+
+
 def _check_periods(claims: list[dict], lines: list[str], sections) -> None:
     """A found figure whose sentence names years, none of them the year of a table column it was
     found in, nor found in prose that names one of them, is ``wrong_period``: "revenue of $16,434 million in 2022" when
@@ -350,18 +365,10 @@ def _check_periods(claims: list[dict], lines: list[str], sections) -> None:
         said = set(_YEAR.findall(_clause(lines[c["answer_line"] - 1], c["span"])))
         if not said:
             continue
-        known, agrees = set(), False
-        for w in c["where"]:
-            rows = [t for _, t in by_id[w["section_id"]]]
-            for k, (ln, t) in enumerate(by_id[w["section_id"]]):
-                if ln != w["line"]:
-                    continue
-                if t.lstrip().startswith("|"):
-                    y = _column_year(rows, k, c["_n"])
-                    if y:
-                        known.add(y)
-                elif set(_YEAR.findall(t)) & said:  # prose giving the figure with the year said
-                    agrees = True
+        known = column_years(c["_n"], c["where"], sections, by_id)
+        # prose giving the figure with the year said
+        agrees = any(ln == w["line"] and not t.lstrip().startswith("|") and set(_YEAR.findall(t)) & said
+                     for w in c["where"] for ln, t in by_id[w["section_id"]])
         if known and not known & said and not agrees:
             c["status"], c["column_years"] = "wrong_period", sorted(known)
 

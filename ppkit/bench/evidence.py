@@ -58,7 +58,7 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", t).strip().casefold()
 
 
-def _tokens(text: str) -> list[str]:
+def evidence_tokens(text: str) -> list[str]:
     """Word and number tokens of normalised text, thousands separators dropped (``16,434`` -> ``16434``)."""
     out = []
     for t in _TOKEN.findall(normalise(text)):
@@ -103,7 +103,7 @@ class DocText:
         self.number_lines: dict[str, set[int]] = defaultdict(set)  # number -> 1-based lines
         stream: list[tuple[str, int]] = []  # (token, line) over the whole document
         for ln, line in enumerate(lines, start=1):
-            for t in _tokens(line):
+            for t in evidence_tokens(line):
                 stream.append((t, ln))
             for num in _numbers(line):
                 self.number_lines[num].add(ln)
@@ -176,7 +176,7 @@ def map_evidence(text: str, tree, lines: list[str], *, doc_text: DocText | None 
     n_feats = 0
     nums = _numbers(text)
     if kind == "prose" or len(nums) < 3:  # a table without distinctive numbers falls back to its words
-        toks = _tokens(text)
+        toks = evidence_tokens(text)
         grams = {tuple(toks[i : i + NGRAM]) for i in range(len(toks) - NGRAM + 1)}
         n_feats += len(grams)
         for g in grams:

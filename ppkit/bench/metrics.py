@@ -69,7 +69,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import PurePosixPath
 
 from ..answer.synth import ExtractiveSynthesizer, Synthesizer
-from .evidence import _tokens, evidence_kind, normalise
+from .evidence import evidence_kind, evidence_tokens, normalise
 
 __all__ = ["Sent", "covered", "hit_at_k", "recall_at_k", "all_gold_at_k", "context_chars", "score_question", "mean",
            "evidence_features", "text_features", "evidence_recall", "findable", "EvidenceFeatures", "image_key",
@@ -254,7 +254,7 @@ def evidence_features(text: str, *, phrases: bool = True) -> EvidenceFeatures:
             scaled.add((_num(digits, frac), len(frac) - 1))
     grams = set()
     if phrases and evidence_kind(text) == "prose":
-        toks = [t for t in _tokens(text)]
+        toks = [t for t in evidence_tokens(text)]
         grams = {tuple(toks[i:i + PHRASE]) for i in range(0, len(toks) - PHRASE + 1, PHRASE)}
     return EvidenceFeatures(frozenset(nums), frozenset(scaled), frozenset(grams))
 
@@ -267,7 +267,7 @@ def text_features(text: str) -> _Sent:
         nums.add(n + "%" if unit == "%" else n)
         if not frac and unit != "%":
             values.add(int(digits))
-    return _Sent(frozenset(nums), frozenset(values), " " + " ".join(_tokens(text)) + " ")
+    return _Sent(frozenset(nums), frozenset(values), " " + " ".join(evidence_tokens(text)) + " ")
 
 
 def _found(n: str, decimals: int | None, sent: _Sent) -> bool:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..answer.verify import _column_year, _numbered_lines, numbers_with_values, verify_answer
+from ..answer.verify import column_years, numbers_with_values, verify_answer
 from ..core.data import benchmark_path
 from ..retrieval.pointers import load_sections
 from ..retrieval.types import Candidate
@@ -87,7 +87,8 @@ def plant_errors(answer: str, report: dict, sections) -> dict[str, str]:
         if not years:
             continue
         m = min(years, key=lambda m: min(abs(m.start() - c["span"][1]), abs(m.end() - c["span"][0])))
-        if m.group(1) not in _column_years(c, sections):
+        n = numbers_with_values(c["text"])
+        if not n or m.group(1) not in column_years(n[0], c["where"], sections):
             continue
         y = int(m.group(1))
         other = str(y - 1) if any(str(y - 1) in s.text for s in sections) else str(y + 1)
@@ -102,23 +103,6 @@ def plant_errors(answer: str, report: dict, sections) -> dict[str, str]:
         if cite and spare and cite["cited"].startswith("ID "):
             old, new = cite["cited"][3:], spare[0].node_id
             out["wrong_citation"] = re.sub(rf"(?<!\d){old}(?!\d)", new, answer)
-    return out
-
-
-def _column_years(claim: dict, sections) -> set[str]:
-    """The years heading the table columns where the claim's figure was found."""
-    out = set()
-    by_id = {s.section_id: _numbered_lines(s) for s in sections}
-    n = numbers_with_values(claim["text"])
-    if not n:
-        return out
-    for w in claim["where"]:
-        rows = [t for _, t in by_id[w["section_id"]]]
-        for k, (ln, t) in enumerate(by_id[w["section_id"]]):
-            if ln == w["line"] and t.lstrip().startswith("|"):
-                y = _column_year(rows, k, n[0])
-                if y:
-                    out.add(y)
     return out
 
 

@@ -75,24 +75,23 @@ def check_fields(cls, names, what: str) -> None:
                           + ", ".join(f.name for f in fields(cls)))
 
 
-def _env_int(name: str, default: int) -> int:
+def _env_number(name: str, default, kind=int, what: str = "an integer"):
+    """``$name`` as ``kind`` (``default`` when unset or empty); anything else is a ConfigError saying ``what`` it must be."""
     v = os.environ.get(name)
     if v is None or v.strip() == "":
         return default
     try:
-        return int(v)
+        return kind(v)
     except ValueError:
-        raise ConfigError(f"{name}={v!r} is not an integer") from None
+        raise ConfigError(f"{name}={v!r} is not {what}") from None
+
+
+def _env_int(name: str, default: int) -> int:
+    return _env_number(name, default)
 
 
 def _env_float(name: str, default: float) -> float:
-    v = os.environ.get(name)
-    if v is None or v.strip() == "":
-        return default
-    try:
-        return float(v)
-    except ValueError:
-        raise ConfigError(f"{name}={v!r} is not a number (seconds)") from None
+    return _env_number(name, default, float, "a number (seconds)")
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ import threading
 from pathlib import Path
 
 from ..core.config import cache_dir
+from ..core.io import sha256_file
 
 try:
     import fcntl
@@ -144,18 +145,10 @@ def swap_lock(folder: Path, *, shared: bool):
 
 
 # -- checksums and completeness -----------------------------------------------------------------
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def file_checksums(folder: Path) -> dict[str, str]:
     """``{relative path: sha256}`` of every file in ``folder`` except the manifest."""
     folder = Path(folder)
-    return {p.relative_to(folder).as_posix(): _sha256(p) for p in sorted(folder.rglob("*"))
+    return {p.relative_to(folder).as_posix(): sha256_file(p) for p in sorted(folder.rglob("*"))
             if p.is_file() and p.name != MANIFEST}
 
 
@@ -168,7 +161,7 @@ def bad_files(folder: Path, files: dict) -> list[str]:
             out.append(f"{rel}: not a path inside the index")
         elif not p.is_file():
             out.append(f"{p} is missing")
-        elif _sha256(p) != want:
+        elif sha256_file(p) != want:
             out.append(f"{p} does not match its checksum in the manifest (changed or damaged)")
     return out
 
