@@ -198,6 +198,31 @@ def test_select_images_formula_needs_a_math_question_and_anchor_wins():
     assert [c.image.path for c in select_images("Eq. (1)?", secs)] == ["figures/eq1.png"]
 
 
+def _choice(path: str, figure: str, score: float, *, rank: int = 1, reason: str = "caption match"):
+    """A hand-made scored image: ``figure`` is its caption number, ``score`` its match after the priors."""
+    from ppkit.answer.images import ImageChoice
+
+    img = Image(path, 3, resolved="/x/" + path, kind=figure.split()[0], label=f"{figure.capitalize()}: x",
+                figure=figure, width=100, height=100)
+    sec = Section("D", f"000{rank}", f"D > S{rank}", 1, 9, "text", rank, 1.0, ((1, 9),), 4, False, (img,))
+    return ImageChoice(sec, img, score, ("pipelin", "stage"), reason, ("in section",), score)
+
+
+def test_select_images_stop_at_a_strong_match_shows_it_alone_but_keeps_anchors():
+    q = "What are the stages of the pipeline in Table 2?"
+    pool = [_choice("f1.png", "figure 1", 0.7), _choice("f2.png", "figure 2", 0.5, rank=2),
+            _choice("f3.png", "figure 3", 0.3, rank=3),
+            _choice("t2.png", "table 2", 1.0, reason="Table 2 named in the question")]
+    pick = lambda **kw: [c.image.path for c in select_images(q, [], scored=pool, **kw)]  # noqa: E731
+    assert pick(max_images=4) == ["t2.png", "f1.png", "f2.png", "f3.png"]  # off: 0.3 >= 0.4 x 0.7 passes the ratio
+    assert pick(stop_at=0.6, max_images=4) == ["t2.png", "f1.png"]  # 0.7 >= 0.6: the runners-up go, the anchor stays
+    assert pick(stop_at=0.75) == ["t2.png", "f1.png", "f2.png"]  # no match is strong enough: unchanged
+    # the anchor does not count as the strong match (it scores 1 by being named, not by matching)
+    no_match = [pool[3], _choice("f2.png", "figure 2", 0.5), _choice("f3.png", "figure 3", 0.45)]
+    assert [c.image.path for c in select_images(q, [], scored=no_match, stop_at=0.6)] == ["t2.png", "f2.png",
+                                                                                          "f3.png"]
+
+
 def test_images_only_from_the_sections_and_text_sent():
     t = fixture_tree()
     trimmed = section(t, "0002", 1, sent=((5, 8),))  # the figure line (9) was not sent

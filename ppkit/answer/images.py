@@ -165,9 +165,15 @@ def with_priors(choices: list[ImageChoice], *, rank_decay: float = DEFAULT_RANK_
 
 
 def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHOLD, ratio: float = DEFAULT_RATIO,
-                  max_images: int = 3, scored: list[ImageChoice] | None = None) -> list[ImageChoice]:
+                  max_images: int = 3, scored: list[ImageChoice] | None = None,
+                  stop_at: float | None = None) -> list[ImageChoice]:
     """The images to show with an answer: from the sections' image channel, at least ``threshold``
     and at least ``ratio`` times the best score, at most ``max_images``.
+
+    ``stop_at`` (off by default): when the first image chosen by its match scores at least this,
+    it is shown alone - a strong match is the answer's figure, the runners-up are mostly noise -;
+    images the question names by number are still added. Fit leave-one-paper-out it helps at k=1
+    and not at k=3/k=5 (README, "Multimodal answers"), so it is not the default.
 
     An image must also share at least two of the question's terms (all of them for a
     one-term question): a single common word ("work") is not evidence; an image the question
@@ -196,6 +202,8 @@ def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHO
                (c.section.doc, c.image.label) if caption_key(c.image.label) else (c.section.doc, c.image.path))
         if key in seen:
             continue
+        if stop_at is not None and not c.anchored and any(not p.anchored and p.score >= stop_at for p in chosen):
+            continue  # a strong match shows alone; only anchors join it
         seen.add(key)
         chosen.append(c)
         if len(chosen) == max_images:

@@ -4,7 +4,8 @@ The selection (:func:`ppkit.answer.images.select_images`) has two thresholds: ``
 (the least share of the question's idf-weighted terms an image's caption and discussion must
 hold) and ``ratio`` (the least share of the best image's score); the scoring has two priors
 (:func:`ppkit.answer.images.with_priors`: a decay per section rank and a factor for images only
-recall reached); ``max_images`` caps how many are shown. The five are fit on the multimodal benchmark by a grid search that maximises
+recall reached); ``max_images`` caps how many are shown; with ``--stop-at``, ``stop_at`` (a strong match
+shows alone) joins them. They are fit on the multimodal benchmark by a grid search that maximises
 image hit + image precision, and reported two ways:
 
 * **in-sample**: one fit over all questions, scored on the same questions (optimistic);
@@ -12,7 +13,7 @@ image hit + image precision, and reported two ways:
   P, applied to the questions whose first paper is P; every question is scored once, by a fit
   that never saw its paper. This is the number to quote for unseen questions.
 
-Nothing is fit to single questions: the grid has five parameters shared by all. Retrieval runs
+Nothing is fit to single questions: the grid has five parameters (six with ``--stop-at``) shared by all. Retrieval runs
 once per question (at the largest k); each k scores the first k sections.
 
     python -m ppkit.bench.image_fit --questions ../shared/data/benchmarks/multimodal_queries.json --k 1 --k 3 --k 5
@@ -40,6 +41,7 @@ GRID_RATIOS = (0.0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 GRID_RANK_DECAY = (1.0, 0.7, 0.5)
 GRID_RECALLED = (1.0, 0.5)
 GRID_MAX_IMAGES = (3,)  # (1, 2, 3) measured worse out of sample (k=5 LOPO hit 0.63 vs 0.68): too many knobs for 20 questions
+GRID_STOP_AT = (None,)  # ``--stop-at``: also fit select_images(stop_at=...) over (None, 0.3, 0.4, 0.5, 0.6)
 
 
 @dataclass(frozen=True)
@@ -72,17 +74,18 @@ def collect(index, questions: list[dict], gold, ks: list[int]) -> dict[int, list
     return out
 
 
-Params = tuple[float, float, float, float, int]  # (threshold, ratio, rank_decay, recalled, max_images)
+Params = tuple[float, float, float, float, int, float | None]  # (threshold, ratio, rank_decay, recalled, max_images, stop_at)
 
 
-def evaluate(rows: list[Scored], params: Params) -> dict:
+def evaluate(rows: list[Scored], params: tuple) -> dict:
     """Image hit and precision of the selection with these parameters over ``rows``."""
-    threshold, ratio, decay, recalled, max_images = params
+    threshold, ratio, decay, recalled, max_images, *rest = params
+    stop_at = rest[0] if rest else None
     per = []
     for r in rows:
         scored = with_priors(list(r.scored), rank_decay=decay, recalled=recalled)
         chosen = select_images(r.question, list(r.sections), threshold=threshold, ratio=ratio, scored=scored,
-                               max_images=max_images)
+                               max_images=max_images, stop_at=stop_at)
         keys = [image_key(c.section.doc, c.image.path) for c in chosen]
         per.append({"hit": image_hit(keys, list(r.gold)), "precision": image_precision(keys, list(r.gold)),
                     "shown": len(keys), "chosen": keys})
@@ -94,28 +97,29 @@ def _objective(m: dict) -> float:
     return (m["image_hit"] or 0.0) + (m["image_precision"] or 0.0)
 
 
-def fit(rows: list[Scored]) -> Params:
+def fit(rows: list[Scored], stops: tuple = GRID_STOP_AT) -> Params:
     """The grid point with the best hit + precision over ``rows`` (ties: the first in grid order)."""
     best = None
-    for m in GRID_MAX_IMAGES:
-        for decay in GRID_RANK_DECAY:
-            for rec in GRID_RECALLED:
-                for t in GRID_THRESHOLDS:
-                    for ra in GRID_RATIOS:
-                        v = _objective(evaluate(rows, (t, ra, decay, rec, m)))
-                        if best is None or v > best[0] + 1e-9:
-                            best = (v, (t, ra, decay, rec, m))
+    for stop in stops:
+        for m in GRID_MAX_IMAGES:
+            for decay in GRID_RANK_DECAY:
+                for rec in GRID_RECALLED:
+                    for t in GRID_THRESHOLDS:
+                        for ra in GRID_RATIOS:
+                            v = _objective(evaluate(rows, (t, ra, decay, rec, m, stop)))
+                            if best is None or v > best[0] + 1e-9:
+                                best = (v, (t, ra, decay, rec, m, stop))
     assert best is not None
     return best[1]
 
 
-def lopo(rows: list[Scored]) -> dict:
+def lopo(rows: list[Scored], stops: tuple = GRID_STOP_AT) -> dict:
     """Leave-one-paper-out: each question scored by a fit on the questions that do not touch its first paper."""
     folds, per = {}, {}
     for paper in sorted({r.papers[0] for r in rows if r.papers}):
         train = [r for r in rows if paper not in r.papers]
         test = [r for r in rows if r.papers and r.papers[0] == paper]
-        params = fit(train)
+        params = fit(train, stops)
         folds[paper] = {"params": list(params), "n_train": len(train), "n_test": len(test)}
         for r, m in zip(test, evaluate(test, params)["per_question"]):
             per[r.qid] = m
@@ -129,7 +133,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", required=True)
     ap.add_argument("--k", type=int, action="append")
     ap.add_argument("--json")
+    ap.add_argument("--stop-at", action="store_true",
+                    help="also fit the strong-match stop (select_images stop_at) over None, 0.3 .. 0.6")
     a = ap.parse_args(argv)
+    stops = (None, 0.3, 0.4, 0.5, 0.6) if a.stop_at else GRID_STOP_AT
     ks = sorted(set(a.k or [3, 5]))
     fmt, questions = load_questions(a.questions)
     index = reference_index("papers", config=Config.from_env())
@@ -137,11 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = collect(index, questions, gold, ks)
     out = {}
     for k in ks:
-        params = fit(rows[k])
+        params = fit(rows[k], stops)
         ins = evaluate(rows[k], params)
-        out[str(k)] = {"in_sample": {"params": list(params), **ins}, "lopo": lopo(rows[k])}
+        out[str(k)] = {"in_sample": {"params": list(params), **ins}, "lopo": lopo(rows[k], stops)}
         lo = out[str(k)]["lopo"]
-        print(f"k={k}: in-sample (threshold, ratio, rank decay, recalled, max images = {params}) hit {ins['image_hit']:.2f} "
+        print(f"k={k}: in-sample (threshold, ratio, rank decay, recalled, max images, stop at = {params}) hit {ins['image_hit']:.2f} "
               f"precision {ins['image_precision'] or 0:.2f} shown {ins['images_shown_mean']:.2f}; LOPO hit "
               f"{lo['image_hit']:.2f} precision {lo['image_precision'] or 0:.2f} shown {lo['images_shown_mean']:.2f}; "
               f"folds {json.dumps({p: f['params'] for p, f in lo['folds'].items()})}")
