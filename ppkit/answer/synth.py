@@ -33,7 +33,7 @@ from .abstain import abstention_line, missing_from
 from .conversation import rewrite_question
 from .metrics import compute_metric, format_metric, statement_sections
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
-from .verify import verify_answer
+from .verify import format_report, verify_answer
 
 __all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "ask", "EXTRACTIVE_NOTE"]
 
@@ -98,6 +98,8 @@ class Answer:
         if self.images:
             lines.append("Images:")
             lines += [f"  {im['path']}  ({im.get('label', '')}) from {im['doc']}#{im['node_id']}" for im in self.images]
+        if self.verification:  # one line: how many figures were found, re-derived, or not found
+            lines += ["", format_report(self.verification).split("\n")[0]]
         warnings = self.warnings()
         if warnings:
             lines += ["", "WARNING:"] + [f"  - {w}" for w in warnings]
