@@ -89,3 +89,18 @@ def test_run_answers_bench_writes_log_and_scorecard(tmp_path):
     assert out["rows"][0]["numeric"]["ok"] is True and out["rows"][0]["verdict"] == "green"
     assert parse_scorecard(out["scorecard_path"])["score"] == (1, 1)
     assert parse_run_log(out["log_path"])["entries"][0]["nodes"] == [("0005", "Acme > Statements")]
+
+
+def test_run_answers_bench_scores_metric_questions_strictly(tmp_path):
+    sec = SimpleNamespace(node_id="0005", breadcrumb="Acme > Statements", section_id="Acme#0005")
+    answers = {"Quick ratio?": "The quick ratio is 1.59.", "Capex?": "Capital spending = $4.6 billion."}
+    index = SimpleNamespace(ask=lambda q, k: SimpleNamespace(text=answers[q], sections=[sec]))
+    qs = [{"qid": "1", "doc": "Acme", "text": "Quick ratio?", "answer": "1.57", "question_type": "metrics-generated"},
+          {"qid": "2", "doc": "Acme", "text": "Capex?", "answer": "$4600.00", "question_type": "metrics-generated"}]
+    out = run_answers_bench(index, qs, fmt="financebench", k=5, out_dir=tmp_path, benchmark="t",
+                            client=_StandIn({"verdict": "green", "note": "close"}))
+    # the lenient check (2%, no units) passes 1.59 for 1.57 and misses $4.6 billion = $4,600 million;
+    # the strict judge (1%, units read) does the opposite
+    assert [r["numeric"]["ok"] for r in out["rows"]] == [True, False]
+    assert [r["strict"]["ok"] for r in out["rows"]] == [False, True]
+    assert "**Strict numeric judge:** 1 / 2 metric questions" in out["scorecard_markdown"]

@@ -7,8 +7,10 @@ A synthesizer is any object with ``name`` and ``synthesize(question, sections) -
 :class:`ExtractiveSynthesizer` (offline default) writes no prose of its own: for
 each selected section it quotes the sentences and table rows that best match the
 question (stemmed-term overlap weighted by rarity across the sections), with the
-breadcrumb and source line numbers, and it says that it is extractive. It never
-computes or paraphrases; that is the online synthesizer's job
+breadcrumb and source line numbers, and it says that it is extractive. When the question
+asks for a financial metric (:mod:`ppkit.answer.metrics`) it first computes it from the
+retrieved primary statements, citing every input, or says which inputs are missing. It
+never paraphrases; that is the online synthesizer's job
 (:class:`ppkit.answer.synth_gemini.GeminiSynthesizer`, which answers only from the sections
 in XML-delimited blocks and cites breadcrumbs under ``Sources:``).
 """
@@ -27,9 +29,11 @@ from ..documents.tree import Image
 from ..indexing.index import SearchIndex
 from ..retrieval.retrieve import retrieve
 from ..retrieval.types import Retrieval, Section, Trace
+from .abstain import abstention_line, missing_from
 from .conversation import rewrite_question
+from .metrics import compute_metric, format_metric, statement_sections
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
-from .verify import verify_answer
+from .verify import format_report, verify_answer
 
 __all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "ask", "EXTRACTIVE_NOTE"]
 
@@ -94,6 +98,8 @@ class Answer:
         if self.images:
             lines.append("Images:")
             lines += [f"  {im['path']}  ({im.get('label', '')}) from {im['doc']}#{im['node_id']}" for im in self.images]
+        if self.verification:  # one line: how many figures were found, re-derived, or not found
+            lines += ["", format_report(self.verification).split("\n")[0]]
         warnings = self.warnings()
         if warnings:
             lines += ["", "WARNING:"] + [f"  - {w}" for w in warnings]
@@ -172,6 +178,15 @@ class ExtractiveSynthesizer:
         n = max(1, len(pieces))
         out = [EXTRACTIVE_NOTE, ""]
         quoted = 0
+        # what the question names (a company, a year) that no section mentions: say so first, compute nothing
+        missing = missing_from(question, sections)
+        refusal = abstention_line(missing)
+        # a financial metric: computed from the statements, every input cited (or which inputs are missing)
+        metric = compute_metric(question, sections) if refusal is None else None
+        if refusal is not None:
+            out += [refusal, ""]
+        elif metric is not None:
+            out += [format_metric(metric), ""]
         for s in sections:
             scored = []
             for sec, ln, p, st in pieces:
@@ -192,7 +207,14 @@ class ExtractiveSynthesizer:
         out.append("Sources:")
         out += [f"- {s.breadcrumb} (ID: {s.node_id})" for s in sections]
         images, image_info = self._images(question, sections)
-        return "\n".join(out), {"passages_quoted": quoted, "images": images, **image_info}
+        notes = {"passages_quoted": quoted, "images": images, **image_info}
+        if refusal is not None:
+            notes["abstained"] = missing
+        if metric is not None:
+            notes["metric"] = {"name": metric.metric.name, "year": metric.year, "doc": metric.doc, "value": metric.value,
+                               "unit": metric.metric.unit, "missing": list(metric.missing),
+                               "inputs": [f"{li.doc}#{li.node_id}:{li.line}" for li in metric.inputs]}
+        return "\n".join(out), notes
 
     def _images(self, question: str, sections: list[Section]) -> tuple[list[dict], dict]:
         """The images to show (records) and, for the trace, every candidate image's score."""
@@ -208,12 +230,16 @@ class ExtractiveSynthesizer:
 
 
 def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
-        synthesizer=None, retrieval: Retrieval | None = None, history=None, verify: bool = True, **kw) -> Answer:
+        synthesizer=None, retrieval: Retrieval | None = None, history=None, verify: bool = True,
+        statements: bool = True, **kw) -> Answer:
     """Retrieve the top-k sections for ``question`` and synthesize a cited Answer.
 
     ``history`` (earlier turns, oldest first) rewrites a follow-up into a standalone
     question first (:mod:`ppkit.answer.conversation`); ``verify`` checks the answer's numbers,
     quotes and citations against the sections (:mod:`ppkit.answer.verify`) into ``Answer.verification``.
+    ``statements``: a question asking for a financial metric also gets the primary statements it needs
+    that retrieval missed (of the best-ranked section's document, found by heading; listed in the
+    trace's ``synthesis["statements_added"]``), beyond the k sections.
 
     >>> print(index.ask("What is AMD's quick ratio for FY2022?"))  # doctest: +SKIP
     """
@@ -226,8 +252,14 @@ def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[s
         question = rewrite.question
     r = retrieval or retrieve(index, question, k, docs=docs, reranker=reranker, **kw)
     t0 = time.perf_counter()
+    sections = list(r.sections)
+    added = (statement_sections(index, question, sections, budget=index.config.section_budget)
+             if statements and index is not None else [])
+    sections += added
     calls_before = len(synthesizer.calls)
-    text, info = synthesizer.synthesize(question, r.sections)
+    text, info = synthesizer.synthesize(question, sections)
+    if added:
+        info["statements_added"] = [s.section_id for s in added]
     images = info.pop("images", [])
     used = info.pop("synthesizer", synthesizer.name)  # a Gemini synthesizer that fell back names its twin
     trace = AnswerTrace(**{f.name: getattr(r.trace, f.name) for f in fields(Trace)},
@@ -236,8 +268,8 @@ def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[s
                         rewrite=rewrite.to_dict() if rewrite is not None else None)
     trace = replace(trace, seconds={**r.trace.seconds, "synthesize": round(time.perf_counter() - t0, 4)},
                     model_calls=r.trace.model_calls + list(synthesizer.calls)[calls_before:])
-    verification = verify_answer(text, r.sections) if verify else None
-    return Answer(question, text, r.sections, used, images, trace, verification)
+    verification = verify_answer(text, sections) if verify else None
+    return Answer(question, text, sections, used, images, trace, verification)
 
 
 def image_record(section: Section, image: Image, *, reason: str = "") -> dict:

@@ -15,7 +15,7 @@ plain dict:
     cites none), with the source line(s);
   - ``computed``: not in the text, but the arithmetic from the answer's own verified
     numbers gives it at the precision written (a + b, a - b, a / b, a / b x 100,
-    (a - b) / b x 100, (a + b) / c and (a - b) / c in both forms), with the formula;
+    (a - b) / b x 100, (a + b) / c and (a - b) / c in both forms, the average (a + b) / 2), with the formula;
   - ``uncited``: found only in a retrieved section the answer did not cite;
   - ``not_found``: none of these: an unsupported claim.
 
@@ -134,6 +134,7 @@ def _derivations(vals: list[tuple[str, float]]):
     for (ta, a), (tb, b) in permutations(vals, 2):
         yield f"{ta} + {tb}", a + b
         yield f"{ta} - {tb}", a - b
+        yield f"({ta} + {tb}) / 2", (a + b) / 2  # an average of two years
         if b:
             yield f"{ta} / {tb}", a / b
             yield f"{ta} / {tb} × 100", a / b * 100

@@ -25,6 +25,7 @@ from ..core.config import cache_dir, project_root
 from ..core.errors import InvalidInput, PpkitError
 from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient
+from .judge import judge_numeric
 
 __all__ = ["NeedsKey", "RUBRIC", "numeric_check", "judge_answer", "run_answers_bench", "format_log_entry",
            "scorecard_markdown"]
@@ -161,10 +162,14 @@ def scorecard_markdown(rows: list[dict], *, k: int, title: str = "Proxy-Pointer 
     applicable = [r for r in rows if r["numeric"].get("applicable")]
     passed = sum(1 for r in applicable if r["numeric"]["ok"])
     tol = rows[0]["numeric"]["tolerance"] if rows else 0.02
+    strict = [r for r in rows if (r.get("strict") or {}).get("applicable")]
     tail = ["", f"**Final Score:** {green} / {len(judged)} 🟢" + (f" ({len(rows) - len(judged)} not judged: no ground truth)"
                                                                  if len(judged) < len(rows) else ""),
             f"**Numeric check:** {passed} / {len(applicable)} within ±{tol:.0%} of the ground truth's number "
             f"(questions whose ground truth holds a number)."]
+    if strict:
+        tail.append(f"**Strict numeric judge:** {sum(1 for r in strict if r['strict']['ok'])} / {len(strict)} metric "
+                    "questions within 1% of the ground truth, unit and sign agreeing (ppkit.bench.judge).")
     return "\n".join(head + body + tail) + "\n"
 
 
@@ -200,11 +205,14 @@ def run_answers_bench(index: SearchIndex, questions: list[dict], *, fmt: str, k:
             else:
                 verdict = {"verdict": None, "note": "no ground truth in this question set: not judged"}
             num = numeric_check(ans.text, truth, tolerance=tolerance)
+            # the strict judge (1%, unit, sign) on FinanceBench's computed-metric questions
+            strict = (judge_numeric(ans.text, truth, q["text"]) if q.get("question_type") == "metrics-generated"
+                      else {"applicable": False, "ok": None, "reason": "not a metric question"})
             log.write(format_log_entry(q.get("qno", n), q["text"], ans.sections, ans.text, truth,
                                        truth_source=benchmark or fmt, judge=verdict, numeric=num))
             log.flush()
             rows.append({"qid": q["qid"], "company": q.get("doc", ""), "qno": q.get("qno", n), "question": q["text"],
-                         "truth": truth, "answer": ans.text, **verdict, "numeric": num,
+                         "truth": truth, "answer": ans.text, **verdict, "numeric": num, "strict": strict,
                          "sections": [s.section_id for s in ans.sections]})
     md = scorecard_markdown(rows, k=k)
     card_path.write_text(md, encoding="utf-8")

@@ -5,6 +5,9 @@
     ppkit bench answers   --questions FILE [--k 5] [--index DIR] [--out DIR]     (needs a Gemini key)
     ppkit bench reproduce [--k 3]                                                 (reference tables, k=3 failures)
     ppkit bench verify    [--json OUT]       (the verifier against planted errors in the reference answers)
+    ppkit bench metrics   --questions FILE... [--k 3 --k 5] [--index DIR] [--json OUT]
+                          (FinanceBench metric questions computed offline, judged strictly: 1%, unit, sign)
+    ppkit bench abstain   [--questions FILE] [--k 5] [--json OUT]   (abstention precision and recall)
 
 ``--questions`` takes the Comprehensive ``.xlsx``, a FinanceBench ``.jsonl`` or the
 multimodal ``.json``; the format is detected from the content. Without ``--index``
@@ -24,7 +27,9 @@ from ..core.errors import InvalidInput
 from ..core.io import atomic_write
 from ..pipeline import load_index, reference_index
 from .answers import NeedsKey, run_answers_bench
+from .abstain import abstain_markdown, default_abstain_questions, load_abstain_questions, run_abstain_bench
 from .baselines import build_baselines
+from .computed import metric_markdown, run_metric_bench
 from .gold import load_gold
 from .harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
 from .loaders import load_questions
@@ -87,6 +92,50 @@ def add_bench_parser(subparsers, handler) -> None:
     v.add_argument("--index", help="index folder (default: the shared 10-K reference index)")
     v.add_argument("--json", metavar="OUT", help="write the full result (every case) as JSON")
     v.set_defaults(func=handler)
+
+    m = bs.add_parser("metrics", help="FinanceBench metric questions computed offline, judged strictly (1%, unit, sign)")
+    m.add_argument("--questions", action="append", required=True, help="FinanceBench .jsonl (repeatable)")
+    m.add_argument("--k", type=int, action="append", help="cut-off (repeatable; default 3 and 5)")
+    m.add_argument("--index", help="index folder (default: the shared 10-K reference index)")
+    m.add_argument("--json", metavar="OUT", help="write the full result as JSON")
+    m.set_defaults(func=handler)
+
+    ab = bs.add_parser("abstain", help="abstention on answerable and unanswerable questions (offline)")
+    ab.add_argument("--questions", help="a question set in the abstention format (default: ppkit's own set)")
+    ab.add_argument("--k", type=int, default=5)
+    ab.add_argument("--index", help="index folder (default: the shared 10-K reference index)")
+    ab.add_argument("--json", metavar="OUT", help="write the full result as JSON")
+    ab.set_defaults(func=handler)
+
+
+def _write_json(path, result) -> None:
+    atomic_write(Path(path), json.dumps(result, indent=1, ensure_ascii=False, default=str).encode("utf-8"))
+    print(f"wrote {path}", file=sys.stderr)
+
+
+def _metrics(args, config) -> int:
+    questions = []
+    for p in args.questions:
+        fmt, qs = load_questions(Path(p))
+        if fmt != "financebench":
+            raise InvalidInput(f"{p}: `bench metrics` takes FinanceBench .jsonl question files, got {fmt}")
+        questions += qs
+    index = _open_index(args, "financebench", config)
+    result = run_metric_bench(index, questions, ks=tuple(sorted(set(args.k or [3, 5]))))
+    if args.json:
+        _write_json(args.json, result)
+    print(metric_markdown(result))
+    return 0
+
+
+def _abstain(args, config) -> int:
+    questions = load_abstain_questions(args.questions) if args.questions else default_abstain_questions()
+    index = _open_index(args, "financebench", config)
+    result = run_abstain_bench(index, questions, k=args.k)
+    if args.json:
+        _write_json(args.json, result)
+    print(abstain_markdown(result))
+    return 0
 
 
 def _data_root_near(questions: Path) -> Path | None:
@@ -229,6 +278,10 @@ def run_bench(args, config=None) -> int:
             return _reproduce(args, config)
         if cmd == "verify":
             return _verify(args, config)
+        if cmd == "metrics":
+            return _metrics(args, config)
+        if cmd == "abstain":
+            return _abstain(args, config)
     except NeedsKey as e:
         print(f"ppkit bench {cmd}: {e}", file=sys.stderr)
         return 2

@@ -144,6 +144,21 @@ def load_comprehensive(path: str | Path) -> list[dict]:
     return out
 
 
+def jsonl_records(path: str | Path):
+    """(line number, object) of each non-blank line of a JSONL question file; each needs a ``question``."""
+    with open(path, encoding="utf-8-sig") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                d = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise QuestionSetError(f"{path}:{n}: not JSON ({e.msg})") from None
+            if not isinstance(d, dict) or "question" not in d:
+                raise QuestionSetError(f"{path}:{n}: no 'question' field")
+            yield n, d
+
+
 def load_financebench(path: str | Path) -> list[dict]:
     """FinanceBench questions (the open-source JSONL schema), in file order.
 
@@ -153,39 +168,30 @@ def load_financebench(path: str | Path) -> list[dict]:
     ``{"text", "doc", "page", "full_page"}``.
     """
     out = []
-    with open(path, encoding="utf-8-sig") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                d = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise QuestionSetError(f"{path}:{n}: not JSON ({e.msg})") from None
-            if "question" not in d:
-                raise QuestionSetError(f"{path}:{n}: no 'question' field")
-            doc = d.get("doc_name") or ""
-            ev = []
-            raw_ev = d.get("evidence") or []
-            if isinstance(raw_ev, (str, dict)):  # one piece of evidence written without its list
-                raw_ev = [raw_ev]
-            if not isinstance(raw_ev, list):
-                raise QuestionSetError(f"{path}:{n}: 'evidence' must be a list of objects with evidence_text, "
-                                       f"got {type(raw_ev).__name__}")
-            for item in raw_ev:
-                if isinstance(item, str):  # the evidence text alone
-                    item = {"evidence_text": item}
-                if not isinstance(item, dict):
-                    raise QuestionSetError(f"{path}:{n}: an 'evidence' item must be an object with evidence_text "
-                                           f"(or a string), got {item!r:.80}")
-                ev.append({"text": item.get("evidence_text") or "",
-                           "doc": item.get("evidence_doc_name") or item.get("doc_name") or doc,
-                           "page": item.get("evidence_page_num"),
-                           "full_page": item.get("evidence_text_full_page") or ""})
-            qid = d.get("financebench_id") or f"fb-{n}"
-            out.append({"qid": qid, "text": d["question"], "doc": doc, "docs": [doc] if doc else [],
-                        "company": d.get("company", ""), "answer": d.get("answer", ""),
-                        "question_type": d.get("question_type", ""),
-                        "domain_question_num": d.get("domain_question_num"), "evidence": ev})
+    for n, d in jsonl_records(path):
+        doc = d.get("doc_name") or ""
+        ev = []
+        raw_ev = d.get("evidence") or []
+        if isinstance(raw_ev, (str, dict)):  # one piece of evidence written without its list
+            raw_ev = [raw_ev]
+        if not isinstance(raw_ev, list):
+            raise QuestionSetError(f"{path}:{n}: 'evidence' must be a list of objects with evidence_text, "
+                                   f"got {type(raw_ev).__name__}")
+        for item in raw_ev:
+            if isinstance(item, str):  # the evidence text alone
+                item = {"evidence_text": item}
+            if not isinstance(item, dict):
+                raise QuestionSetError(f"{path}:{n}: an 'evidence' item must be an object with evidence_text "
+                                       f"(or a string), got {item!r:.80}")
+            ev.append({"text": item.get("evidence_text") or "",
+                       "doc": item.get("evidence_doc_name") or item.get("doc_name") or doc,
+                       "page": item.get("evidence_page_num"),
+                       "full_page": item.get("evidence_text_full_page") or ""})
+        qid = d.get("financebench_id") or f"fb-{n}"
+        out.append({"qid": qid, "text": d["question"], "doc": doc, "docs": [doc] if doc else [],
+                    "company": d.get("company", ""), "answer": d.get("answer", ""),
+                    "question_type": d.get("question_type", ""),
+                    "domain_question_num": d.get("domain_question_num"), "evidence": ev})
     return out
 
 
