@@ -15,7 +15,8 @@ k=5 — are computed exactly as for ppkit and the built-in baselines). The recip
   metadata line + text);
 * ``parent-child``: small-to-big: children of 400 / 50 characters cut from the ``lc-header+path``
   parents are embedded and searched; the distinct parents of the best children are sent;
-* ``fixed-size``: 2,000 / 200 character windows, headings ignored (the ``blind`` baseline's chunks).
+* ``fixed-size``: 2,000 / 200 character windows, headings ignored (the ``blind`` baseline's chunks and
+  vector cache).
 
 A chunk covers the source lines its text was found at (the text is located in the document after
 whitespace normalisation; a chunk that cannot be located covers nothing and is counted in
@@ -32,7 +33,6 @@ from __future__ import annotations
 import bisect
 import json
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -228,7 +228,7 @@ def peer_corpora(docs, recipes=PEERS, *, size: int = 2000, overlap: int = 200, c
             entry = {"corpus": locate_chunks(name, docs, pieces, {"chunk_tokens": chunk_tokens,
                                                                    "overlap_tokens": overlap_tokens})}
         elif name == "fixed-size":
-            entry = {"corpus": replace(blind_chunks(docs, size=size, overlap=overlap), name="fixed-size")}
+            entry = {"corpus": blind_chunks(docs, size=size, overlap=overlap)}  # the blind baseline's: its vector cache
         else:
             raise ValueError(f"unknown recipe {name!r}: use {', '.join(PEERS)}")
         entry["split_seconds"] = round(time.perf_counter() - t, 3)
