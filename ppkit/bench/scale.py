@@ -60,7 +60,7 @@ from .loaders import load_financebench
 
 __all__ = ["ScalePlan", "default_markdown_dir", "plot_scale", "replica_name", "run_scale", "scale_markdown"]
 
-GB = 1024 ** 3
+GIB = 1024 ** 3
 STORES = ("faiss-exact", "faiss-hnsw", "qdrant-local")
 
 
@@ -310,8 +310,9 @@ def _task_store(a: dict) -> dict:
         times.append((time.perf_counter() - t) * 1000)
         got.append([int(x) for x in i])
     out = {"build_seconds": round(build_s, 2), "save_seconds": round(save_s, 2), "disk_bytes": _folder_bytes(out_dir),
-           "rss_vectors_loaded": base, "rss_store_built": rss_built, "search": _pct(times), "k": k, "n": len(ids),
-           "faiss_threads": 1}
+           "rss_vectors_loaded": base, "rss_store_built": rss_built, "search": _pct(times), "k": k, "n": len(ids)}
+    if kind.startswith("faiss"):
+        out["faiss_threads"] = 1
     if kind == "faiss-hnsw" and a.get("real"):
         exact = np.argsort(-(q @ vecs.T), axis=1, kind="stable")
         cuts = {kk: min(kk, len(ids)) for kk in (10, k)}
@@ -474,9 +475,9 @@ def capacity(points: list[dict], *, memory_bytes: int = 24 * 10 ** 9) -> dict | 
     real = [p for p in points if p["real"] and "chunks" in p.get("build", {})]
     per_doc = max(real, key=lambda p: p["documents"])
     chunks_per_filing = per_doc["build"]["chunks"] / per_doc["documents"]
-    max_chunks = (memory_bytes - icept) / slope if slope > 0 else None
+    max_chunks = int(np.floor((memory_bytes - icept) / slope + 1e-6)) if slope > 0 else None  # + rounding noise
     return {"memory_bytes": memory_bytes, "bytes_per_chunk": round(float(slope), 1), "intercept_bytes": round(float(icept)),
-            "max_chunks": None if max_chunks is None else int(max_chunks),
+            "max_chunks": max_chunks,
             "chunks_per_filing": round(chunks_per_filing, 1),
             "max_filings": None if max_chunks is None else int(max_chunks / chunks_per_filing),
             "fit": "least squares, peak memory of the largest task against chunks, over points " +
@@ -485,7 +486,7 @@ def capacity(points: list[dict], *, memory_bytes: int = 24 * 10 ** 9) -> dict | 
 
 # -- reporting --------------------------------------------------------------------------------------
 def _gb(x) -> str:
-    return "–" if not x else f"{x / GB:.2f}"
+    return "–" if not x else f"{x / GIB:.2f}"
 
 
 def _mb(x) -> str:
@@ -499,8 +500,8 @@ def _ms(d: dict | None) -> str:
 
 def scale_markdown(result: dict) -> str:
     """Two Markdown tables: per point (index, memory, disk, retrieve) and per point and store."""
-    head = ("| filings | chunks | index s | embed s | peak GB build | rebuild s | peak GB rebuild | index MB | "
-            "rebuild peak disk MB | load s | retrieve p50 / p95 ms | peak GB query |\n" + "|---" * 12 + "|")
+    head = ("| filings | chunks | index s | embed s | peak GiB build | rebuild s | peak GiB rebuild | index MiB | "
+            "rebuild peak disk MiB | load s | retrieve p50 / p95 ms | peak GiB query |\n" + "|---" * 12 + "|")
     rows = []
     for p in result["points"]:
         b, r, q = p.get("build", {}), p.get("rebuild", {}), p.get("query", {})
@@ -511,7 +512,7 @@ def scale_markdown(result: dict) -> str:
                     f"{r.get('seconds', '–')} | {_gb(r.get('peak_rss_bytes'))} | {_mb(b.get('disk_bytes'))} | "
                     f"{_mb(r.get('peak_disk_bytes'))} | {q.get('load_seconds', '–')} | {_ms(q.get('retrieve'))} | "
                     f"{_gb(q.get('peak_rss_bytes'))} |")
-    shead = ("| filings | store | build s | on disk MB | peak GB | search p50 / p95 ms (k=200) | recall@10 / @200 vs exact |\n"
+    shead = ("| filings | store | build s | on disk MiB | peak GiB | search p50 / p95 ms (k=200) | recall@10 / @200 vs exact |\n"
              + "|---" * 7 + "|")
     srows = []
     for p in result["points"]:
@@ -560,15 +561,15 @@ def plot_scale(result: dict, *, figsize=(12, 3.8)):
             ax[0].plot(*zip(*v), ".:", label=f"store {s}")
     ax[0].set(title="time (s); hollow = estimated", xlabel="chunks")
     for name, key in (("build", "build"), ("rebuild", "rebuild"), ("query", "query")):
-        v = [(xi, p[key]["peak_rss_bytes"] / GB) for xi, p in zip(x, pts) if p.get(key, {}).get("peak_rss_bytes")]
+        v = [(xi, p[key]["peak_rss_bytes"] / GIB) for xi, p in zip(x, pts) if p.get(key, {}).get("peak_rss_bytes")]
         if v:
             ax[1].plot(*zip(*v), "o-", label=name)
     for s in result["plan"]["stores"]:
-        v = [(xi, p["stores"][s]["peak_rss_bytes"] / GB) for xi, p in zip(x, pts)
+        v = [(xi, p["stores"][s]["peak_rss_bytes"] / GIB) for xi, p in zip(x, pts)
              if p.get("stores", {}).get(s, {}).get("peak_rss_bytes")]
         if v:
             ax[1].plot(*zip(*v), ".:", label=s)
-    ax[1].set(title="peak memory (GB)", xlabel="chunks")
+    ax[1].set(title="peak memory (GiB)", xlabel="chunks")
     v = [(xi, p["query"]["retrieve"]["p50_ms"]) for xi, p in zip(x, pts) if p.get("query", {}).get("retrieve")]
     if v:
         ax[2].plot(*zip(*v), "o-", label="retrieve p50 (k=5)")
@@ -583,7 +584,7 @@ def plot_scale(result: dict, *, figsize=(12, 3.8)):
         a.grid(True, which="both", alpha=0.3)
         a.legend(fontsize=7)
     for p, xi, ti in zip(pts, x, t_idx):
-        rows.append({"label": p["label"], "chunks": xi, "index_seconds": ti, "peak_gb": _peak(p) / GB})
+        rows.append({"label": p["label"], "chunks": xi, "index_seconds": ti, "peak_gib": _peak(p) / GIB})
     fig.tight_layout()
     return rows, fig
 
