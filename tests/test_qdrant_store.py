@@ -145,3 +145,79 @@ def test_incremental_build_keeps_the_qdrant_store(tmp_path):
     back = load_index(tmp_path / "ix", embedder=HashEmbedder(64))
     r = back.retrieve("What commodity risks does Beta face?", 2)
     assert r.sections[0].section_id == "Beta#0003"
+
+
+class _ServerStandIn:
+    """One local-mode client shared by every store, standing in for a Qdrant server: closing a
+    connection does not drop the server's collections."""
+
+    def __init__(self):
+        from qdrant_client import QdrantClient
+
+        self.client = QdrantClient(location=":memory:")
+
+    def connect(self, url=None, api_key=None, location=None):
+        shared = self.client
+
+        class _Connection:
+            def __getattr__(self, name):
+                return getattr(shared, name)
+
+            def close(self):
+                pass
+
+        return _Connection()
+
+
+def _collections(server):
+    return sorted(c.name for c in server.client.get_collections().collections)
+
+
+def test_server_collections_are_per_folder_and_a_rebuild_swaps_before_it_drops(tmp_path, monkeypatch):
+    """Two folders with the same name get two collections; a rebuild fills a new collection while the old
+    one still serves the saved index, and drops the old one only after the new index is saved."""
+    from qdrant_client import models
+
+    from ppkit import build_index
+    from ppkit.indexing import qdrant_store
+
+    server = _ServerStandIn()
+    monkeypatch.setattr(qdrant_store, "_qdrant", lambda: (server.connect, models))
+    url = "http://127.0.0.1:9"  # never contacted: the stand-in answers
+    emb = HashEmbedder(64)
+    a = build_index(DOCS, tmp_path / "a" / "ix", embedder=emb, progress=False, store="qdrant", qdrant_url=url)
+    b = build_index(DOCS, tmp_path / "b" / "ix", embedder=emb, progress=False, store="qdrant", qdrant_url=url)
+    ca, cb = a.manifest["store"]["collection"], b.manifest["store"]["collection"]
+    assert ca != cb and ca.startswith("ppkit-ix-") and cb.startswith("ppkit-ix-")
+    assert _collections(server) == sorted([ca, cb])
+    # a rebuild that is not saved leaves the saved index and its collection alone
+    unsaved = build_index(DOCS, tmp_path / "a" / "ix", embedder=emb, progress=False, fresh=True, qdrant_url=url,
+                          store="qdrant", save=False)
+    cu = unsaved.manifest["store"]["collection"]
+    assert cu not in (ca, cb) and ca in _collections(server)
+    server.client.delete_collection(cu)
+    # a saved rebuild (fresh): the new collection is in the saved index, the old one is gone, b's untouched
+    again = build_index(DOCS, tmp_path / "a" / "ix", embedder=emb, progress=False, fresh=True, qdrant_url=url,
+                        store="qdrant")
+    cn = again.manifest["store"]["collection"]
+    assert cn != ca and cn.rsplit("-", 1)[0] == ca.rsplit("-", 1)[0]
+    assert _collections(server) == sorted([cb, cn])
+    back = load_index(tmp_path / "a" / "ix", embedder=emb, qdrant_url=url)
+    assert back.store.collection == cn and len(back.store) == len(back.chunks)
+    assert back.retrieve("What commodity risks does Beta face?", 2).sections[0].section_id == "Beta#0003"
+    # an incremental rebuild (previous index loaded) swaps the same way
+    third = build_index(DOCS[:1], tmp_path / "a" / "ix", embedder=emb, progress=False, qdrant_url=url)
+    assert _collections(server) == sorted([cb, third.manifest["store"]["collection"]])
+
+
+def test_drop_superseded_only_drops_a_collection_of_the_same_folder(tmp_path):
+    from qdrant_client import QdrantClient
+
+    shared = QdrantClient(location=":memory:")
+    other = QdrantStore.for_chunks(4, [], None, {}, {}, url="http://x", folder=tmp_path / "other", client=shared)
+    mine = QdrantStore.for_chunks(4, [], None, {}, {}, url="http://x", folder=tmp_path / "mine", client=shared,
+                                  supersedes=other.collection)  # e.g. a crafted manifest naming another index's
+    assert mine.drop_superseded() is None and shared.collection_exists(other.collection)
+    again = QdrantStore.for_chunks(4, [], None, {}, {}, url="http://x", folder=tmp_path / "mine", client=shared,
+                                   supersedes=mine.collection)
+    assert again.drop_superseded() == mine.collection and not shared.collection_exists(mine.collection)

@@ -8,6 +8,10 @@
     ppkit bench metrics   --questions FILE... [--k 3 --k 5] [--index DIR] [--json OUT]
                           (FinanceBench metric questions computed offline, judged strictly: 1%, unit, sign)
     ppkit bench abstain   [--questions FILE] [--k 5] [--json OUT]   (abstention precision and recall)
+    ppkit bench scale     [--markdown-dir DIR] [--replicas 400] [--budget-minutes 150] [--json OUT]
+                                             (index time, memory, disk, query latency as the corpus grows)
+    ppkit bench peers     [--questions FILE ...] [--index DIR] [--json OUT]   (LangChain/LlamaIndex recipes
+                                             beside ppkit on the same gold; needs the `peers` extra)
 
 ``--questions`` takes the Comprehensive ``.xlsx``, a FinanceBench ``.jsonl`` or the
 multimodal ``.json``; the format is detected from the content. Without ``--index``
@@ -33,12 +37,20 @@ from .computed import metric_markdown, run_metric_bench
 from .gold import load_gold
 from .harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
 from .loaders import load_questions
+from .peers import PEERS, peers_markdown, plot_peers, run_peers
 from .plots import plot_retrieval
 from .reproduce import (
     failure_analysis,
     failure_markdown,
     reference_summary,
     summary_markdown,
+)
+from .scale import (
+    ScalePlan,
+    default_markdown_dir,
+    plot_scale,
+    run_scale,
+    scale_markdown,
 )
 from .transfer import gold_from_reference
 from .verify_bench import run_verify_bench, verify_markdown
@@ -93,7 +105,7 @@ def add_bench_parser(subparsers, handler) -> None:
     v.add_argument("--json", metavar="OUT", help="write the full result (every case) as JSON")
     v.set_defaults(func=handler)
 
-    m = bs.add_parser("metrics", help="FinanceBench metric questions computed offline, judged strictly (1%, unit, sign)")
+    m = bs.add_parser("metrics", help="FinanceBench metric questions computed offline, judged strictly (1%%, unit, sign)")
     m.add_argument("--questions", action="append", required=True, help="FinanceBench .jsonl (repeatable)")
     m.add_argument("--k", type=int, action="append", help="cut-off (repeatable; default 3 and 5)")
     m.add_argument("--index", help="index folder (default: the shared 10-K reference index)")
@@ -106,6 +118,30 @@ def add_bench_parser(subparsers, handler) -> None:
     ab.add_argument("--index", help="index folder (default: the shared 10-K reference index)")
     ab.add_argument("--json", metavar="OUT", help="write the full result as JSON")
     ab.set_defaults(func=handler)
+
+    s = bs.add_parser("scale", help="index time, memory, disk and query latency: 4 -> the real filings -> replicas")
+    s.add_argument("--markdown-dir", help="the real filings as Markdown (default: the FinanceBench extraction "
+                                          "cache when present, $PPKIT_FINANCEBENCH_MD)")
+    s.add_argument("--no-filings", action="store_true", help="only the 4 reference 10-Ks")
+    s.add_argument("--replicas", type=int, default=400, help="size of the replica point (0: none; default 400)")
+    s.add_argument("--queries", type=int, default=60, help="questions asked per point (default 60)")
+    s.add_argument("--budget-minutes", type=float, default=150.0, help="no task starts after this (default 150)")
+    s.add_argument("--work", help="scratch folder for the indexes (default <cache>/bench/scale)")
+    s.add_argument("--reuse-builds", action="store_true",
+                   help="reuse a point's index and recorded build from an earlier run (same documents)")
+    s.add_argument("--json", metavar="OUT", help="write the full result as JSON (default: figures/bench_scale.json)")
+    s.add_argument("--figure", help="where to write the figure (default: figures/bench_scale.png)")
+    s.set_defaults(func=handler)
+
+    pe = bs.add_parser("peers", help="LangChain / LlamaIndex / small-to-big / fixed-size recipes beside ppkit")
+    pe.add_argument("--questions", action="append",
+                    help="question file (repeatable; default: the Comprehensive and FinanceBench dev sets)")
+    pe.add_argument("--index", help="index folder (default: the shared reference index of the 10-Ks)")
+    pe.add_argument("--recipes", default=",".join(PEERS), help=f"comma-separated (default {','.join(PEERS)})")
+    pe.add_argument("--json", metavar="OUT", help="write the full result as JSON (default: figures/bench_peers.json)")
+    pe.add_argument("--figure", help="where to write the figure (default: figures/bench_peers.png)")
+    pe.add_argument("--quiet", action="store_true", help="no progress bars")
+    pe.set_defaults(func=handler)
 
 
 def _write_json(path, result) -> None:
@@ -264,6 +300,61 @@ def _verify(args, config) -> int:
     return 0
 
 
+def _scale(args, config) -> int:
+    md = None if args.no_filings else (Path(args.markdown_dir) if args.markdown_dir else default_markdown_dir())
+    if md is None and not args.no_filings:
+        print("no Markdown filings found (--markdown-dir, $PPKIT_FINANCEBENCH_MD): measuring the 4 reference "
+              "10-Ks only", file=sys.stderr)
+    plan = ScalePlan(markdown_dir=md, replicas=args.replicas, queries=args.queries, budget_minutes=args.budget_minutes,
+                     work=Path(args.work) if args.work else None, reuse_builds=args.reuse_builds)
+    result = run_scale(plan, log=lambda m: print(m, file=sys.stderr, flush=True))
+    out = Path(args.json) if args.json else figures_dir() / "bench_scale.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, json.dumps(result, ensure_ascii=False, indent=1).encode("utf-8"))
+    print(f"wrote {out}", file=sys.stderr)
+    print(scale_markdown(result))
+    _save_figure(plot_scale, result, Path(args.figure) if args.figure else figures_dir() / "bench_scale.png")
+    return 0
+
+
+def _peers(args, config) -> int:
+    recipes = tuple(r.strip() for r in args.recipes.split(",") if r.strip())
+    bad = [r for r in recipes if r not in PEERS]
+    if bad:
+        raise InvalidInput(f"unknown recipe(s) {bad}: use {', '.join(PEERS)}")
+    files = [Path(q) for q in args.questions] if args.questions else \
+        [data_dir() / "benchmarks" / "comprehensive_questions.xlsx", data_dir() / "benchmarks" / "financebench_dev.jsonl"]
+    results = []
+    for path in files:
+        fmt, questions = load_questions(path)
+        data_root = _data_root_near(path)
+        index = _open_index(args, fmt, config, data_root)
+        gold = load_gold(fmt, questions, path, index, args, data_root)
+        res = run_peers(index, questions, gold, benchmark=path.stem, recipes=recipes, progress=not args.quiet)
+        results.append({**res, "questions_file": str(path), "format": fmt})
+        print(peers_markdown(res))
+        print()
+    out = Path(args.json) if args.json else figures_dir() / "bench_peers.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, json.dumps({"benchmark": "peers", "sets": results}, ensure_ascii=False, indent=1).encode("utf-8"))
+    print(f"wrote {out}", file=sys.stderr)
+    _save_figure(plot_peers, results, Path(args.figure) if args.figure else figures_dir() / "bench_peers.png")
+    return 0
+
+
+def _save_figure(plot, result, path: Path) -> None:
+    try:
+        import matplotlib
+    except ImportError:
+        print("figure skipped: it needs matplotlib (pip install 'ppkit[notebooks]')", file=sys.stderr)
+        return
+    matplotlib.use("Agg")
+    _, fig = plot(result)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    print(f"wrote {path}", file=sys.stderr)
+
+
 def run_bench(args, config=None) -> int:
     """Run the ``bench`` subcommand in ``args.bench_command`` with ``config`` (default
     :meth:`Config.from_env`); returns the exit status."""
@@ -282,6 +373,10 @@ def run_bench(args, config=None) -> int:
             return _metrics(args, config)
         if cmd == "abstain":
             return _abstain(args, config)
+        if cmd == "scale":
+            return _scale(args, config)
+        if cmd == "peers":
+            return _peers(args, config)
     except NeedsKey as e:
         print(f"ppkit bench {cmd}: {e}", file=sys.stderr)
         return 2

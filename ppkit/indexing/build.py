@@ -8,6 +8,7 @@ Reading an index back is :func:`ppkit.indexing.index.load_index`.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import dataclass, field
@@ -156,6 +157,9 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
         recover(folder)
         index = _build(paths, names, folder, embedder, config, noise_filter, index_class, opts)
         index.save(folder)
+        drop = getattr(index.store, "drop_superseded", None)
+        if drop is not None:  # a rebuild on a Qdrant server: the new index is in place, now drop the old collection
+            drop()
     return index
 
 
@@ -180,9 +184,10 @@ def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: E
                 if build.new_chunks else None)
     embed_s = time.perf_counter() - t
     all_chunks, all_vecs = _renumbered(build, kept, new_vecs)
+    supersedes = _superseded_collection(folder, previous)
     if store == "qdrant" and previous is not None:
         previous.store.close()  # a local-mode collection allows one client at a time
-    vstore = _make_store(store, embedder.dim, all_chunks, all_vecs, build, qdrant_url, folder)
+    vstore = _make_store(store, embedder.dim, all_chunks, all_vecs, build, qdrant_url, folder, supersedes)
     lexical = LexicalIndex.build([c.text for c in all_chunks], [c.chunk_id for c in all_chunks])
     kind, kwargs = _embedder_kind(embedder)
     manifest = {
@@ -199,6 +204,18 @@ def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: E
     }
     return index_class(folder, manifest, build.trees, build.noise, all_chunks, vstore, embedder, config,
                        lexical=lexical, section_meta=build.section_meta)
+
+
+def _superseded_collection(folder: Path | None, previous: SearchIndex | None) -> str | None:
+    """The Qdrant server collection of the index this build replaces in ``folder`` (also on a fresh
+    rebuild), or None; :meth:`QdrantStore.drop_superseded` drops only one named for the same folder."""
+    entry = previous.manifest.get("store", {}) if previous is not None else {}
+    if previous is None and folder is not None and (folder / MANIFEST).is_file():
+        try:
+            entry = json.loads((folder / MANIFEST).read_text(encoding="utf-8")).get("store", {})
+        except (OSError, ValueError, AttributeError):
+            entry = {}
+    return entry.get("collection") if isinstance(entry, dict) and entry.get("mode") == "server" else None
 
 
 def _documents(paths, names: list[str] | None) -> tuple[list[Path], list[str]]:
@@ -307,10 +324,10 @@ def _renumbered(build: _Build, kept: tuple[list[Chunk], np.ndarray | None],
 
 
 def _make_store(store: str, dim: int, chunks: list[Chunk], vecs: list[np.ndarray], build: _Build,
-                qdrant_url: str | None, folder: Path | None) -> VectorStore:
-    if store == "qdrant":
+                qdrant_url: str | None, folder: Path | None, supersedes: str | None = None) -> VectorStore:
+    if store == "qdrant":  # on a server: a new collection; the one it supersedes is dropped after the save
         return QdrantStore.for_chunks(dim, chunks, np.stack(vecs) if vecs else None, build.records,
-                                      build.section_meta, url=qdrant_url, folder=folder)
+                                      build.section_meta, url=qdrant_url, folder=folder, supersedes=supersedes)
     if store == "faiss":
         vstore = FaissStore(dim)
         if vecs:

@@ -20,6 +20,14 @@ Two ways to run it:
   ``QDRANT_URL``), never the URL an index folder holds, so a crafted folder cannot send
   the key elsewhere.
 
+**Server collections are never shared and never dropped before their replacement is in place.**
+Each build writes a new collection named ``ppkit-<folder name>-<12 hex of the folder's absolute
+path>-<build token>`` (:func:`server_collection`): two index folders never share one, even with the
+same folder name, and a rebuild fills its own collection while the previous one still serves the
+index on disk. Only after the new index folder has been swapped in does the build drop the
+collection it replaces (:meth:`QdrantStore.drop_superseded`); a crash in between leaves the old
+collection behind (unreferenced, named with the folder's prefix), never an index without its vectors.
+
 It does not embed, tokenise questions for the dense side, or re-rank.
 """
 
@@ -28,6 +36,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import secrets
+import time
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +46,7 @@ import numpy as np
 from ..core.errors import InvalidInput, MissingDependency, MissingFile, NotFound
 from .lexical import bm25_term_weights, lexical_tokens
 
-__all__ = ["QdrantStore", "qdrant_index", "sparse_vector", "term_id"]
+__all__ = ["QdrantStore", "qdrant_index", "server_collection", "sparse_vector", "term_id"]
 
 _DENSE, _SPARSE = "dense", "bm25"
 
@@ -68,6 +79,24 @@ def sparse_vector(text: str, avgdl: float | None = None) -> tuple[list[int], lis
     return idx, [by_id[i] for i in idx]
 
 
+def server_collection(folder: Path | None) -> str:
+    """A new, unique server collection name for a build of the index at ``folder``.
+
+    ``ppkit-<folder name>-<12 hex of sha256(absolute folder path)>-<time><random>``: the path hash keeps
+    two folders of the same name apart, the build token keeps a rebuild apart from the collection it
+    replaces (Qdrant names allow letters, digits, ``-`` and ``_``).
+
+    >>> server_collection(Path("/data/idx"))  # doctest: +SKIP
+    'ppkit-idx-5c1e0f0d8a2b-lx3k9q2a7f41'
+    """
+    token = f"{int(time.time()):x}{secrets.token_hex(3)}"
+    if folder is None:
+        return f"ppkit-{token}"
+    where = Path(folder).expanduser().resolve()
+    slug = re.sub(r"[^A-Za-z0-9_-]+", "_", where.name)[:40] or "index"
+    return f"ppkit-{slug}-{hashlib.sha256(str(where).encode()).hexdigest()[:12]}-{token}"
+
+
 class QdrantStore:
     """Dense + sparse vectors with payloads in a Qdrant collection.
 
@@ -78,6 +107,8 @@ class QdrantStore:
         client: an existing ``QdrantClient`` (tests).
         create: (re)create the collection; an existing collection of that name is dropped.
             ``False`` opens an existing one (what :meth:`load` does for a server).
+        supersedes: the collection this one replaces (a rebuild's previous collection on the same
+            server), dropped by :meth:`drop_superseded` once the new index is saved.
     """
 
     name = "qdrant"
@@ -85,11 +116,12 @@ class QdrantStore:
     DIRNAME = "qdrant"
 
     def __init__(self, dim: int, *, url: str | None = None, collection: str = "ppkit", client=None,
-                 api_key: str | None = None, create: bool = True):
+                 api_key: str | None = None, create: bool = True, supersedes: str | None = None):
         QdrantClient, models = _qdrant()
         self.dim = dim
         self.url = url
         self.collection = collection
+        self.supersedes = supersedes if supersedes != collection else None
         self._m = models
         if client is None:
             client = QdrantClient(url=url, api_key=api_key or os.environ.get("QDRANT_API_KEY")) if url \
@@ -113,6 +145,17 @@ class QdrantStore:
 
     def close(self) -> None:
         self.client.close()
+
+    def drop_superseded(self) -> str | None:
+        """Drop the collection this store replaces (call it after the new index folder is saved);
+        returns its name, or None when there was none to drop. Only a collection named for the same
+        index folder (same ``ppkit-<name>-<path hash>-`` prefix) is dropped, whatever a manifest says."""
+        old, self.supersedes = self.supersedes, None
+        same_folder = old is not None and old.rsplit("-", 1)[0] == self.collection.rsplit("-", 1)[0]
+        if not same_folder or not self.client.collection_exists(old):
+            return None
+        self.client.delete_collection(old)
+        return old
 
     # -- writing ---------------------------------------------------------------------------
     def add(self, ids: np.ndarray, vectors: np.ndarray, payloads: list[dict] | None = None,
@@ -299,18 +342,21 @@ class QdrantStore:
     @classmethod
     def for_chunks(cls, dim: int, chunks, vectors: np.ndarray | None, records: dict[str, dict],
                    section_items: dict[str, dict[str, str]], *, url: str | None = None,
-                   folder: Path | None = None, collection: str | None = None) -> QdrantStore:
+                   folder: Path | None = None, collection: str | None = None, supersedes: str | None = None,
+                   client=None) -> QdrantStore:
         """A store holding ``chunks`` with their vectors, BM25 sparse vectors and metadata payloads.
 
         Args:
             records: ``{doc: manifest document record}`` (its ``metadata`` goes into the payload).
             section_items: ``{doc: {node_id: Item}}``.
-            url: a Qdrant server; ``None`` for local mode.
-            folder: the index folder (names the server collection ``ppkit-<folder name>``).
+            url: a Qdrant server; ``None`` for local mode (an in-memory collection of its own, ``"ppkit"``).
+            folder: the index folder (a server collection gets a new name from :func:`server_collection`).
+            supersedes: the server collection of the index this build replaces (see :meth:`drop_superseded`).
+            client: an existing ``QdrantClient`` (tests: a local-mode client standing in for a server).
         """
         if collection is None:
-            collection = f"ppkit-{Path(folder).name}" if (url and folder is not None) else "ppkit"
-        store = cls(dim, url=url, collection=collection)
+            collection = server_collection(folder) if url else "ppkit"
+        store = cls(dim, url=url, collection=collection, client=client, supersedes=supersedes if url else None)
         if not chunks:
             return store
         toks = [len(lexical_tokens(c.text)) for c in chunks]

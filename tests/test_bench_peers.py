@@ -1,0 +1,84 @@
+"""ppkit bench peers on a tiny hand-written fixture: the peer recipes' chunks, where they lie in the source,
+and one run beside ppkit through the retrieval harness (so the optional ``peers`` extra does not rot).
+
+``tests/fixtures/peers/Acme.md`` (20 lines) and ``Zenith.md`` (11 lines); the HashEmbedder stands in for
+the model (plumbing, not quality).
+"""
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("langchain_text_splitters")
+pytest.importorskip("llama_index.core")
+
+from ppkit import HashEmbedder, build_index
+from ppkit.bench.gold import GoldSet
+from ppkit.bench.peers import PEERS, peer_corpora, run_peers
+
+FIX = Path(__file__).parent / "fixtures" / "peers"
+SMALL = {"size": 120, "overlap": 20, "child_size": 60, "child_overlap": 10, "chunk_tokens": 40, "overlap_tokens": 5}
+
+
+@pytest.fixture(scope="module")
+def index():
+    return build_index([FIX / "Acme.md", FIX / "Zenith.md"], None, embedder=HashEmbedder(64), progress=False,
+                       save=False)
+
+
+def test_recipe_chunks_lie_where_their_text_is(index):
+    c = peer_corpora(index, **SMALL)
+
+    def acme(name):
+        return [r for d, r in zip(c[name]["corpus"].docs, c[name]["corpus"].ranges) if d == "Acme"]
+
+    # headers stripped: body lines only
+    assert acme("lc-header") == [((3, 3),), ((7, 8),), ((12, 13),), ((17, 20),)]
+    # the header path prefix carries the section heading: its heading line is covered too
+    assert acme("lc-header+path") == [((1, 1), (3, 3)), ((5, 5), (7, 8)), ((10, 10), (12, 13)), ((15, 15), (17, 20))]
+    assert c["lc-header+path"]["corpus"].texts[2].startswith(
+        "[Acme Corp Annual Report > Item 7. Management's Discussion > Liquidity]\nCash on hand")
+    # LlamaIndex keeps the heading in the node text and embeds its header_path metadata
+    assert acme("llamaindex")[:3] == [((1, 3),), ((5, 8),), ((10, 12),)]
+    assert c["llamaindex"]["corpus"].texts[1].startswith("header_path: /Acme Corp Annual Report/\n\n## Item 7.")
+    # small-to-big: children of the parents above, each pointing at its parent
+    kids = c["parent-child"]["children"]
+    assert list(zip(kids.ranges[:5], c["parent-child"]["parent_of"][:5])) == [
+        (((3, 3),), 0), (((7, 7),), 1), (((8, 8),), 1), (((12, 12),), 2), (((13, 13),), 2)]
+    assert acme("fixed-size")[0] == ((1, 7),)
+    assert all(c[n]["corpus"].settings.get("unlocated", 0) == 0 for n in PEERS)
+
+
+def test_peers_run_beside_ppkit_on_the_same_gold(index, tmp_path):
+    questions = [{"qid": "q1", "text": "Acme cash on hand revolving credit line liquidity"},
+                 {"qid": "q2", "text": "Zenith supply of optical glass risk factors"}]
+    gold = GoldSet(qrels={"q1": {"Acme#0003": 1}, "q2": {"Zenith#0002": 1}}, docs={"q1": ["Acme"], "q2": ["Zenith"]})
+    res = run_peers(index, questions, gold, benchmark="fixture", cache=tmp_path, split=SMALL)
+    assert res["n"] == 2 and list(res["recipes"]) == list(PEERS)
+    pc = res["recipes"]["parent-child"]
+    assert (pc["chunks"], pc["children"], pc["embedded_now"]) == (7, 11, True)
+    # the path-prefixed chunk of Liquidity names its heading and shares the most words with q1
+    assert res["recipes"]["lc-header+path"]["scores"]["none"]["3"]["hit"] == 1.0
+    assert res["recipes"]["lc-header"]["scores"]["none"]["3"]["recall"] == 0.0  # headers stripped: no heading line sent
+    assert set(res["ppkit"]["scores"]) == {"auto", "none"}
+    again = run_peers(index, questions, gold, benchmark="fixture", cache=tmp_path, split=SMALL)
+    assert again["recipes"]["parent-child"]["embedded_now"] is False  # vectors and their embed time from the cache
+    assert again["recipes"]["parent-child"]["embed_seconds"] == pc["embed_seconds"]
+
+
+def test_missing_library_names_the_extra(monkeypatch):
+    import builtins
+
+    from ppkit.bench import peers
+    from ppkit.core.errors import MissingDependency
+
+    real = builtins.__import__
+
+    def no_langchain(name, *a, **k):
+        if name.startswith("langchain_text_splitters"):
+            raise ImportError(name)
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_langchain)
+    with pytest.raises(MissingDependency, match=r"ppkit\[peers\]"):
+        peers._langchain()
