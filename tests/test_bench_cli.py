@@ -123,3 +123,22 @@ def test_question_browser_wears_the_inline_style(env):
     pick, shown = box.children
     assert pick.value == "fb-acme-prose"
     assert shown.value.startswith(f"<div class='ppkit-block' style='{BLOCK}'>") and "fb-acme-prose" in shown.value
+
+
+def test_every_subcommand_help_renders():
+    """argparse formats help strings with %: a literal percent sign in one help text breaks `--help`
+    for the whole command group."""
+    import argparse
+
+    from ppkit.cli import build_parser
+
+    def walk(parser):
+        parser.format_help()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield sub
+                    yield from walk(sub)
+
+    subs = list(walk(build_parser()))
+    assert {"retrieval", "metrics", "abstain", "scale", "peers"} <= {s.prog.split()[-1] for s in subs}
