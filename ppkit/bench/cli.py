@@ -5,6 +5,7 @@
     ppkit bench answers   --questions FILE [--k 5] [--index DIR] [--out DIR]     (needs a Gemini key)
     ppkit bench reproduce [--k 3]                                                 (reference tables, k=3 failures)
     ppkit bench verify    [--json OUT]       (the verifier against planted errors in the reference answers)
+    ppkit bench metadata  --documents documents.jsonl --markdown-dir DIR [--questions FILE] [--json OUT]
 
 ``--questions`` takes the Comprehensive ``.xlsx``, a FinanceBench ``.jsonl`` or the
 multimodal ``.json``; the format is detected from the content. Without ``--index``
@@ -28,6 +29,7 @@ from .baselines import build_baselines
 from .gold import load_gold
 from .harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
 from .loaders import load_questions
+from .metadata_bench import metadata_markdown, run_metadata_bench
 from .plots import plot_retrieval
 from .reproduce import (
     failure_analysis,
@@ -87,6 +89,14 @@ def add_bench_parser(subparsers, handler) -> None:
     v.add_argument("--index", help="index folder (default: the shared 10-K reference index)")
     v.add_argument("--json", metavar="OUT", help="write the full result (every case) as JSON")
     v.set_defaults(func=handler)
+
+    m = bs.add_parser("metadata", help="company, period and form read from each filing vs FinanceBench (names "
+                                       "scrubbed); with --questions, the query analyzer's company and filing")
+    m.add_argument("--documents", required=True, help="FinanceBench documents.jsonl")
+    m.add_argument("--markdown-dir", required=True, help="folder of the extracted <doc_name>.md files")
+    m.add_argument("--questions", help="FinanceBench questions.jsonl: also score the query analyzer")
+    m.add_argument("--json", metavar="OUT", help="write the full result (every miss with its cause) as JSON")
+    m.set_defaults(func=handler)
 
 
 def _data_root_near(questions: Path) -> Path | None:
@@ -215,6 +225,17 @@ def _verify(args, config) -> int:
     return 0
 
 
+def _metadata(args) -> int:
+    result = run_metadata_bench(args.documents, args.markdown_dir, questions=args.questions)
+    if args.json:
+        out = Path(args.json)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(out, json.dumps(result, indent=1, ensure_ascii=False).encode("utf-8"))
+        print(f"wrote {out}", file=sys.stderr)
+    print(metadata_markdown(result))
+    return 0
+
+
 def run_bench(args, config=None) -> int:
     """Run the ``bench`` subcommand in ``args.bench_command`` with ``config`` (default
     :meth:`Config.from_env`); returns the exit status."""
@@ -229,6 +250,8 @@ def run_bench(args, config=None) -> int:
             return _reproduce(args, config)
         if cmd == "verify":
             return _verify(args, config)
+        if cmd == "metadata":
+            return _metadata(args)
     except NeedsKey as e:
         print(f"ppkit bench {cmd}: {e}", file=sys.stderr)
         return 2
