@@ -53,3 +53,13 @@ def test_parse_date():
     assert parse_date("Sept. 30 2022") == date(2022, 9, 30)
     assert parse_date("DECEMBER 31, 2018") == date(2018, 12, 31)
     assert parse_date("Smarch 3, 2020") is None
+
+
+def test_annual_date_lost_from_the_cover():
+    # the latest "year(s) ended" date of the text: a 10-K reports no year after its own
+    lines = ["FORM 10-K", "ACME CORP", "(Exact name of registrant as specified in its charter)"] + [""] * 300 + [
+             "In the year ended December 31, 2021 we grew.",
+             "Consolidated results for the years ended December 31, 2022 and 2021"]
+    c = read_cover(lines)
+    assert (c.fiscal_year, c.period_end) == (2022, "2022-12-31")
+    assert c.evidence["period_end"].startswith("the latest 'year ended' date")

@@ -12,7 +12,9 @@ Offline and rule-based, from the document's own text (:func:`read_cover`):
   ("Johnson & Johnson (NYSE: JNJ) today announced").
 * **ticker** - the first trading symbol of the "Securities registered pursuant to Section
   12(b)" table, or the press release's exchange tag.
-* **period** - the date the report covers: "For the fiscal year ended <date>" (10-K), "For
+* **period** - the date the report covers: "For the fiscal year ended <date>" (10-K; when the
+  cover's date is lost, the latest "year(s) ended <date>" of the text, since a 10-K reports no
+  year after its own), "For
   the quarterly period ended <date>" (10-Q), "Date of Report ...: <date>" (8-K), "quarter /
   weeks / year ended <date>" (earnings release).
 
@@ -282,6 +284,9 @@ def read_cover(lines: list[str]) -> Cover:
             ev["company"] = company
     if form in ("10-K", "10-KT", "20-F", "40-F"):
         ds = _dates_after(r"(?:fiscal\s+)?year\s+ended", cover)
+        if not ds:  # the cover's date did not survive extraction: the latest year the report covers
+            ds = sorted(_dates_after(r"(?:fiscal\s+)?years?\s+ended", " ".join(plain)))[-1:]
+            ev["period_end"] = "the latest 'year ended' date in the text (none on the cover)"
         if ds:
             end, fy = ds[0], fiscal_year_of(ds[0])
     elif form == "10-Q":
@@ -309,7 +314,7 @@ def read_cover(lines: list[str]) -> Cover:
         if not quarter:
             ev.pop("quarter")
     if end is not None:
-        ev["period_end"] = end.isoformat()
+        ev.setdefault("period_end", end.isoformat())
     return Cover(form, _tidy(company) if company else None, ticker, fy, quarter,
                  end.isoformat() if end else None, ev)
 
