@@ -3,7 +3,7 @@
 import pytest
 
 from _hybrid_fixtures import fixture_index  # noqa: F401
-from ppkit.retrieval.analyze import analyze, analyze_query, analyze_query_online
+from ppkit.retrieval.analyze import analyze, analyze_catalog, analyze_query, analyze_query_online, parse_periods
 
 
 def test_names_aliases_and_search_text(fixture_index):
@@ -118,3 +118,89 @@ def test_online_analyzer_through_google_genai(fixture_index, monkeypatch, tmp_pa
 def test_names_in_the_middle_of_the_question(fixture_index):
     f = analyze_query(fixture_index, "Compare the current ratios of Alpha and Beta at the end of FY2022.")
     assert f.search_text == "Compare the current ratios at the end of FY2022."
+
+
+# A shelf of several filings per company, as metadata (what the analyzer reads from an index).
+def _m(company, fy, form, quarter=None, ticker=None, end=None):
+    return {"company": company, "aliases": [], "ticker": ticker, "fiscal_year": fy, "quarter": quarter,
+            "form_type": form, "period_end": end}
+
+
+SHELF = {
+    "d1": _m("Northwind Traders Holdings, Inc.", 2021, "10-K", ticker="NWT"),
+    "d2": _m("Northwind Traders Holdings, Inc.", 2022, "10-K"),
+    "d3": _m("Northwind Traders Holdings, Inc.", 2023, "10-Q", quarter=2),
+    "d4": _m("Northwind Traders Holdings, Inc.", 2023, "10-K"),
+    "d5": _m("Northwind Traders Holdings, Inc.", 2022, "8-K", end="2022-07-01"),
+    "e1": _m("American Widgets Company", 2022, "10-K"),
+    "f1": _m("American Gears Corporation", 2022, "10-K"),
+    "g1": _m("Lee & Lee", 2023, "earnings release", quarter=2),
+    "g2": _m("Lee & Lee", 2022, "10-K"),
+    "h1": _m("General Sprockets, Inc.", 2020, "10-K"),
+}
+
+
+def test_parse_periods_and_spans():
+    assert parse_periods("capex between FY2021 and FY2023?")[:2] == ([2021, 2022, 2023], [])
+    assert parse_periods("the FY2017 - FY2019 3 year average")[0] == [2017, 2018, 2019]
+    assert parse_periods("from 2019 to 2020")[0] == [2019, 2020]
+    assert parse_periods("in Q2 of FY2024 and FY2023")[:2] == ([2023, 2024], [[2024, 2]])
+    assert parse_periods("As of FY2023Q1, and Q2'2023, and 3Q22")[1] == [[2022, 3], [2023, 1], [2023, 2]]
+    assert parse_periods("second quarter of fiscal 2022")[1] == [[2022, 2]]
+    _, _, dates = parse_periods("the 8-K dated 1st July 2022 and the news of May 26, 2023")
+    assert [d.isoformat() for d in dates] == ["2023-05-26", "2022-07-01"]
+
+
+def test_company_by_the_first_words_of_its_name():
+    f = analyze_catalog(SHELF, "What was Northwind's FY2022 capital expenditure?")
+    assert f.docs == ["d2"] and f.companies == ["d2"] and f.years == [2022]
+    assert f.company_docs == {"Northwind": ["d2"]}
+    assert f.search_text == "What was FY2022 capital expenditure?"
+    assert analyze_catalog(SHELF, "What was NWT's FY2023 revenue?").docs == ["d4"]  # a ticker of another filing
+
+
+def test_a_span_takes_the_later_annual_report():
+    # the FY2022 10-K also reports FY2021
+    assert analyze_catalog(SHELF, "How did Northwind's margin change between FY2021 and FY2022?").docs == ["d2"]
+    # no FY2020 filing: the nearest later 10-K holds FY2020 as a comparative
+    assert analyze_catalog(SHELF, "Northwind Traders revenue in FY2020?").docs == ["d1"]
+
+
+def test_quarter_prefers_its_filing_then_the_annual_report():
+    assert analyze_catalog(SHELF, "Northwind Traders cash at the end of Q2 of FY2023?").docs == ["d3"]
+    # no filing of that quarter: the 10-K of its fiscal year
+    assert analyze_catalog(SHELF, "Did Northwind Traders pay dividends in Q2 of FY2022?").docs == ["d2"]
+    assert analyze_catalog(SHELF, "Did L&L's margin grow in Q2 of FY2023 compared to Q2 of FY2022?").docs == ["g1"]
+
+
+def test_form_and_date_named():
+    assert analyze_catalog(SHELF, "What was the agenda of Northwind Traders' 8-K dated 1st July 2022?").docs == ["d5"]
+    # an annual figure: the 10-K, not the quarterly report of the same fiscal year
+    assert analyze_catalog(SHELF, "Northwind Traders FY2023 revenue?").docs == ["d4"]
+
+
+def test_no_period_searches_all_filings_of_the_company():
+    f = analyze_catalog(SHELF, "What does Northwind Traders sell?")
+    assert f.docs == ["d1", "d2", "d3", "d4", "d5"] and f.companies == ["d4"]  # first choice: the latest 10-K
+    f = analyze_catalog(SHELF, "What did Northwind Traders earn in FY2030?")
+    assert f.docs == ["d1", "d2", "d3", "d4", "d5"]
+    assert f.notes == ["no filing of Northwind Traders matches the period named: all 5 of its filings searched"]
+
+
+def test_shared_or_sentence_initial_words_select_nothing():
+    # "American" is the first word of two companies; "General" opens the question
+    assert analyze_catalog(SHELF, "Which American company grew most in FY2022?").companies == []
+    assert analyze_catalog(SHELF, "General and administrative expenses in FY2020?").companies == []
+    assert analyze_catalog(SHELF, "What did General Sprockets spend in FY2020?").docs == ["h1"]
+    assert analyze_catalog(SHELF, "In FY2020, what did General spend?").docs == ["h1"]
+
+
+def test_comparison_groups_filings_by_company():
+    f = analyze_catalog(SHELF, "Compare FY2022 margins of American Widgets and Northwind Traders.")
+    assert f.comparison and f.companies == ["e1", "d2"]
+    assert f.company_docs == {"American Widgets": ["e1"], "Northwind Traders": ["d2"]}
+
+
+def test_fiscal_years_written_as_such_come_first():
+    f = analyze_catalog(SHELF, "As of FY 2022, how much did Northwind Traders expect to pay for retirees in 2026?")
+    assert f.years == [2022, 2026] and f.docs == ["d2"]

@@ -6,7 +6,16 @@ import pytest
 
 from _hybrid_fixtures import DOCS, real_paths
 from ppkit import build_tree, parse_markdown
-from ppkit.documents.metadata import document_metadata, normalise_item, read_sidecar, section_items
+from ppkit.documents.metadata import (
+    company_acronyms,
+    company_matches,
+    document_metadata,
+    metadata_from_name,
+    normalise_company,
+    normalise_item,
+    read_sidecar,
+    section_items,
+)
 from ppkit.documents.tree import read_lines
 
 
@@ -85,3 +94,70 @@ def test_reference_10ks():
     pep = got["PepsiCo"][4]
     assert (pep["0010"], pep["0020"], pep["0031"]) == ("1", "1", "5")
     assert got["Boeing"][4]["0025"] == "1A" and got["AMEX"][4]["0164"] == "8"
+
+
+COVERS = DOCS[0].parent.parent / "covers"
+
+
+def test_cover_metadata_and_sources():
+    meta, items = _meta(COVERS / "contoso_10q.md")
+    assert {k: meta[k] for k in ("company", "ticker", "fiscal_year", "quarter", "form_type", "period")} == {
+        "company": "Contoso Packaging PLC", "ticker": "CPKG", "fiscal_year": 2023, "quarter": 2, "form_type": "10-Q",
+        "period": "FY2023Q2"}
+    assert meta["sources"] == {"company": "cover", "ticker": "cover", "fiscal_year": "cover", "quarter": "cover",
+                               "form_type": "cover"}
+    assert items == {}  # Items are read in 10-Ks only
+
+
+def test_file_name_is_the_fallback(tmp_path):
+    # a text without a cover: the name gives company, period and form, and says so
+    md = tmp_path / "ACME_2023Q3_10Q.md"
+    md.write_text("# Notes\n\nSome text.\n")
+    meta, _ = _meta(md)
+    assert (meta["company"], meta["period"], meta["form_type"]) == ("ACME", "FY2023Q3", "10-Q")
+    assert meta["sources"] == {"company": "file name", "fiscal_year": "file name", "quarter": "file name",
+                               "form_type": "file name"}
+    # the cover wins over a name that disagrees; a neutral name gives nothing
+    src = (COVERS / "northwind_10k.md").read_text()
+    md2 = tmp_path / "OTHER_2019_10Q.md"
+    md2.write_text(src)
+    meta, _ = _meta(md2)
+    assert (meta["company"], meta["period"], meta["form_type"]) == ("Northwind Stores, Inc.", "FY2023", "10-K")
+    meta, _ = document_metadata(md, build_tree(md), read_lines(md), name="doc-001")
+    assert (meta["company"], meta["period"], meta["form_type"], meta["sources"]) == (None, None, None, {})
+
+
+def test_sidecar_sets_period_and_form(tmp_path):
+    md = tmp_path / "release.md"
+    md.write_text((COVERS / "lee_release_q2.md").read_text())
+    (tmp_path / "release.meta.json").write_text(json.dumps({"quarter": 3, "aliases": ["L and L"]}))
+    meta, _ = _meta(md)
+    assert (meta["period"], meta["sources"]["quarter"], meta["aliases"]) == ("FY2023Q3", "sidecar", ["L and L"])
+    (tmp_path / "release.meta.json").write_text(json.dumps({"quarter": 5}))
+    with pytest.raises(ValueError, match="'quarter' must be 1, 2, 3, 4 or null"):
+        read_sidecar(md)
+    (tmp_path / "release.meta.json").write_text(json.dumps({"form_type": "10K"}))
+    with pytest.raises(ValueError, match="'form_type' must be one of 10-K"):
+        read_sidecar(md)
+
+
+def test_company_names():
+    assert normalise_company("THE COCA-COLA COMPANY") == normalise_company("Coca Cola") == "coca cola"
+    assert normalise_company("Amazon.com, Inc.") == "amazon"
+    assert normalise_company("JPMorgan Chase & Co.") == "jpmorgan chase"
+    meta = {"company": "Advanced Micro Devices, Inc.", "aliases": [], "ticker": None}
+    assert company_matches("AMD", meta) and company_matches("Advanced Micro Devices", meta)
+    assert not company_matches("amd", meta)  # an initialism keeps its case
+    assert company_matches("JPMorgan", {"company": "JPMorgan Chase & Co."})  # the first words of the name
+    assert not company_matches("Chase", {"company": "JPMorgan Chase & Co."})
+    assert company_matches("axp", {"company": "American Express Company", "ticker": "AXP"})
+    assert company_acronyms("Johnson & Johnson") == ["J&J", "JnJ"]
+    assert company_acronyms("Best Buy Co., Inc.") == []  # two words: no initialism
+
+
+def test_metadata_from_name():
+    assert metadata_from_name("BESTBUY_2024Q2_10Q") == {"company": "BESTBUY", "fiscal_year": 2024, "quarter": 2,
+                                                        "form_type": "10-Q"}
+    assert metadata_from_name("PEPSICO_2023_8K_dated-2023-05-30") == {"company": "PEPSICO", "fiscal_year": 2023,
+                                                                      "form_type": "8-K"}
+    assert metadata_from_name("doc-001") == {}

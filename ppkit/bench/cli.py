@@ -12,6 +12,7 @@
                                              (index time, memory, disk, query latency as the corpus grows)
     ppkit bench peers     [--questions FILE ...] [--index DIR] [--json OUT]   (LangChain/LlamaIndex recipes
                                              beside ppkit on the same gold; needs the `peers` extra)
+    ppkit bench metadata  --documents documents.jsonl --markdown-dir DIR [--questions FILE] [--json OUT]
 
 ``--questions`` takes the Comprehensive ``.xlsx``, a FinanceBench ``.jsonl`` or the
 multimodal ``.json``; the format is detected from the content. Without ``--index``
@@ -38,6 +39,7 @@ from .gold import load_gold
 from .harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
 from .loaders import load_questions
 from .peers import PEERS, peers_markdown, plot_peers, run_peers
+from .metadata_bench import metadata_markdown, run_metadata_bench
 from .plots import plot_retrieval
 from .reproduce import (
     failure_analysis,
@@ -142,6 +144,14 @@ def add_bench_parser(subparsers, handler) -> None:
     pe.add_argument("--figure", help="where to write the figure (default: figures/bench_peers.png)")
     pe.add_argument("--quiet", action="store_true", help="no progress bars")
     pe.set_defaults(func=handler)
+
+    m = bs.add_parser("metadata", help="company, period and form read from each filing vs FinanceBench (names "
+                                       "scrubbed); with --questions, the query analyzer's company and filing")
+    m.add_argument("--documents", required=True, help="FinanceBench documents.jsonl")
+    m.add_argument("--markdown-dir", required=True, help="folder of the extracted <doc_name>.md files")
+    m.add_argument("--questions", help="FinanceBench questions.jsonl: also score the query analyzer")
+    m.add_argument("--json", metavar="OUT", help="write the full result (every miss with its cause) as JSON")
+    m.set_defaults(func=handler)
 
 
 def _write_json(path, result) -> None:
@@ -355,6 +365,14 @@ def _save_figure(plot, result, path: Path) -> None:
     print(f"wrote {path}", file=sys.stderr)
 
 
+def _metadata(args) -> int:
+    result = run_metadata_bench(args.documents, args.markdown_dir, questions=args.questions)
+    if args.json:
+        _write_json(args.json, result)
+    print(metadata_markdown(result))
+    return 0
+
+
 def run_bench(args, config=None) -> int:
     """Run the ``bench`` subcommand in ``args.bench_command`` with ``config`` (default
     :meth:`Config.from_env`); returns the exit status."""
@@ -377,6 +395,8 @@ def run_bench(args, config=None) -> int:
             return _scale(args, config)
         if cmd == "peers":
             return _peers(args, config)
+        if cmd == "metadata":
+            return _metadata(args)
     except NeedsKey as e:
         print(f"ppkit bench {cmd}: {e}", file=sys.stderr)
         return 2

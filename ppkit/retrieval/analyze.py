@@ -29,13 +29,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field, replace
+from datetime import date
 
-from ..documents.metadata import ITEM_TITLES, normalise_item
+from ..documents.cover import parse_date
+from ..documents.metadata import (
+    ITEM_TITLES,
+    company_acronyms,
+    normalise_company,
+    normalise_item,
+    short_company_name,
+)
 from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient, online_or_offline
 from ..llm.fence import DATA_RULE, block
 
-__all__ = ["QueryFilters", "analyze_query", "analyze_query_online", "analyze", "ANALYZE_SCHEMA"]
+__all__ = ["QueryFilters", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
+           "parse_periods", "choose_filings", "company_groups", "catalog_of"]
 
 
 @dataclass(frozen=True)
@@ -46,10 +55,13 @@ class QueryFilters:
     matched: dict = field(default_factory=dict)  # doc -> the words that selected it
     search_text: str = ""  # the question without the names that became filters
     analyzer: str = "offline-names"
-    companies: list[str] = field(default_factory=list)  # documents named, in order of mention
-    years: list[int] = field(default_factory=list)  # fiscal years mentioned
+    companies: list[str] = field(default_factory=list)  # the first-choice filing of each company named, in order
+    years: list[int] = field(default_factory=list)  # fiscal years mentioned (a span is filled in)
     items: list[str] = field(default_factory=list)  # 10-K Items mentioned ("7", "1A")
     notes: list[str] = field(default_factory=list)  # filters dropped and why
+    quarters: list[list[int]] = field(default_factory=list)  # [fiscal year, quarter] pairs mentioned
+    forms: list[str] = field(default_factory=list)  # forms the question names ("10-K", "8-K", ...)
+    company_docs: dict = field(default_factory=dict)  # company as named -> its filings searched, best first
 
     @property
     def comparison(self) -> bool:
@@ -86,33 +98,68 @@ _ITEM_PHRASES = {
     r"financial statements and supplementary data": "8",
 }
 _ITEM_REF = re.compile(r"\bitems?\s+(\d{1,2}[a-c]?)\b", re.I)
-_YEAR = re.compile(r"\b(?:fy\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b|\bfy\s?'?(\d{2})\b", re.I)
+_YEAR = re.compile(r"\b(?:fy\s?'?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})(?!\d)|\bfy\s?'?(\d{2})\b", re.I)
 _JOINER = r"(?:\s*(?:,|;|/|&|\band\b|\bor\b|\bvs\.?|\bversus\b|\bwith\b|\bcompared (?:to|with)\b)\s*)+"
+_Y = r"(?:fy\s?|fiscal\s+(?:year\s+)?)?'?((?:19|20)?\d{2})"
+_ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4}
+_QUARTER_RX = [  # (pattern, group of the quarter, group of the year)
+    (re.compile(r"\bq([1-4])\s*(?:of\s+|,\s*|\s)?" + _Y + r"(?!\d)", re.I), 1, 2),  # Q2 2023, Q2 of FY2023, Q2'23
+    (re.compile(r"\bfy\s?'?((?:19|20)?\d{2})\s*q([1-4])\b", re.I), 2, 1),  # FY2023Q1
+    (re.compile(r"\b([1-4])q\s?" + _Y + r"(?!\d)", re.I), 1, 2),  # 2Q23
+    (re.compile(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal\s+)?quarter\s+(?:of\s+)?(?:the\s+)?"
+                + _Y + r"(?!\d)", re.I), 1, 2),
+    (re.compile(r"\b((?:19|20)\d{2})\s+(first|second|third|fourth)[\s-]+quarter\b", re.I), 2, 1),
+]
+_SPAN = re.compile(r"\b(?:between|from)\s+(?:fy\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\s+(?:and|to|through|-|–)\s+"
+                   r"(?:fy\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b|\bfy\s?((?:19|20)\d{2})\s*[-–]\s*fy\s?((?:19|20)\d{2})\b",
+                   re.I)
+_FORM_WORDS = [(re.compile(r"\b10-?k\b|\bannual report\b", re.I), "10-K"), (re.compile(r"\b10-?q\b", re.I), "10-Q"),
+               (re.compile(r"\b8-?k\b", re.I), "8-K"),
+               (re.compile(r"\bearnings (?:release|report|call)|\bpress release\b", re.I), "earnings release")]
+_DATE_Q = re.compile(r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d{2})\b",
+                     re.I)
+_FISCAL_MARK = re.compile(r"\b(?:fy\s?'?|fiscal\s+(?:year\s+)?)(?:(?:19|20)\d{2}|\d{2})\b(?:\s*[-–]\s*fy\s?(?:19|20)\d{2})?",
+                          re.I)
+_DATE_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?,?\s+"
+                       r"((?:19|20)\d{2})\b", re.I)
+# the order forms are preferred in when the period does not decide (an annual figure: the 10-K)
+_FORM_RANK = {"10-K": 0, "10-KT": 0, "20-F": 0, "10-Q": 1, "earnings release": 2, "8-K": 3}
 
 
-def _names(index: SearchIndex, doc: str) -> list[tuple[str, bool]]:
-    """(name, case-sensitive) pairs that select ``doc``."""
-    meta = index.record(doc).metadata or {}
-    names = [(doc, False)] + [(a, False) for a in meta.get("aliases", [])]
-    if meta.get("company"):
-        names.append((meta["company"], False))
-    if meta.get("ticker"):
-        names.append((meta["ticker"], True))
-    seen, out = set(), []
-    for n, cs in names:
-        if n and len(n) >= 2 and (n, cs) not in seen:
-            seen.add((n, cs))
-            out.append((n, cs))
-    # longest first, so "American Express Company" is matched (and removed) before "American Express"
-    return sorted(out, key=lambda x: -len(x[0]))
+def _year4(y: str) -> int:
+    return int(y) if len(y) == 4 else 2000 + int(y)
 
 
 def _years(question: str) -> list[int]:
     out = []
     for m in _YEAR.finditer(question):
-        y = int(m.group(1)) if m.group(1) else 2000 + int(m.group(2))
-        out.append(y)
+        out.append(int(m.group(1)) if m.group(1) else 2000 + int(m.group(2)))
+    for m in _SPAN.finditer(question):  # "between FY2019 and FY2021": every year of the span
+        a, b = sorted(int(g) for g in m.groups() if g)
+        if b - a <= 10:
+            out += range(a, b + 1)
     return sorted(set(out))
+
+
+def parse_periods(question: str) -> tuple[list[int], list[list[int]], list[date]]:
+    """(fiscal years, [fiscal year, quarter] pairs, full dates) a question names.
+
+    >>> parse_periods("Did revenue grow between FY2020 and FY2022, and in Q2 of FY2023?")[:2]
+    ([2020, 2021, 2022, 2023], [[2023, 2]])
+    """
+    quarters = []
+    for rx, gq, gy in _QUARTER_RX:
+        for m in rx.finditer(question):
+            q = m.group(gq).lower()
+            quarters.append([_year4(m.group(gy)), _ORD.get(q) or int(q)])
+    quarters = sorted({tuple(x) for x in quarters})
+    dates = [d for d in (parse_date(m.group(1)) for m in _DATE_Q.finditer(question)) if d]
+    for m in _DATE_DMY.finditer(question):  # "1st July 2022"
+        d = parse_date(f"{m.group(2)} {m.group(1)}, {m.group(3)}")
+        if d:
+            dates.append(d)
+    years = sorted(set(_years(question)) | {y for y, _ in quarters})
+    return years, [list(x) for x in quarters], dates
 
 
 def _items(question: str) -> list[str]:
@@ -137,9 +184,162 @@ def _clean(search: str) -> str:
     return search.strip()
 
 
-def _docs_for_years(index: SearchIndex, pool: list[str], years: list[int], notes: list[str]) -> list[str] | None:
+# ---- the catalog: which documents belong to which company, and the names that select it ----
+
+def catalog_of(index: SearchIndex) -> dict[str, dict]:
+    """``{doc: metadata}`` of an index (what the analyzer reads)."""
+    return {d: (index.record(d).metadata or {}) for d in index.docs}
+
+
+def company_groups(catalog: dict[str, dict]) -> list[list[str]]:
+    """The documents of each company: filings whose normalised names are equal or one starts
+    the other ("Adobe Systems Incorporated" and "Adobe Inc."), or that share a ticker.
+
+    >>> company_groups({"a": {"company": "Adobe Systems Inc."}, "b": {"company": "Adobe Inc."}, "c": {}})
+    [['a', 'b'], ['c']]
+    """
+    docs = list(catalog)
+    parent = {d: d for d in docs}
+
+    def find(d):
+        while parent[d] != d:
+            parent[d] = parent[parent[d]]
+            d = parent[d]
+        return d
+
+    keys = {d: normalise_company(catalog[d].get("company") or "") for d in docs}
+    for i, a in enumerate(docs):
+        for b in docs[i + 1:]:
+            ka, kb = keys[a], keys[b]
+            ta, tb = catalog[a].get("ticker"), catalog[b].get("ticker")
+            same = (ka and kb and (ka == kb or ka.startswith(kb + " ") or kb.startswith(ka + " "))) or (ta and ta == tb)
+            if same:
+                parent[find(b)] = find(a)
+    groups: dict[str, list[str]] = {}
+    for d in docs:
+        groups.setdefault(find(d), []).append(d)
+    return list(groups.values())
+
+
+def _group_names(catalog: dict[str, dict], group: list[str]) -> list[tuple[str, bool, bool]]:
+    """(name, case-sensitive, not at the question's start) triples that select ``group``."""
+    names: list[tuple[str, bool, bool]] = []
+    for d in group:
+        meta = catalog[d]
+        names.append((d, False, False))
+        names += [(a, False, False) for a in meta.get("aliases", []) or []]
+        if meta.get("company"):
+            short = short_company_name(meta["company"])
+            names += [(meta["company"], False, False), (short, False, False)]
+            names += [(a, True, False) for a in company_acronyms(meta["company"])]
+            words = short.split()
+            for n in range(len(words) - 1, 0, -1):  # leading words: "JPMorgan" of "JPMorgan Chase", "MGM Resorts"
+                prefix = " ".join(words[:n]).rstrip(" ,&")
+                if len(prefix) >= 3 and prefix[:1].isupper():
+                    names.append((prefix, True, n == 1))
+        if meta.get("ticker"):
+            names.append((meta["ticker"], True, False))
+    out, seen = [], set()
+    for n, cs, mid in names:
+        if n and len(n) >= 2 and (n, cs) not in seen:
+            seen.add((n, cs))
+            out.append((n, cs, mid))
+    return out
+
+
+def _name_rx(name: str, case_sensitive: bool) -> re.Pattern:
+    # "Coca-Cola" also matches "Coca Cola" and "CocaCola"; a possessive "'s" is part of the mention
+    body = r"[\s\-]*".join(re.escape(p) for p in re.split(r"[\s\-]+", name.strip()))
+    return re.compile(rf"(?<![\w&]){body}(?:['’]s)?(?![\w&])", flags=0 if case_sensitive else re.I)
+
+
+def _mentions(catalog: dict[str, dict], groups: list[list[str]], question: str) -> list[tuple[int, int, int, str]]:
+    """(start, end, group index, name) of each company the question names, in order of mention.
+
+    A name shared by two companies ("American" of American Express and American Water Works)
+    selects neither; a one-word prefix of a name ("Verizon" of Verizon Communications) must be
+    written with its capital and not open the question (where "General ..." is any word).
+    """
+    owners: dict[tuple[str, bool], set[int]] = {}
+    flags: dict[tuple[str, bool], bool] = {}
+    for gi, group in enumerate(groups):
+        for name, cs, mid in _group_names(catalog, group):
+            owners.setdefault((name if cs else name.lower(), cs), set()).add(gi)
+            flags[(name if cs else name.lower(), cs)] = mid
+    found = []
+    for (name, cs), gis in owners.items():
+        if len(gis) != 1:
+            continue
+        for m in _name_rx(name, cs).finditer(question):
+            if flags[(name, cs)] and (m.start() == 0 or re.search(r"[.?!:]\s*$", question[:m.start()])):
+                continue
+            found.append((m.start(), m.end(), next(iter(gis)), re.sub(r"['’]s$", "", m.group(0))))
+    found.sort(key=lambda x: (-(x[1] - x[0]), x[0]))
+    taken: list[tuple[int, int, int, str]] = []
+    for f in found:  # the longest mention wins where mentions overlap
+        if all(f[1] <= t[0] or f[0] >= t[1] for t in taken):
+            taken.append(f)
+    return sorted(taken)
+
+
+# ---- which filing of a company answers the question ----
+
+def _filing_score(meta: dict, years: list[int], quarters: list[list[int]], dates: list[date],
+                  forms: list[str]) -> tuple:
+    """A sort key (higher is better) for one filing; its first element is 0 when nothing of the
+    question's period, date or form matched (the filing is then only a fallback)."""
+    fy, q, form = meta.get("fiscal_year"), meta.get("quarter"), meta.get("form_type")
+    end = meta.get("period_end")
+    match = 0.0
+    if dates and end and any(d.isoformat() == end for d in dates):
+        match = 5.0  # "on May 26, 2023": the filing reporting that very date (an 8-K)
+    elif quarters:
+        ty, tq = max(quarters)  # the latest quarter named: its filing also reports the earlier ones
+        if fy == ty and q == tq:
+            match = 4.0
+        elif fy == ty and q is None and form in ("10-K", "10-KT", "20-F"):
+            match = 2.0  # no filing of that quarter: the annual report of its fiscal year
+    elif years and fy is not None:
+        ty = max(years)  # "between FY2021 and FY2022": the FY2022 10-K reports both years
+        annual = form in ("10-K", "10-KT", "20-F")
+        if fy == ty and annual:
+            match = 4.0
+        elif fy == ty and form == "earnings release" and q == 4:
+            match = 3.0  # a full-year release
+        elif annual and ty < fy <= ty + 2:
+            match = 2.0 - 0.1 * (fy - ty)  # a later annual report restates the year as a comparative
+        elif fy == ty:
+            match = 1.0
+    if forms and form in forms:
+        match += 10.0  # a form the question names ("the 8-K filed on ...") comes before the period
+    return (match, -_FORM_RANK.get(form, 9), fy or 0, q or 0)
+
+
+def choose_filings(catalog: dict[str, dict], docs: list[str], question: str) -> tuple[list[str], list[str]]:
+    """(the filings to search, all of ``docs`` best first) for one company's ``docs``.
+
+    The filings to search are those whose period (or date, or form) the question names, with
+    the best score; when it names none that a filing matches, all of ``docs``.
+
+    >>> choose_filings(cat, ["X_2021_10K", "X_2022_10K", "X_2023Q2_10Q"], "X's FY2022 revenue?")[0]  # doctest: +SKIP
+    ['X_2022_10K']
+    """
+    years, quarters, dates = parse_periods(question)
+    # years written as fiscal years ("FY 2021") are the period asked about; a bare year beside them
+    # is usually something else ("... expect to pay for retirees in 2024")
+    marked = [y for y in _years(" ".join(m.group(0) for m in _FISCAL_MARK.finditer(question)))]
+    years = sorted(set(marked)) or years
+    forms = [f for rx, f in _FORM_WORDS if rx.search(question)]
+    scored = sorted(docs, key=lambda d: _filing_score(catalog[d], years, quarters, dates, forms), reverse=True)
+    best = _filing_score(catalog[scored[0]], years, quarters, dates, forms)
+    if best[0] <= 0:
+        return list(docs), scored
+    return [d for d in scored if _filing_score(catalog[d], years, quarters, dates, forms)[0] == best[0]][:1], scored
+
+
+def _docs_for_years(catalog: dict[str, dict], pool: list[str], years: list[int], notes: list[str]) -> list[str] | None:
     """The documents of ``pool`` whose fiscal year is in ``years`` (None: no restriction)."""
-    fys = {d: (index.record(d).metadata or {}).get("fiscal_year") for d in pool}
+    fys = {d: catalog[d].get("fiscal_year") for d in pool}
     if not years or not any(fys.values()):
         return None
     kept = [d for d in pool if fys[d] in years]
@@ -150,36 +350,54 @@ def _docs_for_years(index: SearchIndex, pool: list[str], years: list[int], notes
     return kept if len(kept) < len(pool) else None
 
 
+def analyze_catalog(catalog: dict[str, dict], question: str) -> QueryFilters:
+    """:func:`analyze_query` over ``{doc: metadata}`` instead of an index (what the benchmark uses)."""
+    groups = company_groups(catalog)
+    mentions = _mentions(catalog, groups, question)
+    search = question
+    for start, end, _, _ in sorted(mentions, reverse=True):
+        search = search[:start] + "\x00" + search[end:]
+    notes: list[str] = []
+    years, quarters, _ = parse_periods(question)
+    company_docs: dict[str, list[str]] = {}
+    matched: dict[str, str] = {}
+    companies: list[str] = []
+    for _, _, gi, name in mentions:
+        if name in company_docs:
+            continue
+        chosen, ranked = choose_filings(catalog, groups[gi], question)
+        company_docs[name] = chosen
+        companies.append(ranked[0])
+        for d in chosen:
+            matched[d] = name
+        if len(chosen) > 1 and (years or quarters):
+            notes.append(f"no filing of {name} matches the period named: all {len(chosen)} of its filings searched")
+    if company_docs:
+        docs = [d for ds in company_docs.values() for d in ds]
+    else:
+        docs = _docs_for_years(catalog, list(catalog), years, notes)
+    return QueryFilters(docs=docs, matched=matched, search_text=_clean(search) or question,
+                        analyzer="offline-rules", companies=companies, years=years, items=_items(question),
+                        notes=notes, quarters=quarters, forms=[f for rx, f in _FORM_WORDS if rx.search(question)],
+                        company_docs=company_docs)
+
+
 def analyze_query(index: SearchIndex, question: str) -> QueryFilters:
-    """The companies, fiscal years and 10-K Items a question names, as filters.
+    """The companies, periods, forms and 10-K Items a question names, as filters.
+
+    The company is a hard filter: only the filings of the companies named are searched. Among a
+    company's filings, the period decides (see :func:`choose_filings`): the 10-K of the fiscal
+    year named (the latest, for a span, since a 10-K also reports the year before), the 10-Q
+    or release of the quarter named, the filing of the date named. When no filing matches the
+    period, or none is named, all of the company's filings are searched - the period never
+    empties the search.
 
     >>> analyze_query(index, "For AMD, what is the current ratio?").docs  # doctest: +SKIP
     ['AMD']
     >>> analyze_query(index, "Compare the current ratios of AMD and Boeing").search_text  # doctest: +SKIP
     'Compare the current ratios'
     """
-    matched: dict[str, str] = {}
-    where: dict[str, int] = {}  # doc -> position of its first mention
-    search = question
-    for doc in index.docs:
-        for name, case_sensitive in _names(index, doc):
-            rx = re.compile(rf"(?<![\w&]){re.escape(name)}(?:['’]s)?(?![\w&])", flags=0 if case_sensitive else re.I)
-            m = rx.search(question)
-            if m:
-                matched[doc] = name
-                where[doc] = m.start()
-                search = rx.sub("\x00", search)
-                break
-    companies = sorted(matched, key=lambda d: where[d])
-    notes: list[str] = []
-    years = _years(question)
-    pool = companies or index.docs
-    by_year = _docs_for_years(index, pool, years, notes)
-    docs = by_year if by_year is not None else (companies or None)
-    items = _items(question)
-    search = _clean(search)
-    return QueryFilters(docs=docs, matched={d: matched[d] for d in companies}, search_text=search or question,
-                        analyzer="offline-rules", companies=companies, years=years, items=items, notes=notes)
+    return analyze_catalog(catalog_of(index), question)
 
 
 ANALYZE_SCHEMA = {
@@ -238,7 +456,7 @@ def analyze_query_online(index: SearchIndex, question: str, *, client=None) -> Q
         except ValueError:
             notes.append(f"Gemini gave {it!r} as an Item: ignored")
     items = [i for i in dict.fromkeys(items) if i in ITEM_TITLES]
-    by_year = _docs_for_years(index, companies or index.docs, years, notes)
+    by_year = _docs_for_years(catalog_of(index), companies or index.docs, years, notes)
     docs = by_year if by_year is not None else (companies or None)
     search = str(data.get("search_text") or "").strip() or question
     return QueryFilters(docs=docs, matched={d: "gemini" for d in companies}, search_text=search,

@@ -190,7 +190,7 @@ def merge_round_robin(lists: list[list], k: int) -> list:
 
 def retrieve_decomposed(index: SearchIndex, question: str, filters: QueryFilters, *, k: int,
                         reranker: Reranker | None = None, options: RetrieveOptions | None = None) -> Retrieval:
-    """One sub-retrieval per document in ``filters.docs`` (the companies named), merged.
+    """One sub-retrieval per company named (over the filings chosen for it), merged.
 
     Returns:
         A :class:`ppkit.retrieval.types.Retrieval` whose sections are the merge (re-numbered
@@ -199,10 +199,14 @@ def retrieve_decomposed(index: SearchIndex, question: str, filters: QueryFilters
     """
     opts = options or RetrieveOptions.of(index.config)
     t0 = time.perf_counter()
-    docs = filters.docs or filters.companies
+    # one sub-retrieval per company, over the filings chosen for it (one per document without that grouping)
+    groups = list(filters.company_docs.values()) or [[d] for d in (filters.docs or filters.companies)]
+    docs = [g[0] for g in groups]
     subs = []
-    for doc in docs:
-        sub_filters = replace(filters, docs=[doc], companies=[doc], matched={doc: filters.matched.get(doc, "")})
+    for doc, group in zip(docs, groups):
+        sub_filters = replace(filters, docs=list(group), companies=[doc],
+                              matched={d: filters.matched.get(d, "") for d in group},
+                              company_docs={filters.matched.get(doc, doc): list(group)})
         # the sub-question names only its own company (searched with when names are not stripped)
         sub_q = f"For {filters.matched.get(doc) or doc}: {filters.search_text}"
         subs.append(retrieve(index, sub_q, k, reranker=reranker, filters=sub_filters,
