@@ -2,6 +2,7 @@
 
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT] [--index DIR] [--no-baselines]
                           [--gold-from-reference]   (an index of another extraction of the reference filings)
+                          [--cv loco [--cv-with FILE ...]]   (in- and out-of-sample figures with 95% intervals)
     ppkit bench answers   --questions FILE [--k 5] [--index DIR] [--out DIR]     (needs a Gemini key)
     ppkit bench reproduce [--k 3]                                                 (reference tables, k=3 failures)
     ppkit bench verify    [--json OUT]       (the verifier against planted errors in the reference answers)
@@ -19,15 +20,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..core.config import RETRIEVAL_MODES, Config, figures_dir
-from ..core.data import DataNotFound, data_dir
+from ..core.data import DataNotFound, benchmark_path, data_dir
 from ..core.errors import InvalidInput
 from ..core.io import atomic_write
 from ..pipeline import load_index, reference_index
 from .answers import NeedsKey, run_answers_bench
 from .baselines import build_baselines
+from .fit_rerank import VISIBLE_SETS, load_sets
 from .gold import load_gold
 from .harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
 from .loaders import load_questions
+from .loco import loco_bench, loco_markdown
 from .plots import plot_retrieval
 from .reproduce import (
     failure_analysis,
@@ -67,6 +70,11 @@ def add_bench_parser(subparsers, handler) -> None:
     r.add_argument("--figure", help="where to write the figure (default: figures/bench_retrieval_<set>.png)")
     r.add_argument("--no-figure", action="store_true", help="do not draw the figure")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
+    r.add_argument("--cv", choices=["loco"], help="in-sample and out-of-sample figures with 95%% bootstrap intervals: "
+                   "nested leave-one-company-out over this set and the other visible sets (ppkit.bench.loco)")
+    r.add_argument("--cv-with", action="append", metavar="FILE",
+                   help="with --cv: the question sets pooled with --questions (repeatable; default: the visible "
+                        "sets of ppkit.bench.fit_rerank.VISIBLE_SETS)")
     r.set_defaults(func=handler)
 
     a = bs.add_parser("answers", help="answer every question with the LLM and judge it (needs a Gemini key)")
@@ -109,7 +117,22 @@ def _open_index(args, fmt: str, config, data_root: Path | None = None):
                            progress=not getattr(args, "quiet", False), data_root=data_root)
 
 
+def _cross_validated(args, config) -> int:
+    """``--cv loco``: the nested leave-one-company-out table (and JSON) over the pooled question sets."""
+    first = Path(args.questions)
+    others = [Path(p) for p in args.cv_with] if args.cv_with else [benchmark_path(n) for n in VISIBLE_SETS]
+    paths = list({p.resolve(): p for p in [first, *others]}.values())
+    result = loco_bench(load_sets(paths, config, progress=not args.quiet))
+    if args.json:
+        atomic_write(Path(args.json), json.dumps(result, ensure_ascii=False, indent=1).encode("utf-8"))
+        print(f"wrote {args.json}", file=sys.stderr)
+    print(loco_markdown(result))
+    return 0
+
+
 def _retrieval(args, config) -> int:
+    if getattr(args, "cv", None):
+        return _cross_validated(args, config)
     path = Path(args.questions)
     fmt, questions = load_questions(path)
     ks = sorted(set(args.k or [3, 5]))
