@@ -11,9 +11,9 @@ from ppkit.retrieval.rerank_fitted import DEFAULT_MODEL_PATH, FittedModel, Fitte
 from ppkit.retrieval.types import Candidate
 
 
-def cand(node: str, s1: float, text: str, hits: int = 1) -> Candidate:
-    return Candidate("DOC", node, f"DOC > Part {node}", s1, int(node), hits, (s1,), 10 * int(node), 10 * int(node) + 5,
-                     text[:20], text)
+def cand(node: str, s1: float, text: str, recalled: bool = True) -> Candidate:
+    return Candidate("DOC", node, f"DOC > Part {node}", s1, int(node), int(recalled), (s1,), 10 * int(node),
+                     10 * int(node) + 5, text[:20], text, recall={"mode": "dense"} if recalled else {})
 
 
 CANDS = [cand("1", 0.2, "cash and equivalents"), cand("2", 0.9, "segment revenue by region"),
@@ -47,7 +47,7 @@ def test_threshold_shrinks_k():
 
 
 def test_domain_rules_off_puts_added_statements_last():
-    cands = CANDS + [cand("4", 0.95, "balance sheet", hits=0)]
+    cands = CANDS + [cand("4", 0.95, "balance sheet", recalled=False)]
     on = FittedReranker(model=model(2.0)).rerank("revenue", cands)
     off = FittedReranker(model=model(2.0, domain_rules=False)).rerank("revenue", cands)
     assert [c.node_id for c in on] == ["4", "2", "3", "1"]

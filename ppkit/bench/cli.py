@@ -75,6 +75,9 @@ def add_bench_parser(subparsers, handler) -> None:
     r.add_argument("--cv-with", action="append", metavar="FILE",
                    help="with --cv: the question sets pooled with --questions (repeatable; default: the visible "
                         "sets of ppkit.bench.fit_rerank.VISIBLE_SETS)")
+    r.add_argument("--section-slots", type=int, default=0, metavar="N",
+                   help="with --cv: N of the 50 candidate slots go to the section channel over titles and "
+                        "summaries (ppkit.retrieval.section_channel); with --retrieval, --cv uses the last one")
     r.set_defaults(func=handler)
 
     a = bs.add_parser("answers", help="answer every question with the LLM and judge it (needs a Gemini key)")
@@ -122,7 +125,10 @@ def _cross_validated(args, config) -> int:
     first = Path(args.questions)
     others = [Path(p) for p in args.cv_with] if args.cv_with else [benchmark_path(n) for n in VISIBLE_SETS]
     paths = list({p.resolve(): p for p in [first, *others]}.values())
-    result = loco_bench(load_sets(paths, config, progress=not args.quiet))
+    options = {"section_slots": args.section_slots or 0}
+    if args.retrieval:
+        options["retrieval"] = args.retrieval[-1]
+    result = loco_bench(load_sets(paths, config, progress=not args.quiet), options=options)
     if args.json:
         atomic_write(Path(args.json), json.dumps(result, ensure_ascii=False, indent=1).encode("utf-8"))
         print(f"wrote {args.json}", file=sys.stderr)

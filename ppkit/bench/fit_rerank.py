@@ -80,7 +80,7 @@ class Group:
     companies: frozenset
     feats: dict  # feature -> array over candidates
     stage1: np.ndarray  # best-chunk similarity per candidate
-    added: np.ndarray  # bool: a statement section stage 1 added (no recalled chunk)
+    added: np.ndarray  # bool: a statement section stage 1 added (no stage-1 recall record)
     y: np.ndarray  # 1: the candidate holds a gold heading line
 
     def x(self, names) -> np.ndarray:
@@ -140,11 +140,12 @@ def label(cands, g) -> np.ndarray:
 
 
 def collect(sets: list[QuestionSet], *, on_retrieval=None, views: dict | None = None,
-            structural: dict | None = None) -> list[Group]:
+            structural: dict | None = None, options: dict | None = None) -> list[Group]:
     """Retrieve every runnable question with the structural re-ranker and record one Group per re-rank call.
 
     ``on_retrieval(qs, q, retrieval)`` is called with each retrieval (the caller's in-sample scoring);
-    ``views`` / ``structural``: per set name, the index view and structural re-ranker to use.
+    ``views`` / ``structural``: per set name, the index view and structural re-ranker to use;
+    ``options``: retrieve options (:class:`ppkit.retrieval.retrieve.RetrieveOptions` fields) for stage 1.
     """
     groups = []
     for qs in sets:
@@ -153,13 +154,13 @@ def collect(sets: list[QuestionSet], *, on_retrieval=None, views: dict | None = 
         for q in runnable(qs):
             g = gold_lines(qs.gold.qrels[q["qid"]], view.trees)
             rec.seen.clear()
-            r = view.retrieve(q["text"], k=5, reranker=rec)
+            r = view.retrieve(q["text"], k=5, reranker=rec, **(options or {}))
             if on_retrieval is not None:
                 on_retrieval(qs, q, r)
             for feats, cands in rec.seen:
                 groups.append(Group(f"{qs.name}:{q['qid']}", qs.name, frozenset(question_docs(qs, q["qid"])),
                                     feats, np.array([c.stage1_score for c in cands]),
-                                    np.array([c.chunk_hits == 0 for c in cands]), label(cands, g)))
+                                    np.array([not c.recall for c in cands]), label(cands, g)))
     return groups
 
 

@@ -61,13 +61,16 @@ def _summary(rows: list[dict]) -> dict:
     return out
 
 
-def loco_bench(sets: list[QuestionSet], *, progress: bool = False) -> dict:
+def loco_bench(sets: list[QuestionSet], *, options: dict | None = None) -> dict:
     """Nested leave-one-company-out over all questions of ``sets``; see the module docstring.
+
+    ``options``: retrieve options for every retrieval (stage 1: ``retrieval``, ``section_slots``, ...).
 
     Returns ``{"cv", "resamples", "seed", "sets": {name: {"n", variant: {part: {measure: {mean, lo, hi, n}}}}},
     "folds": [{company, train, test, settings}], "settings_all", "per_question": {variant: {key: row}}}``
     (``key``: ``"set:qid"``).
     """
+    options = dict(options or {})
     views = {qs.name: bench_view(qs.index) for qs in sets}
     structural = {qs.name: StructuralReranker(views[qs.name].embedder) for qs in sets}
     by_key = {f"{qs.name}:{q['qid']}": (qs, q) for qs in sets for q in runnable(qs)}
@@ -82,11 +85,11 @@ def loco_bench(sets: list[QuestionSet], *, progress: bool = False) -> dict:
     def fitted(key, model) -> dict:
         qs, q = by_key[key]
         rr = FittedReranker(model=model, structural=structural[qs.name])
-        r = views[qs.name].retrieve(q["text"], k=5, reranker=rr)
+        r = views[qs.name].retrieve(q["text"], k=5, reranker=rr, **options)
         return score_retrieval(r, gold[key], docs[key], threshold=model.threshold)
 
     with one_torch_thread():
-        groups = collect(sets, on_retrieval=handset, views=views, structural=structural)
+        groups = collect(sets, on_retrieval=handset, views=views, structural=structural, options=options)
         folds = loco_folds({key: frozenset(d) for key, d in docs.items()})
         fold_info = []
         for f in folds:
@@ -111,7 +114,7 @@ def loco_bench(sets: list[QuestionSet], *, progress: bool = False) -> dict:
         keys = [k for k in by_key if by_key[k][0] is qs]
         out_sets[qs.name] = {"n": len(keys), "format": qs.fmt,
                              **{v: _summary([rows[v][k] for k in keys if k in rows[v]]) for v in VARIANTS}}
-    return {"cv": "loco", "resamples": RESAMPLES, "seed": SEED, "sets": out_sets, "folds": fold_info,
+    return {"cv": "loco", "options": options, "resamples": RESAMPLES, "seed": SEED, "sets": out_sets, "folds": fold_info,
             "settings_all": {k: settings_all[k] for k in ("C", "domain_rules", "threshold")},
             "coef_all": dict(zip(model_all.features, [round(c, 4) for c in model_all.coef])),
             "per_question": rows}

@@ -15,7 +15,7 @@ whose probability reaches it (at least one), so ``k`` shrinks when the candidate
 ``domain_rules`` says whether the financial-statement rule (the ``statement`` feature and the
 statement sections stage 1 adds) is used: the fit keeps it only when leave-one-company-out
 validation showed it helps. Off, the statement feature is left out and the statement sections
-that stage 1 added (``chunk_hits == 0``) are ranked after the recalled ones.
+that stage 1 added (no stage-1 ``recall`` record) are ranked after the recalled ones.
 
 This module only applies a model; fitting, and the cross-validation that chooses its settings,
 live in :mod:`ppkit.bench.fit_rerank` and :mod:`ppkit.bench.cv`.
@@ -153,10 +153,10 @@ class FittedReranker:
         out = [replace(c, stage2_score=round(float(s), 4),
                        features={k: round(float(v[i]), 4) for k, v in feats.items()})
                for i, (c, s) in enumerate(zip(candidates, p))]
-        added_last = not self.model.domain_rules  # statement sections stage 1 added have no recalled chunk
+        added_last = not self.model.domain_rules  # statement sections stage 1 added have no stage-1 record
 
         def key(c: Candidate):
-            return (-c.features.get("anchor", 0.0), added_last and c.chunk_hits == 0, -(c.stage2_score or 0.0),
+            return (-c.features.get("anchor", 0.0), added_last and not c.recall, -(c.stage2_score or 0.0),
                     c.stage1_rank)
 
         return sorted(out, key=key)
