@@ -2,6 +2,7 @@
 
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT] [--index DIR] [--no-baselines]
                           [--gold-from-reference]   (an index of another extraction of the reference filings)
+                          [--cv loco [--cv-with FILE ...]]   (in- and out-of-sample figures with 95% intervals)
     ppkit bench answers   --questions FILE [--k 5] [--index DIR] [--out DIR]     (needs a Gemini key)
     ppkit bench reproduce [--k 3]                                                 (reference tables, k=3 failures)
     ppkit bench verify    [--json OUT]       (the verifier against planted errors in the reference answers)
@@ -27,7 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..core.config import RETRIEVAL_MODES, Config, figures_dir
-from ..core.data import DataNotFound, data_dir
+from ..core.data import DataNotFound, benchmark_path, data_dir
 from ..core.errors import InvalidInput
 from ..core.io import atomic_write
 from ..pipeline import load_index, reference_index
@@ -35,11 +36,13 @@ from .answers import NeedsKey, run_answers_bench
 from .abstain import abstain_markdown, default_abstain_questions, load_abstain_questions, run_abstain_bench
 from .baselines import build_baselines
 from .computed import metric_markdown, run_metric_bench
+from .fit_rerank import VISIBLE_SETS, load_sets
 from .gold import load_gold
 from .harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
 from .loaders import load_questions
-from .peers import PEERS, peers_markdown, plot_peers, run_peers
+from .loco import loco_bench, loco_markdown
 from .metadata_bench import metadata_markdown, run_metadata_bench
+from .peers import PEERS, peers_markdown, plot_peers, run_peers
 from .plots import plot_retrieval
 from .reproduce import (
     failure_analysis,
@@ -86,6 +89,14 @@ def add_bench_parser(subparsers, handler) -> None:
     r.add_argument("--figure", help="where to write the figure (default: figures/bench_retrieval_<set>.png)")
     r.add_argument("--no-figure", action="store_true", help="do not draw the figure")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
+    r.add_argument("--cv", choices=["loco"], help="in-sample and out-of-sample figures with 95%% bootstrap intervals: "
+                   "nested leave-one-company-out over this set and the other visible sets (ppkit.bench.loco)")
+    r.add_argument("--cv-with", action="append", metavar="FILE",
+                   help="with --cv: the question sets pooled with --questions (repeatable; default: the visible "
+                        "sets of ppkit.bench.fit_rerank.VISIBLE_SETS)")
+    r.add_argument("--section-slots", type=int, default=0, metavar="N",
+                   help="with --cv: N of the 50 candidate slots go to the section channel over titles and "
+                        "summaries (ppkit.retrieval.section_channel); with --retrieval, --cv uses the last one")
     r.set_defaults(func=handler)
 
     a = bs.add_parser("answers", help="answer every question with the LLM and judge it (needs a Gemini key)")
@@ -204,7 +215,25 @@ def _open_index(args, fmt: str, config, data_root: Path | None = None):
                            progress=not getattr(args, "quiet", False), data_root=data_root)
 
 
+def _cross_validated(args, config) -> int:
+    """``--cv loco``: the nested leave-one-company-out table (and JSON) over the pooled question sets."""
+    first = Path(args.questions)
+    others = [Path(p) for p in args.cv_with] if args.cv_with else [benchmark_path(n) for n in VISIBLE_SETS]
+    paths = list({p.resolve(): p for p in [first, *others]}.values())
+    options = {"section_slots": args.section_slots or 0}
+    if args.retrieval:
+        options["retrieval"] = args.retrieval[-1]
+    result = loco_bench(load_sets(paths, config, progress=not args.quiet), options=options)
+    if args.json:
+        atomic_write(Path(args.json), json.dumps(result, ensure_ascii=False, indent=1).encode("utf-8"))
+        print(f"wrote {args.json}", file=sys.stderr)
+    print(loco_markdown(result))
+    return 0
+
+
 def _retrieval(args, config) -> int:
+    if getattr(args, "cv", None):
+        return _cross_validated(args, config)
     path = Path(args.questions)
     fmt, questions = load_questions(path)
     ks = sorted(set(args.k or [3, 5]))

@@ -51,7 +51,7 @@ from .metrics import (
 )
 from .results import KScores, RetrievalBench, as_json
 
-__all__ = ["BenchPlan", "run_retrieval_bench", "markdown_table", "DEFINITIONS", "MODES"]
+__all__ = ["BenchPlan", "run_retrieval_bench", "markdown_table", "DEFINITIONS", "MODES", "bench_view", "one_torch_thread"]
 
 MODES = ("auto", "none", "gold")
 # the multimodal set's image measures (ppkit.bench.metrics), per question and averaged
@@ -120,7 +120,7 @@ class _MemoEmbedder:
 
 
 @contextlib.contextmanager
-def _one_torch_thread():
+def one_torch_thread():
     """Run the query loop with one torch thread (restored afterwards).
 
     The loop embeds one short query at a time, which gains nothing from a second
@@ -139,7 +139,7 @@ def _one_torch_thread():
         torch.set_num_threads(n)
 
 
-def _bench_view(index: SearchIndex):
+def bench_view(index: SearchIndex):
     """A shallow copy of ``index`` whose embedder remembers query vectors (the caller's index is not changed)."""
     import copy
 
@@ -221,7 +221,7 @@ class BenchPlan:
 class _Run:
     """One benchmark run's fixed parts, shared by its questions."""
 
-    index: object  # the index as the bench sees it (see _bench_view)
+    index: object  # the index as the bench sees it (see bench_view)
     ks: list[int]
     modes: tuple[str, ...]
     reranker: object
@@ -326,7 +326,7 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
     if not ks or ks[0] < 1:
         raise InvalidInput("k must be at least 1")
     modes, baselines = tuple(plan.modes), baselines or {}
-    view = _bench_view(index)
+    view = bench_view(index)
     # one re-ranker for the whole run, so that its breadcrumb vectors are computed once
     run = _Run(view, ks, modes, reranker or default_reranker(view), baselines, sorted({int(k) for k in plan.baseline_ks}),
                tuple(m for m in plan.baseline_modes if m in modes) if baselines else (), {})
@@ -336,7 +336,7 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
         view.embedder.embed_query(todo[0]["text"])  # loads the model (and torch) before the thread setting below
     images = getattr(gold, "images", None) or None
     evidence = getattr(gold, "evidence", None) or {}
-    with _one_torch_thread():
+    with one_torch_thread():
         for q in progress_bar(todo, desc=f"bench {benchmark}", disable=not progress):
             qid = q["qid"]
             qdocs = gold.docs.get(qid) or sorted({split_section_id(sid)[0] for sid in gold.qrels[qid]})

@@ -29,6 +29,7 @@ from ..core.errors import InvalidInput
 from ..indexing.index import SearchIndex
 from ..indexing.lexical import dedup_sections, rrf
 from .recall import make_candidate
+from .section_channel import section_ranking
 from .types import Candidate, RecallInfo
 
 __all__ = ["RRF_K", "recall_sections", "scope_chunk_ids"]
@@ -64,7 +65,7 @@ def _dense_chunks(index: SearchIndex, qv: np.ndarray, recall: int, scope: dict |
 
 def recall_sections(index: SearchIndex, search_text: str, qv: np.ndarray, *, mode: str,
                     scope: dict | None = None, recall: int = 200, candidates: int = 50,
-                    snippet_chars: int = 150) -> tuple[list[Candidate], RecallInfo]:
+                    snippet_chars: int = 150, section_slots: int = 0) -> tuple[list[Candidate], RecallInfo]:
     """Stage 1: the first ``candidates`` sections by dense, BM25 or fused rank.
 
     Args:
@@ -72,6 +73,8 @@ def recall_sections(index: SearchIndex, search_text: str, qv: np.ndarray, *, mod
         qv: its query vector (needed in every mode: candidates carry dense similarities).
         mode: ``"dense"``, ``"bm25"`` or ``"hybrid"``.
         scope: ``{doc: None | [Items]}``; ``None`` searches everything.
+        section_slots: of the ``candidates`` slots, at most this many go to the section channel's best
+            sections that chunk recall did not bring (:mod:`ppkit.retrieval.section_channel`); 0: off.
 
     Returns:
         (candidates in stage-1 order, trace info with per-list sizes and timings).
@@ -102,17 +105,28 @@ def recall_sections(index: SearchIndex, search_text: str, qv: np.ndarray, *, mod
         rankings[name] = dedup_sections(key_of[cid] for cid in ids)
     fused = rrf(rankings, k=RRF_K) if mode == "hybrid" else [(key, None) for key in next(iter(rankings.values()))]
     chosen = fused[:candidates]
+    if section_slots > 0:  # the section channel's own sections take the last slots (the count stays fixed)
+        t = time.perf_counter()
+        head = {key for key, _ in fused[:candidates - section_slots]}
+        extra = [key for key in section_ranking(index, search_text, scope, candidates) if key not in head]
+        chosen = fused[:candidates - min(section_slots, len(extra))] + [(key, None) for key in extra[:section_slots]]
+        rankings["sections"] = extra[:section_slots]
+        seconds["section_channel"] = round(time.perf_counter() - t, 4)
     chosen_keys = {key for key, _ in chosen}
 
     # chunks of the chosen sections that only BM25 recalled: score them against the query vector
     missing = [cid for cid in dict.fromkeys(c for ids in recalled.values() for c in ids)
                if cid not in sims and key_of[cid] in chosen_keys]
-    if missing:
-        vecs = index.store.vectors(np.asarray(missing, dtype=np.int64))
-        sims.update({cid: float(v) for cid, v in zip(missing, vecs @ qv)})
     by_key: dict[tuple[str, str], list[int]] = {}  # (doc, node) -> recalled chunk ids (distinct)
     for cid in dict.fromkeys(c for ids in recalled.values() for c in ids):
         by_key.setdefault(key_of[cid], []).append(cid)
+    unrecalled = chosen_keys - set(by_key)  # the section channel's: all their chunks are scored, none was recalled
+    for key in sorted(unrecalled):
+        by_key[key] = [c.chunk_id for c in index.chunks_of(*key)]
+        missing += [cid for cid in by_key[key] if cid not in sims]
+    if missing:
+        vecs = index.store.vectors(np.asarray(missing, dtype=np.int64))
+        sims.update({cid: float(v) for cid, v in zip(missing, vecs @ qv)})
     rank_in = {name: {key: r for r, key in enumerate(keys, start=1)} for name, keys in rankings.items()}
 
     out = []
@@ -122,7 +136,8 @@ def recall_sections(index: SearchIndex, search_text: str, qv: np.ndarray, *, mod
         if fscore is not None:
             info["rrf_score"] = round(fscore, 6)
         out.append(make_candidate(index, doc, node_id, [sims[c] for c in by_key[key]], rank,
-                                  snippet_chars=snippet_chars, recall=info))
-    lists = {name: {"chunks": len(recalled[name]), "sections": len(rankings[name])} for name in rankings}
+                                  chunk_hits=0 if key in unrecalled else None, snippet_chars=snippet_chars,
+                                  recall=info))
+    lists = {name: {"chunks": len(recalled.get(name, ())), "sections": len(rankings[name])} for name in rankings}
     return out, RecallInfo(mode, len(key_of), len(fused), len(out), lists, RRF_K if mode == "hybrid" else None,
                            seconds)

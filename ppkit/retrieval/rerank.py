@@ -46,7 +46,7 @@ from ..documents.anchors import anchor_tiers
 from ..indexing.lexical import bm25_scores
 from .types import Candidate
 
-__all__ = ["Reranker", "StructuralReranker", "Stage1Reranker", "AnchorPriority", "apply_anchor_priority"]
+__all__ = ["Reranker", "StructuralReranker", "Stage1Reranker", "AnchorPriority", "apply_anchor_priority", "zscore"]
 
 
 class Reranker(Protocol):
@@ -135,7 +135,8 @@ _QUANT = re.compile(r"\b(ratio|margin|percent|percentage|%|how much|how many|tot
                     r"calculate|change|increase|decrease|revenue|income|cash|expense|cost|eps|dividend|share)\b", re.I)
 
 
-def _z(v: np.ndarray) -> np.ndarray:
+def zscore(v: np.ndarray) -> np.ndarray:
+    """(v - mean) / sd over the candidates; zeros when they are all equal."""
     sd = v.std()
     return (v - v.mean()) / sd if sd > 1e-9 else np.zeros_like(v)
 
@@ -209,7 +210,7 @@ class StructuralReranker:
         feats = self.features(question, candidates)
         score = np.zeros(len(candidates))
         for name, v in feats.items():
-            score += self.weights.get(name, 0.0) * _z(np.asarray(v, dtype=float))
+            score += self.weights.get(name, 0.0) * zscore(np.asarray(v, dtype=float))
         out = [replace(c, stage2_score=round(float(s), 4),
                        features={k: round(float(v[i]), 4) for k, v in feats.items()})
                for i, (c, s) in enumerate(zip(candidates, score))]

@@ -48,6 +48,8 @@ class RetrieveOptions:
             per company, merged so each is represented.
         statement_recall: add the primary financial statements the question's concepts call for
             to the candidates when stage 1 missed them (:func:`ppkit.retrieval.recall.statement_candidates`).
+        section_slots: candidate slots (of ``candidates``) given to the section channel over titles and
+            summaries (:mod:`ppkit.retrieval.section_channel`); 0: off.
     """
 
     recall: int | None = None
@@ -57,6 +59,7 @@ class RetrieveOptions:
     auto_filter: bool = True
     decompose: bool = True
     statement_recall: bool = True
+    section_slots: int = 0
 
     @classmethod
     def of(cls, config: Config, **options) -> RetrieveOptions:
@@ -150,7 +153,7 @@ def _stage1(index: SearchIndex, search_text: str, qv: np.ndarray, scope: dict | 
     """The candidate sections: recalled by ``opts.retrieval``, plus the primary statements asked for
     (their section ids are the third value)."""
     cands, info = recall_sections(index, search_text, qv, mode=opts.retrieval, scope=scope, recall=opts.recall,
-                                  candidates=opts.candidates)
+                                  candidates=opts.candidates, section_slots=opts.section_slots)
     added = (statement_candidates(index, search_text, cands, docs=list(scope) if scope else None, query_vec=qv)
              if opts.statement_recall else [])
     return cands + added, info, [c.section_id for c in added]
