@@ -175,7 +175,7 @@ SPLIT = """### **Item 1. Busines** **<u>s.</u>**
 We are a company; see Regulation S-K and the in come line.
 Our business and business overview, overview of operations and operations; PART III, Part III, Regulations, regulations.
 income, income. area area
-They are here, we are there, you are everywhere; come and come again, come in.
+They are here, we are there, you are everywhere; come and come again, come in, in and in.
 """
 
 

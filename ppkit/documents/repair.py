@@ -532,9 +532,9 @@ def join_split_words(text: str, *, min_count: int = 2, rare: int = 2) -> WordJoi
     itself (its own vocabulary; no dictionary):
 
     * ``a+b`` occurs at least ``min_count`` times as a whole word elsewhere, and
-    * ``b`` is a single letter other than the words ``a`` and ``I`` (``PART II I`` excepted), or
-      ``a`` or ``b`` occurs at most ``rare`` times on its own (a fragment), so two ordinary words
-      (``in come``, ``are a``) are never merged;
+    * ``a`` or ``b`` occurs at most ``rare`` times on its own (a fragment), so two ordinary words
+      (``in come``) are never merged; a single letter ``b`` counts as a fragment unless it is the
+      word ``a`` or ``I`` (``are a`` stays; ``Dat a`` and ``PART II I`` join);
     * ``b`` is lower case or ``a`` all capitals, and no hyphen follows (``Regulation S-K`` stays).
 
     Only the gap between the two parts is removed (markup in it goes, so ``<u>`` may stay
@@ -562,7 +562,7 @@ def join_split_words(text: str, *, min_count: int = 2, rare: int = 2) -> WordJoi
             ca, cb = counts.get(a.group().casefold(), 0), counts.get(b.group().casefold(), 0)
             shape = b.group().islower() or a.group().isupper()  # not "Regulation S-K"
             if (gap and _GAP.fullmatch(gap) and len(a.group()) >= 2 and shape and line[b.end():b.end() + 1] != "-"
-                    and counts.get(joined, 0) >= min_count and (_letter(a.group(), b.group()) or ca <= rare or cb <= rare)):
+                    and counts.get(joined, 0) >= min_count and (_letter(a.group(), b.group()) or ca <= rare if len(b.group()) == 1 else min(ca, cb) <= rare)):
                 out.append(line[pos:a.end()])
                 pos = b.start()  # the gap goes
                 joins.append((lineno, a.group() + b.group()))
