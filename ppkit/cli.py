@@ -3,7 +3,7 @@
     ppkit tree FILE.md [--json] [--check]
     ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse]
     ppkit index DOCS... [--index DIR] [--fresh] [--replace] [--embedder local|gemini|hash] [--store faiss|qdrant]
-                        [--qdrant-url URL]
+                        [--qdrant-url URL] [--extracted DIR] [--workers 2]     (DOCS: Markdown and PDFs)
     ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images]
               [--deadline SECONDS] [--llm-timeout SECONDS]
               [--trust-index] [--qdrant-url URL]
@@ -71,8 +71,11 @@ def _cmd_index(args, cfg) -> int:
     folder = Path(args.index) if args.index else default_index_dir()
     index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet,
                         store=getattr(args, "store", None), qdrant_url=getattr(args, "qdrant_url", None),
-                        replace=getattr(args, "replace", False))
+                        replace=getattr(args, "replace", False), extracted=getattr(args, "extracted", None),
+                        workers=getattr(args, "workers", 2))
     b = index.manifest["build"]
+    if "pdfs" in b:
+        print(f"{b['pdfs']['summary']}; {b['pdfs']['words_joined']} letter-spaced words joined")
     print(f"indexed {len(index.trees)} documents, {len(index.chunks)} chunks "
           f"({b['chunks_embedded']} embedded, {b['chunks_reused']} reused) with {index.embedder.name} "
           f"in {b['seconds_total']:.1f} s -> {folder}")
@@ -80,8 +83,9 @@ def _cmd_index(args, cfg) -> int:
         print(f"  {doc}: replaced the document indexed from {was}")
     for rec in index.manifest["documents"]:
         dropped = sum(1 for d in index.noise.get(rec["doc"], {}).values() if d.noise)
+        pages = f", {rec['page_count']} PDF pages" if rec.get("page_count") else ""
         print(f"  {rec['doc']}: {len(index.trees[rec['doc']]) - 1} headings, {rec['n_chunks']} chunks, "
-              f"{dropped} noise sections dropped")
+              f"{dropped} noise sections dropped{pages}")
     return 0
 
 
@@ -130,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--quiet", action="store_true", help="no progress bars")
     x.set_defaults(func=_cmd_extract)
 
-    i = sub.add_parser("index", help="index Markdown documents (incremental by content hash)")
+    i = sub.add_parser("index", help="index Markdown documents and PDFs (incremental by content hash)")
     i.add_argument("docs", nargs="+")
     i.add_argument("--index", help="index folder (default: $PPKIT_INDEX or the cache)")
     i.add_argument("--fresh", action="store_true", help="rebuild from scratch")
@@ -143,6 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
                                         "(default $QDRANT_URL; never the URL an index folder records)")
     i.add_argument("--replace", action="store_true",
                    help="let a document replace an indexed one of the same name from another file")
+    i.add_argument("--extracted", metavar="DIR",
+                   help="`ppkit extract` output of the PDFs given (NAME.md + NAME.pages.json), used instead of "
+                        "extracting them again when the page map names the same PDF (sha256)")
+    i.add_argument("--workers", type=int, default=2, help="processes extracting PDFs (default 2)")
     i.set_defaults(func=_cmd_index)
 
     a = sub.add_parser("ask", help="answer a question from the index")

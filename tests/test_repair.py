@@ -165,3 +165,26 @@ def test_repair_on_reference_10k_keeps_ids_and_fixes_numbering(name):
     assert [(n.node_id, n.line_start) for n in raw] == [(n.node_id, n.line_start) for n in fixed]
     left = [f for f in check_tree(fixed, lines=rep.text.split("\n")) if f.kind in ("numbering_level", "level_jump")]
     assert left == []
+
+
+# -- letter-spaced words (join_split_words) -------------------------------------------------------
+
+SPLIT = """### **Item 1. Busines** **<u>s.</u>**
+### **OVERVI EW**
+### **RESULTS OF OPERATI ONS** and PART II I
+We are a company; see Regulation S-K and the in come line.
+Our business and business overview, overview of operations and operations; PART III, Part III, Regulations, regulations.
+income, income. area area
+They are here, we are there, you are everywhere; come and come again, come in, in and in.
+"""
+
+
+def test_join_split_words_textbook():
+    from ppkit.documents.repair import join_split_words
+
+    out = join_split_words(SPLIT)
+    lines = out.text.split("\n")
+    assert lines[:3] == ["### **Item 1. Business.</u>**", "### **OVERVIEW**", "### **RESULTS OF OPERATIONS** and PART III"]
+    assert lines[3] == SPLIT.split("\n")[3]  # "are a", "Regulation S-K", "in come": ordinary words stay apart
+    assert out.text.count("\n") == SPLIT.count("\n")  # no line added or dropped
+    assert out.joins == ((1, "Business"), (2, "OVERVIEW"), (3, "OPERATIONS"), (3, "III"))

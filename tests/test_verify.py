@@ -133,3 +133,13 @@ def test_reference_answer_on_the_real_index(tenk_index):
     assert c["5.36%"]["status"] == "computed" and c["16.84 percentage points"]["formula"] == "22.20% - 5.36%"
     bad = verify_answer(text.replace("$16,434 million", "$16,443 million"), sections)
     assert _by_text(bad)["$16,443 million"]["status"] == "not_found" and not bad["ok"]
+
+
+def test_page_citations_are_neither_claims_nor_sources():
+    """``p.31-32`` beside a section and the ``Pages:`` line under the Sources are ppkit's citation markup."""
+    s = Section("widget", "0002", "widget > Revenue", 3, 8, "## Revenue\nRevenue was 25 million dollars.", 1, 1.0,
+                ((3, 4),), pages=(31,), page_lines=((31, 3, 8),))
+    text = ("From widget > Revenue (widget p.31-32, lines 3-8):\n  - line 4 (p.31): Revenue was 25 million dollars.\n\n"
+            "Sources:\n- widget > Revenue (ID: 0002)\nPages: widget p.31")
+    r = verify_answer(text, [s])
+    assert r["ok"] and r["unretrieved"] == [] and (r["counts"]["claims"], r["counts"]["verified"]) == (1, 1)

@@ -28,7 +28,7 @@ from ..core.text import expand_terms, sentences, stems
 from ..documents.tree import Image
 from ..indexing.index import SearchIndex
 from ..retrieval.retrieve import retrieve
-from ..retrieval.types import Retrieval, Section, Trace
+from ..retrieval.types import Retrieval, Section, Trace, pages_label, pages_line
 from .abstain import abstention_line, missing_from
 from .conversation import rewrite_question
 from .metrics import compute_metric, format_metric, statement_sections
@@ -94,7 +94,9 @@ class Answer:
         lines = [self.text, "", "Retrieved sections:"]
         for s in self.sections:
             trim = f" (sent {len(s.text)} of {s.chars_total} chars)" if s.trimmed else ""
-            lines.append(f"  {s.rank}. {s.breadcrumb}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}]{trim}")
+            pages = f", {pages_label(s.pages)}" if s.pages else ""
+            lines.append(f"  {s.rank}. {s.breadcrumb}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}{pages}]"
+                         f"{trim}")
         if self.images:
             lines.append("Images:")
             lines += [f"  {im['path']}  ({im.get('label', '')}) from {im['doc']}#{im['node_id']}" for im in self.images]
@@ -111,7 +113,8 @@ class Answer:
             "sections": [{"doc": s.doc, "node_id": s.node_id, "breadcrumb": s.breadcrumb,
                           "line_start": s.line_start, "line_end": s.line_end, "rank": s.rank,
                           "score": s.score, "trimmed": s.trimmed, "chars_total": s.chars_total,
-                          "sent_ranges": [list(r) for r in s.sent_ranges], "text": s.text} for s in self.sections],
+                          "sent_ranges": [list(r) for r in s.sent_ranges], "pages": list(s.pages),
+                          "text": s.text} for s in self.sections],
             "images": self.images, "trace": self.trace.to_dict() if self.trace is not None else {},
             "verification": self.verification,
         }
@@ -196,16 +199,18 @@ class ExtractiveSynthesizer:
                 if score > 0:
                     scored.append((score, ln, p))
             best = sorted(scored, key=lambda x: (-x[0], x[1]))[: self.per_section]
-            out.append(f"From {s.breadcrumb} ({s.doc}, lines {s.line_start}-{s.line_end}):")
+            out.append(f"From {s.breadcrumb} ({s.cite()}, lines {s.line_start}-{s.line_end}):")
             if not best:
                 out.append("  (no sentence in this section shares terms with the question)")
             for _, ln, p in sorted(best, key=lambda x: x[1]):
                 p = p if len(p) <= self.max_chars else p[: self.max_chars] + "…"
-                out.append(f"  - line {ln}: {p}")
+                page = s.page_of(ln)
+                out.append(f"  - line {ln}{f' (p.{page})' if page else ''}: {p}")
                 quoted += 1
             out.append("")
         out.append("Sources:")
         out += [f"- {s.breadcrumb} (ID: {s.node_id})" for s in sections]
+        out += [pages_line(sections)] if pages_line(sections) else []
         images, image_info = self._images(question, sections)
         notes = {"passages_quoted": quoted, "images": images, **image_info}
         if refusal is not None:

@@ -16,6 +16,7 @@ from ..core.ids import breadcrumb_titles
 from ..llm.client import LLMError, fall_back
 from ..llm.fence import DATA_RULE, block, escape
 from ..llm.parts import GeminiPart
+from ..retrieval.types import pages_label, pages_line
 from .markers import (
     MarkerResult,
     image_catalogue,
@@ -31,7 +32,8 @@ __all__ = ["GeminiSynthesizer", "parse_sources", "NO_ANSWER"]
 NO_ANSWER = "The provided sections do not contain the answer."
 
 _SYNTH_SYSTEM = f"""You answer questions about documents using ONLY the sections given inside <section> blocks.
-Each block names its document, section id, breadcrumb (its place in the document) and source line range.
+Each block names its document, section id, breadcrumb (its place in the document), source line range
+and, for a PDF, the 1-based PDF pages of the text sent.
 Rules:
 - Use only facts stated in the sections; do not use outside knowledge. If you compute something, show
   the figures you used and where they come from.
@@ -138,7 +140,8 @@ class GeminiSynthesizer(GeminiPart):
         blocks = []
         for s in sections:
             attrs = (f'id="{s.node_id}" doc="{html.escape(s.doc)}" breadcrumb="{html.escape(s.breadcrumb)}" '
-                     f'lines="{s.line_start}-{s.line_end}"' + (' trimmed="true"' if s.trimmed else ""))
+                     f'lines="{s.line_start}-{s.line_end}"' + (' trimmed="true"' if s.trimmed else "")
+                     + (f' pdf_pages="{pages_label(s.pages)[2:]}"' if s.pages else ""))
             # no block can be opened or closed from inside a section (ppkit.llm.fence)
             blocks.append(f"<section {attrs}>\n{escape(s.text)}\n</section>")
         images = f"\n\n{escape(marker_instructions(sections))}" if image_catalogue(sections) else ""
@@ -179,6 +182,9 @@ class GeminiSynthesizer(GeminiPart):
                  for c in sources if not c["in_context"]]
         if not sources and NO_ANSWER not in text:
             notes.append("the answer cites no sources")
+        cited = pages_line([sec for c in sources if c["in_context"] for sec in sections
+                            if sec.node_id == c["node_id"] and sec.doc == c["doc"]])
+        text = f"{text}\n{cited}" if cited else text  # the PDF pages of the cited sections' lines sent
         self.last_notes = notes
         info = {"model": res.model, "sources": sources, "answered": NO_ANSWER not in text,
                 "images": shown.images, "tokens_in": res.tokens_in, "tokens_out": res.tokens_out,

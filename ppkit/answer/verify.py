@@ -57,6 +57,7 @@ _MARKUP = [
     re.compile(r"\(?\b(?:Source:?\s*)?IDs?:?\s*\d{4,7}(?:\s*(?:,|/|&|and)\s*(?:IDs?:?\s*)?\d{4,7})*\)?", re.I),
     re.compile(r"\b[A-Za-z][\w.&-]*#\d{4,7}\b"),
     re.compile(r"\blines?\s+\d+(?:\s*[-–]\s*\d+)?", re.I),
+    re.compile(r"\bp\.\s?\d+(?:\s*[-–]\s*\d+)?(?:,\s*\d+(?:\s*[-–]\s*\d+)?)*"),  # PDF pages: "p.18-19, 22"
     # references, not figures: "Tables 9, 11 and 15", "Note 7", "Item 1A"
     re.compile(r"\b(?:tables?|notes?|items?|parts?|figures?|exhibits?|pages?)\s+\d+[A-Z]?"
                r"(?:\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)\d+[A-Z]?)*", re.I),
@@ -67,6 +68,7 @@ _MARKUP = [
     re.compile(r"^\s*#+\s*"),
 ]
 _QUOTE = re.compile(r"[“\"]([^”\"\n]{12,400})[”\"]")
+_PAGES = re.compile(r"^\s*Pages:\s")  # the PDF pages ppkit appends under the Sources (retrieval.types.pages_line)
 _SOURCES = re.compile(r"^\W*sources?\W*:?\W*$|^\W*sources?:", re.I)
 
 
@@ -212,7 +214,7 @@ def _citations(text: str, sections) -> tuple[list[dict], list[str]]:
     if start is not None:
         for ln in lines[start + 1 :]:
             item = _norm(re.sub(r"^\s*[-*+]\s*", "", ln))
-            if not item or _CITE_ID.search(ln) or _CITE_DOC.search(ln):
+            if not item or _CITE_ID.search(ln) or _CITE_DOC.search(ln) or _PAGES.match(ln):
                 continue
             ids = [s.section_id for s in sections if _norm(s.breadcrumb) == item or _norm(s.breadcrumb).endswith(item)]
             cites.append({"cited": ln.strip(), "section_ids": ids, "retrieved": bool(ids)})

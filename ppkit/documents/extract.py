@@ -41,6 +41,7 @@ from .tree import parse_markdown
 __all__ = [
     "ExtractionError", "PageMap", "PageTexts", "Extraction", "Extractor", "OfflineExtractor",
     "LlamaParseExtractor", "get_extractor", "extract_pdf", "parse_page_range", "load_page_map",
+    "pdf_page_count",
 ]
 
 PAGE_MAP_FORMAT = 1
@@ -71,6 +72,8 @@ class PageMap:
     pages: tuple[tuple[int, int, int], ...]
     failed_pages: tuple[tuple[int, str], ...] = ()  # (page, error) the backend reported
     outline: tuple[tuple[int, str, int], ...] = ()  # the PDF's bookmarks: (level, title, page)
+    derived: str = ""  # what the Markdown went through after extraction ("": as the backend emitted it)
+    joins: int = 0  # letter-spaced words joined by that step (ppkit.documents.repair.join_split_words)
 
     def page_of(self, line: int) -> int | None:
         """The PDF page of a Markdown line, or None when the line is past the end.
@@ -95,6 +98,7 @@ class PageMap:
             "pages": [{"page": p, "line_start": s, "line_end": e} for p, s, e in self.pages],
             "failed_pages": [{"page": p, "error": err} for p, err in self.failed_pages],
             "outline": [{"level": lv, "title": t, "page": p} for lv, t, p in self.outline],
+            "derived": self.derived, "joins": self.joins,
         }
 
     @classmethod
@@ -107,6 +111,7 @@ class PageMap:
             pages=tuple((x["page"], x["line_start"], x["line_end"]) for x in d["pages"]),
             failed_pages=tuple((x["page"], x["error"]) for x in d.get("failed_pages", ())),
             outline=tuple((x["level"], x["title"], x["page"]) for x in d.get("outline", ())),
+            derived=d.get("derived", ""), joins=d.get("joins", 0),
         )
 
     def save(self, path: str | Path) -> None:
@@ -393,7 +398,7 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
     pdf = Path(pdf)
     _check_pdf(pdf)
     extractor = get_extractor(backend) if isinstance(backend, str) else backend
-    page_count = _page_count(pdf)  # None without pymupdf (LlamaParse alone): the service checks the range
+    page_count = pdf_page_count(pdf)  # None without pymupdf (LlamaParse alone): the service checks the range
     if pages is None or isinstance(pages, str):
         page_list = parse_page_range(pages, page_count or 10**9)
     else:
@@ -420,7 +425,7 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
                       n_lines=tree.n_lines, n_headings=len(tree) - 1, seconds=time.perf_counter() - t0)
 
 
-def _page_count(pdf: Path) -> int | None:
+def pdf_page_count(pdf: Path) -> int | None:
     """Pages in the PDF, or None when pymupdf is not installed (LlamaParse alone)."""
     try:
         doc = _open_pdf(pdf)

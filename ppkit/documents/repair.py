@@ -46,7 +46,8 @@ from .titles import normalize_title, plain_title
 from .tree import Tree, parse_markdown
 
 __all__ = ["Numbering", "heading_number", "LevelChange", "Repair",
-           "repair_markdown", "repair_file", "numbered_structure", "find_toc_blocks", "heading_kinds"]
+           "repair_markdown", "repair_file", "numbered_structure", "find_toc_blocks", "heading_kinds",
+           "WordJoins", "join_split_words", "JOIN_VERSION"]
 
 _ROMAN = "IVXLC"
 _RE_PART = re.compile(r"^part\s+([ivx]{1,5})\b", re.I)
@@ -494,3 +495,82 @@ def repair_file(path: str | Path, out: str | Path | None = None) -> Repair:
     rec = rep.record() | {"source": str(path), "output": str(out), "outline_used": bool(outline)}
     atomic_write(out.with_name(out.stem + ".repair.json"), json.dumps(rec, ensure_ascii=False, indent=1) + "\n")
     return rep
+
+
+# ---------------------------------------------------------------------------- split words
+
+JOIN_VERSION = 1  # bump when join_split_words changes (PDF extractions in the cache are re-derived)
+_WORD = re.compile(r"[A-Za-z]+")
+# what may stand between the two parts of a split word: spaces and inline markup only (``** **<u>``)
+_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+_GAP = re.compile(r"(?:[ \t]|\*\*?|</?u>)+")
+
+
+@dataclass(frozen=True)
+class WordJoins:
+    """The text with letter-spaced words joined, and what was joined (``(line, joined word)``)."""
+
+    text: str
+    joins: tuple[tuple[int, str], ...]
+
+    def __repr__(self) -> str:
+        return f"WordJoins({len(self.joins)} words joined)"
+
+
+def _letter(a: str, b: str) -> bool:
+    """A single letter that is no word of its own ("a" and "I" are, except after a roman numeral: "II I")."""
+    return len(b) == 1 and (b not in "aAI" or (b == "I" and set(a) <= set("IVX")))
+
+
+def join_split_words(text: str, *, min_count: int = 2, rare: int = 2) -> WordJoins:
+    """Join words that PDF extraction split apart: ``Busines** **<u>s.</u>**`` -> ``Business.</u>**``,
+    ``OVERVI EW`` -> ``OVERVIEW``, ``RESULTS OF OPERATI ONS`` -> ``RESULTS OF OPERATIONS``.
+
+    Letter-spaced type (wide tracking in headings, an underlined last letter) comes out of the
+    extractor as two tokens. Two neighbouring tokens ``a`` and ``b`` (letters only, separated by
+    spaces and inline markup only) are joined when, counted case-insensitively over the document
+    itself (its own vocabulary; no dictionary):
+
+    * ``a+b`` occurs at least ``min_count`` times as a whole word elsewhere, and
+    * ``a`` or ``b`` occurs at most ``rare`` times on its own (a fragment), so two ordinary words
+      (``in come``) are never merged; a single letter ``b`` counts as a fragment unless it is the
+      word ``a`` or ``I`` (``are a`` stays; ``Dat a`` and ``PART II I`` join);
+    * ``b`` is lower case or ``a`` all capitals, and no hyphen follows (``Regulation S-K`` stays).
+
+    Only the gap between the two parts is removed (markup in it goes, so ``<u>`` may stay
+    unbalanced); no line is added or removed, so a page map's line numbers stay valid. Text
+    inside code fences is joined too (extracted PDFs have none). This does not split words that
+    extraction glued together.
+
+    >>> join_split_words("OVERVI EW\\nthe overview and an overview\\n").text.split("\\n")[0]
+    'OVERVIEW'
+    """
+    counts: dict[str, int] = {}
+    for w in _WORD.findall(_TAG.sub(" ", text)):
+        key = w.casefold()
+        counts[key] = counts.get(key, 0) + 1
+    joins: list[tuple[int, str]] = []
+
+    def fix(line: str, lineno: int) -> str:
+        out, pos = [], 0
+        words = list(_WORD.finditer(_TAG.sub(lambda m: " " * len(m.group()), line)))  # "<u>" is no word
+        i = 0
+        while i < len(words) - 1:
+            a, b = words[i], words[i + 1]
+            gap = line[a.end():b.start()]
+            joined = (a.group() + b.group()).casefold()
+            ca, cb = counts.get(a.group().casefold(), 0), counts.get(b.group().casefold(), 0)
+            shape = b.group().islower() or a.group().isupper()  # not "Regulation S-K"
+            if (gap and _GAP.fullmatch(gap) and len(a.group()) >= 2 and shape and line[b.end():b.end() + 1] != "-"
+                    and counts.get(joined, 0) >= min_count and (_letter(a.group(), b.group()) or ca <= rare if len(b.group()) == 1 else min(ca, cb) <= rare)):
+                out.append(line[pos:a.end()])
+                pos = b.start()  # the gap goes
+                joins.append((lineno, a.group() + b.group()))
+                i += 2  # one join per fragment: "R ESULT S" stays a rarity left alone
+                continue
+            i += 1
+        return "".join(out) + line[pos:]
+
+    lines = text.split("\n")
+    out = "\n".join(fix(line, i) for i, line in enumerate(lines, 1))
+    return WordJoins(out, tuple(joins))

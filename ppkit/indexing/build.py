@@ -21,6 +21,7 @@ from ..core.errors import InvalidInput, MissingFile
 from ..core.io import sha256_file
 from ..core.progress import progress_bar
 from ..documents.chunking import Chunk, chunk_tree
+from ..documents.extract import ExtractionError, load_page_map
 from ..documents.metadata import document_metadata
 from ..documents.noise import (
     NoiseDecision,
@@ -28,6 +29,7 @@ from ..documents.noise import (
     apply_overrides,
     kept_nodes,
 )
+from ..documents.pdfcache import PdfRun, is_pdf, prepare_pdfs
 from ..documents.tree import Tree, build_tree, read_lines
 from .embed import (
     Embedder,
@@ -86,6 +88,9 @@ class BuildOptions:
         qdrant_url: the Qdrant server (default ``$QDRANT_URL``); never taken from the index folder.
         replace: let a document replace an indexed one of the same name from another file
             (without it, that is an error: ``b/AMD.md`` does not silently replace ``a/AMD.md``).
+        extracted: a folder of ``ppkit extract`` output for the PDFs given (adopted into the
+            extraction cache when it is of the same PDF; see :mod:`ppkit.documents.pdfcache`).
+        workers: processes extracting PDFs (default 2).
     """
 
     fresh: bool = False
@@ -97,6 +102,8 @@ class BuildOptions:
     store: str | None = None
     qdrant_url: str | None = None
     replace: bool = False
+    extracted: str | None = None
+    workers: int = 2
 
     @classmethod
     def of(cls, **options) -> BuildOptions:
@@ -128,17 +135,19 @@ class _Build:
 def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,
                 config: Config | None = None, noise_filter=None, index_class: type[SearchIndex] = SearchIndex,
                 **options) -> SearchIndex:
-    """Index Markdown documents.
+    """Index Markdown documents and PDFs.
 
     Args:
-        paths: Markdown files.
+        paths: Markdown files and PDFs (extracted once into the cache, in ``workers`` processes; see
+            :mod:`ppkit.documents.pdfcache`). A document with a page map (a PDF, or Markdown made by
+            ``ppkit extract`` with its ``.pages.json`` beside it) records its pages in the index.
         folder: index folder (default :func:`default_index_dir`); ``save=False`` keeps it in memory.
         embedder: default from ``config.embedder`` (the local MiniLM).
         noise_filter: default: the offline rule/fuzzy/semantic filter using ``embedder``
             (:func:`ppkit.pipeline.build_index` passes Gemini's when the config is online).
         index_class: the class to return (the pipeline's :class:`ppkit.pipeline.Index`).
         options: :class:`BuildOptions` fields (``fresh``, ``overrides``, ``names``, ``metadata``,
-            ``progress``, ``save``, ``store``, ``qdrant_url``).
+            ``progress``, ``save``, ``store``, ``qdrant_url``, ``replace``, ``extracted``, ``workers``).
 
     Returns:
         The Index (saved to ``folder`` unless ``save=False``).
@@ -147,15 +156,16 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     """
     opts = BuildOptions.of(**options)
     config = config or Config()
+    paths, pdf_run = _markdown_of(paths, opts)
     paths, names = _documents(paths, opts.names)
     embedder = embedder or get_embedder(config.embedder)
     folder = Path(folder) if folder is not None else (default_index_dir() if opts.save else None)
     if folder is None or not opts.save:
-        return _build(paths, names, folder, embedder, config, noise_filter, index_class, opts)
+        return _build(paths, names, folder, embedder, config, noise_filter, index_class, opts, pdf_run)
     check_target(folder)
     with index_lock(folder):  # the whole load-modify-save: a second writer waits
         recover(folder)
-        index = _build(paths, names, folder, embedder, config, noise_filter, index_class, opts)
+        index = _build(paths, names, folder, embedder, config, noise_filter, index_class, opts, pdf_run)
         index.save(folder)
         drop = getattr(index.store, "drop_superseded", None)
         if drop is not None:  # a rebuild on a Qdrant server: the new index is in place, now drop the old collection
@@ -163,8 +173,29 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     return index
 
 
+def _markdown_of(paths, opts: BuildOptions) -> tuple[list[Path], PdfRun | None]:
+    """The paths with each PDF replaced by its Markdown in the extraction cache (extracted if needed)."""
+    paths = [Path(p) for p in paths]
+    pdfs = [p for p in paths if is_pdf(p)]
+    if not pdfs:
+        return paths, None
+    run = prepare_pdfs(pdfs, extracted=opts.extracted, workers=opts.workers, progress=opts.progress)
+    markdown = iter(d.markdown for d in run.docs)
+    return [next(markdown) if is_pdf(p) else p for p in paths], run
+
+
+def _page_record(path: Path) -> dict:
+    """The page map of ``path`` for its manifest record (``{}`` without a fitting ``.pages.json`` beside it)."""
+    try:
+        pm = load_page_map(path)
+    except (MissingFile, ExtractionError):
+        return {}  # plain Markdown, or edited since extraction: its lines no longer name pages
+    return {"pdf": pm.pdf, "pdf_sha256": pm.pdf_sha256, "page_count": pm.page_count,
+            "pages": [list(t) for t in pm.pages]}
+
+
 def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: Embedder, config: Config,
-           noise_filter, index_class: type[SearchIndex], opts: BuildOptions) -> SearchIndex:
+           noise_filter, index_class: type[SearchIndex], opts: BuildOptions, pdf_run: PdfRun | None) -> SearchIndex:
     settings = {"chunk_size": config.chunk_size, "chunk_overlap": config.chunk_overlap, "min_chars": 40,
                 "pipeline_version": PIPELINE_VERSION}
     previous = _previous(folder, embedder, config, settings, opts) if folder is not None and not opts.fresh else None
@@ -200,7 +231,8 @@ def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: E
         "documents": list(build.records.values()),
         "build": {"seconds_parse_noise_chunk": build.timings, "seconds_embed": round(embed_s, 2),
                   "chunks_embedded": len(build.new_chunks), "chunks_reused": len(kept[0]),
-                  "replaced": build.replaced, "seconds_total": round(time.perf_counter() - t0, 2)},
+                  "replaced": build.replaced, "seconds_total": round(time.perf_counter() - t0, 2),
+                  **({"pdfs": _pdf_summary(pdf_run)} if pdf_run is not None else {})},
     }
     return index_class(folder, manifest, build.trees, build.noise, all_chunks, vstore, embedder, config,
                        lexical=lexical, section_meta=build.section_meta)
@@ -277,7 +309,7 @@ def _add_document(build: _Build, name: str, path: Path, previous: SearchIndex | 
         build.replaced[name] = prev_rec["source"]
     if prev_rec is not None and prev_rec["sha256"] == sha and not (opts.overrides and name in opts.overrides):
         build.keep(previous, {**prev_rec, "source": str(path.resolve()),
-                              "metadata": {**prev_rec.get("metadata", {}), **extra_meta}})
+                              "metadata": {**prev_rec.get("metadata", {}), **extra_meta}, **_page_record(path)})
         return
     t = time.perf_counter()
     tree = build_tree(path, name)
@@ -292,7 +324,15 @@ def _add_document(build: _Build, name: str, path: Path, previous: SearchIndex | 
     build.new_chunks.extend(chunks)
     doc_meta, build.section_meta[name] = document_metadata(path, tree, lines)
     build.records[name] = {"doc": name, "source": str(path.resolve()), "sha256": sha, "n_lines": tree.n_lines,
-                           "n_chunks": len(chunks), "metadata": {**doc_meta, **extra_meta}}
+                           "n_chunks": len(chunks), "metadata": {**doc_meta, **extra_meta}, **_page_record(path)}
+
+
+def _pdf_summary(run: PdfRun) -> dict:
+    """What the build's extraction did, for the manifest (and the CLI's report)."""
+    return {"n": len(run.docs), **{h: sum(1 for d in run.docs if d.how == h) for h in ("extracted", "adopted", "cached")},
+            "pages_extracted": run.pages_extracted, "seconds_extract": round(run.seconds, 2), "workers": run.workers,
+            "pages_per_second": round(run.pages_per_second, 3), "words_joined": sum(d.joins for d in run.docs),
+            "summary": run.summary()}
 
 
 def _reusable_chunks(previous: SearchIndex | None, build: _Build) -> tuple[list[Chunk], np.ndarray | None]:

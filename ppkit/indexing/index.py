@@ -110,6 +110,14 @@ class DocRecord:
     n_lines: int
     n_chunks: int
     metadata: dict = field(default_factory=dict)
+    # from a PDF (extracted by ppkit, or Markdown with a page map from `ppkit extract` beside it):
+    pdf: str | None = None  # the PDF's path when it was indexed
+    pdf_sha256: str | None = None
+    page_count: int | None = None
+    pages: list = field(default_factory=list)  # [[page, first line, last line], ...]: 1-based PDF pages
+
+
+_REQUIRED_RECORD = {"doc", "source", "sha256", "n_lines", "n_chunks"}  # the other DocRecord fields are optional
 
 
 class SearchIndex:
@@ -135,6 +143,7 @@ class SearchIndex:
         self._chunk_pos = {c.chunk_id: i for i, c in enumerate(chunks)}  # chunk id -> position in self.chunks
         self._lines: dict[str, list[str]] = {}  # doc -> verified source lines
         self._units: dict[str, dict[str, tuple[int, int]]] = {}  # doc -> node_id -> unit line range
+        self._pages: dict[str, tuple[tuple[int, int, int], ...]] = {}  # doc -> (page, first, last line)
         by_doc: dict[str, list[int]] = {}  # doc -> chunk ids
         self._by_node: dict[tuple[str, str], list[Chunk]] = {}  # (doc, node_id) -> its chunks
         for c in chunks:
@@ -217,6 +226,25 @@ class SearchIndex:
                     + (f" --index {self.folder}`" if self.folder is not None else "`"))
             self._lines[doc] = read_lines(src)
         return self._lines[doc]
+
+    def page_ranges(self, doc: str) -> tuple[tuple[int, int, int], ...]:
+        """``doc``'s page map as stored in the index: ``(page, first line, last line)``, 1-based PDF
+        pages in Markdown order; empty for a document that did not come from a PDF."""
+        if doc not in self._pages:
+            self._pages[doc] = tuple((int(p), int(a), int(b)) for p, a, b in self.record(doc).pages if b >= a)
+        return self._pages[doc]
+
+    def pages_of(self, doc: str, ranges) -> tuple[tuple[int, int, int], ...]:
+        """The page map entries of ``doc`` that overlap the line ranges ``[(first, last), ...]``, clipped
+        to them: ``(page, first line, last line)`` in line order; empty without a page map.
+
+        >>> index.pages_of("3M_2018_10K", [(421, 430)])  # doctest: +SKIP
+        ((18, 421, 430),)
+        """
+        out = []
+        for a, b in ranges:
+            out += [(p, max(a, s), min(b, e)) for p, s, e in self.page_ranges(doc) if s <= b and e >= a]
+        return tuple(sorted(set(out), key=lambda t: (t[1], t[0])))
 
     def chunks_of(self, doc: str, node_id: str) -> list[Chunk]:
         """The chunks of one section, in order."""
@@ -398,7 +426,7 @@ def _manifest(where: Path, folder: Path) -> dict:
     if not isinstance(emb.get("name"), str) or not isinstance(emb.get("dim"), int):
         raise _damaged(folder, f"{mpath}: the 'embedder' entry needs a name and an integer dim")
     for d in manifest["documents"]:
-        if not isinstance(d, dict) or not {f.name for f in fields(DocRecord) if f.name != "metadata"} <= set(d):
+        if not isinstance(d, dict) or not _REQUIRED_RECORD <= set(d):
             raise _damaged(folder, f"{mpath}: a document record lacks doc/source/sha256/n_lines/n_chunks")
         name = manifest["trees"].get(d["doc"])
         if not isinstance(name, str) or "/" in name or "\\" in name or not name.endswith(".json") or name.startswith("."):

@@ -219,6 +219,9 @@ def load_sections(index: SearchIndex, chosen: list[Candidate], *, budget: int, q
         images = tuple(im for n in tree.nodes.values() if a <= n.line_start <= b for im in n.images
                        if any(x <= im.line <= y for x, y in ranges))
         score = c.stage2_score if c.stage2_score is not None else c.stage1_score
+        page_lines = index.pages_of(c.doc, ranges)  # from the page map stored in the index
+        pages = sorted({p for ln, t in numbered if ln and t.strip() for p, x, y in page_lines if x <= ln <= y})
         out.append(Section(c.doc, c.node_id, c.breadcrumb, a, b, text, rank, float(score), ranges,
-                           full_chars, trimmed, images, tuple(ln for ln, _ in numbered)))
+                           full_chars, trimmed, images, tuple(ln for ln, _ in numbered),
+                           pages=tuple(pages), page_lines=page_lines))
     return out

@@ -13,7 +13,33 @@ from dataclasses import asdict, dataclass, field, fields
 from ..core.ids import section_id
 from ..documents.tree import Image
 
-__all__ = ["Candidate", "ImageLink", "Section", "Retrieval", "Trace", "RecallInfo", "section_id"]
+__all__ = ["Candidate", "ImageLink", "Section", "Retrieval", "Trace", "RecallInfo", "section_id", "pages_label",
+           "pages_line"]
+
+
+def pages_label(pages) -> str:
+    """Pages for a citation, runs joined: ``(5, 6, 7, 9)`` -> ``"p.5-7, 9"``; ``""`` for none.
+
+    Pages are 1-based PDF page numbers (the page a PDF viewer shows as 1 is page 1; FinanceBench's
+    ``evidence_page_num`` is zero-based, so its 4 is page 5 here).
+
+    >>> pages_label([5, 6, 7, 9])
+    'p.5-7, 9'
+    """
+    runs: list[list[int]] = []
+    for p in sorted(set(pages)):
+        if runs and p == runs[-1][1] + 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    return "p." + ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in runs) if runs else ""
+
+
+def pages_line(sections) -> str:
+    """The line an answer ends with to cite PDF pages: ``"Pages: AMD p.5-6; 3M_2018_10K p.18"`` (the
+    pages of the lines sent, per section, in order; ``""`` when no section has a page map)."""
+    cites = [s.cite() for s in sections if s.pages]
+    return "Pages: " + "; ".join(dict.fromkeys(cites)) if cites else ""
 
 
 @dataclass(frozen=True)
@@ -84,6 +110,17 @@ class Section:
     images: tuple[Image, ...] = ()
     line_numbers: tuple[int, ...] = field(default=(), repr=False)  # source line of each line of `text` (0: a cut)
     image_links: tuple[ImageLink, ...] = field(default=(), repr=False)  # the image channel's candidates
+    # 1-based PDF pages of the non-blank lines in `text` (not of the whole section); () without a page map
+    pages: tuple[int, ...] = ()
+    page_lines: tuple[tuple[int, int, int], ...] = field(default=(), repr=False)  # (page, first, last line) sent
+
+    def page_of(self, line: int) -> int | None:
+        """The 1-based PDF page of a source line of this section (None without a page map)."""
+        return next((p for p, a, b in self.page_lines if a <= line <= b), None)
+
+    def cite(self) -> str:
+        """``"AMD p.5-6"`` (the pages of the lines sent), or just the document without a page map."""
+        return f"{self.doc} {pages_label(self.pages)}".strip()
 
     @property
     def section_id(self) -> str:
@@ -102,6 +139,7 @@ class Section:
         d = asdict(self)
         d.pop("line_numbers")
         d.pop("image_links")
+        d.pop("page_lines")
         d["section_id"] = self.section_id
         return d
 
