@@ -237,3 +237,13 @@ def test_index_built_at_one_precision_refuses_the_other(hash_index, fixture_docs
     with pytest.raises(EmbedderMismatch, match=r"built with 'local:all-MiniLM-L6-v2\+bf16'.*"
                                                r"cannot be queried with 'local:all-MiniLM-L6-v2'"):
         idx.check_embedder(get_embedder("local-fp32"))
+
+
+@pytest.mark.model
+def test_bf16_vectors_are_close_to_fp32():
+    texts = ["AMD > Item 8 > Consolidated Balance Sheets\nTotal current assets 9,076",
+             "What is AMD's quick ratio for FY2022?", "Boeing > Risk Factors > Supply chain disruptions"]
+    a = LocalEmbedder(precision="fp32").embed_documents(texts)
+    b = LocalEmbedder(precision="bf16").embed_documents(texts)
+    cos = (a * b).sum(1)
+    assert cos.min() > 0.999 and not np.array_equal(a, b)  # close, and really another arithmetic
