@@ -67,8 +67,8 @@ class Index(SearchIndex):
 
     @cached_property
     def structural_reranker(self) -> StructuralReranker:
-        """This index's offline re-ranker (its breadcrumb vectors are computed once per breadcrumb)."""
-        return StructuralReranker(self.embedder)
+        """This index's offline re-ranker, starting from the breadcrumb vectors the index stores."""
+        return StructuralReranker(self.embedder, path_vectors=self.path_vectors)
 
     def retrieve(self, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
                  **kw) -> Retrieval:

@@ -6,8 +6,11 @@ import numpy as np
 import pytest
 
 import ppkit
-from ppkit.indexing.embed import EmbedderMismatch
+from ppkit.core.errors import InvalidInput
+from ppkit.core.ids import breadcrumb_path
+from ppkit.indexing.embed import EmbedderMismatch, LocalEmbedder, get_embedder, native_bf16
 from ppkit.indexing.index import IndexFormatError, StaleIndexError
+from ppkit.retrieval.rerank import StructuralReranker
 from ppkit.pipeline import build_index, load_index
 
 CFG = ppkit.Config(online=False)
@@ -17,13 +20,13 @@ def test_folder_holds_plain_files_only(hash_index):
     names = sorted(p.relative_to(hash_index.folder).as_posix() for p in hash_index.folder.rglob("*") if p.is_file())
     assert names == ["bm25/chunk_ids.npy", "bm25/data.csc.index.npy", "bm25/indices.csc.index.npy",
                      "bm25/indptr.csc.index.npy", "bm25/lexical.json", "bm25/params.index.json",
-                     "bm25/vocab.index.json", "chunks.jsonl", "manifest.json", "noise.json", "sections.json",
-                     "trees/acme.json", "trees/globex.json", "vectors.faiss"]
+                     "bm25/vocab.index.json", "chunks.jsonl", "manifest.json", "noise.json", "paths.json",
+                     "paths.npy", "sections.json", "trees/acme.json", "trees/globex.json", "vectors.faiss"]
     for p in hash_index.folder.rglob("*"):
         if p.is_file():
             assert not p.read_bytes().startswith(b"\x80"), f"{p} looks like a pickle"
     m = json.loads((hash_index.folder / "manifest.json").read_text())
-    assert m["format_version"] == 2 and m["embedder"]["dim"] == 256
+    assert m["format_version"] == 3 and m["embedder"]["dim"] == 256
     assert [d["doc"] for d in m["documents"]] == ["acme", "globex"]
     assert all(len(d["sha256"]) == 64 for d in m["documents"])
 
@@ -151,3 +154,96 @@ def test_stale_message_names_the_index_folder(hash_index, fixture_docs):
     fixture_docs[0].write_text(fixture_docs[0].read_text() + "\nchanged\n")
     with pytest.raises(StaleIndexError, match=f"--index {hash_index.folder}"):
         load_index(hash_index.folder).lines("acme")
+
+
+def test_stored_path_vectors_are_what_the_query_path_computes(hash_index):
+    again = load_index(hash_index.folder)
+    paths = sorted({breadcrumb_path(again.trees[c.doc][c.node_id].breadcrumb) for c in again.chunks})
+    assert sorted(again.path_vectors) == paths
+    assert "ITEM 7. MANAGEMENT'S DISCUSSION AND ANALYSIS > Liquidity and Capital Resources" in again.path_vectors
+    fresh = ppkit.HashEmbedder().embed_documents(paths)
+    assert np.array_equal(np.stack([again.path_vectors[p] for p in paths]), fresh)
+    # the index's re-ranker starts from them: retrieving embeds no breadcrumb
+    reranker = again.structural_reranker
+    calls = []
+    embed = again.embedder.embed_documents
+    again.embedder.embed_documents = lambda texts, **kw: calls.append(list(texts)) or embed(texts, **kw)
+    again.retrieve("free cash flow of Acme", k=2)
+    assert [t for call in calls for t in call if t in paths] == [] and set(reranker._path_vecs) == set(paths)
+
+
+def test_path_vectors_are_not_used_with_another_embedder(hash_index):
+    hash_index.embedder = ppkit.HashEmbedder(dim=128)
+    assert hash_index.path_vectors == {}
+
+
+def test_reranker_embeds_only_paths_it_was_not_given():
+    class Counting(ppkit.HashEmbedder):
+        seen: list = []
+
+        def embed_documents(self, texts, *, progress=False):
+            self.seen.extend(texts)
+            return super().embed_documents(texts)
+
+    emb = Counting()
+    r = StructuralReranker(emb, path_vectors={"A > B": emb.embed_query("A > B")})
+    emb.seen.clear()
+    assert r._paths(["A > B", "A > C", "A > C"]).shape == (3, 256)
+    assert emb.seen == ["A > C"]
+
+
+def test_index_without_path_vectors_is_refused_with_a_rebuild_hint(hash_index):
+    folder = hash_index.folder
+    m = json.loads((folder / "manifest.json").read_text())
+    del m["files"]["paths.npy"]
+    (folder / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(IndexFormatError, match="paths.npy is not listed.*--fresh"):
+        load_index(folder)
+
+
+def test_old_format_is_refused_with_a_rebuild_hint(hash_index):
+    folder = hash_index.folder
+    m = json.loads((folder / "manifest.json").read_text())
+    m["format_version"] = 2
+    (folder / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(IndexFormatError, match="index format 2, this ppkit reads 3; rebuild it.*--fresh"):
+        load_index(folder)
+
+
+def test_local_embedder_precision_is_in_its_name(tmp_path):
+    assert LocalEmbedder(precision="fp32").name == "local:all-MiniLM-L6-v2"
+    assert LocalEmbedder(precision="bf16").name == "local:all-MiniLM-L6-v2+bf16"
+    assert get_embedder("local-bf16").precision == "bf16" and get_embedder("local-fp32").precision == "fp32"
+    assert get_embedder("local").precision == ("bf16" if native_bf16() else "fp32")
+    with pytest.raises(InvalidInput, match="precision='int4'"):
+        LocalEmbedder(precision="int4")
+    cpu = tmp_path / "cpuinfo"
+    cpu.write_text("processor\t: 0\nflags\t\t: fpu sse avx2 avx512f amx_bf16 amx_tile\n")
+    assert native_bf16(str(cpu))
+    cpu.write_text("processor\t: 0\nflags\t\t: fpu sse avx2 avx512f avx512_vnni\n")
+    assert not native_bf16(str(cpu))
+    assert not native_bf16(str(tmp_path / "missing"))
+
+
+def test_index_built_at_one_precision_refuses_the_other(hash_index, fixture_docs, tmp_path):
+    # the manifest as a bf16 build writes it: loading it with an fp32 embedder is an error that says so
+    folder = hash_index.folder
+    m = json.loads((folder / "manifest.json").read_text())
+    m["embedder"] = {"name": "local:all-MiniLM-L6-v2+bf16", "dim": 384, "kind": "local",
+                     "kwargs": {"max_seq_length": 256, "precision": "bf16"}}
+    idx = ppkit.pipeline.Index(folder, m, hash_index.trees, hash_index.noise, hash_index.chunks, hash_index.store,
+                               LocalEmbedder(precision="bf16"))
+    idx.check_embedder(get_embedder("local-bf16"))
+    with pytest.raises(EmbedderMismatch, match=r"built with 'local:all-MiniLM-L6-v2\+bf16'.*"
+                                               r"cannot be queried with 'local:all-MiniLM-L6-v2'"):
+        idx.check_embedder(get_embedder("local-fp32"))
+
+
+@pytest.mark.model
+def test_bf16_vectors_are_close_to_fp32():
+    texts = ["AMD > Item 8 > Consolidated Balance Sheets\nTotal current assets 9,076",
+             "What is AMD's quick ratio for FY2022?", "Boeing > Risk Factors > Supply chain disruptions"]
+    a = LocalEmbedder(precision="fp32").embed_documents(texts)
+    b = LocalEmbedder(precision="bf16").embed_documents(texts)
+    cos = (a * b).sum(1)
+    assert cos.min() > 0.999 and not np.array_equal(a, b)  # close, and really another arithmetic

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-__all__ = ["ROOT_ID", "BREADCRUMB_SEP", "node_id", "section_id", "split_section_id", "breadcrumb_titles"]
+__all__ = ["ROOT_ID", "BREADCRUMB_SEP", "node_id", "section_id", "split_section_id", "breadcrumb_titles", "breadcrumb_path"]
 
 ROOT_ID = "0000"  # the document itself
 BREADCRUMB_SEP = " > "
@@ -36,3 +36,11 @@ def split_section_id(sid: str) -> tuple[str, str]:
 def breadcrumb_titles(breadcrumb: str) -> list[str]:
     """The titles of a breadcrumb, document first: ``"AMD > Embedded"`` -> ``["AMD", "Embedded"]``."""
     return breadcrumb.split(BREADCRUMB_SEP)
+
+
+def breadcrumb_path(breadcrumb: str) -> str:
+    """The breadcrumb without its document: ``"AMD > Item 8 > Cash Flows"`` -> ``"Item 8 > Cash Flows"``.
+
+    What the structural re-ranker embeds and the index stores a vector for.
+    """
+    return breadcrumb.split(BREADCRUMB_SEP, 1)[1] if BREADCRUMB_SEP in breadcrumb else breadcrumb

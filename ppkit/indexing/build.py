@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core.config import Config, check_fields
 from ..core.errors import InvalidInput, MissingFile
+from ..core.ids import breadcrumb_path
 from ..core.io import sha256_file
 from ..core.progress import progress_bar
 from ..documents.chunking import Chunk, chunk_tree
@@ -63,7 +64,7 @@ __all__ = ["BuildOptions", "build_index"]
 
 def _embedder_kind(embedder: Embedder) -> tuple[str, dict]:
     if isinstance(embedder, LocalEmbedder):
-        return "local", {"max_seq_length": embedder.max_seq_length}
+        return "local", {"max_seq_length": embedder.max_seq_length, "precision": embedder.precision}
     if isinstance(embedder, HashEmbedder):
         return "hash", {"dim": embedder.dim}
     if isinstance(embedder, GeminiEmbedder):
@@ -220,6 +221,9 @@ def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: E
         previous.store.close()  # a local-mode collection allows one client at a time
     vstore = _make_store(store, embedder.dim, all_chunks, all_vecs, build, qdrant_url, folder, supersedes)
     lexical = LexicalIndex.build([c.text for c in all_chunks], [c.chunk_id for c in all_chunks])
+    t = time.perf_counter()
+    path_vectors = _path_vectors(all_chunks, build.trees, embedder, previous)
+    paths_s = time.perf_counter() - t
     kind, kwargs = _embedder_kind(embedder)
     manifest = {
         "format_version": FORMAT_VERSION,
@@ -230,12 +234,24 @@ def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: E
         "settings": settings,
         "documents": list(build.records.values()),
         "build": {"seconds_parse_noise_chunk": build.timings, "seconds_embed": round(embed_s, 2),
+                  "seconds_embed_paths": round(paths_s, 2),
                   "chunks_embedded": len(build.new_chunks), "chunks_reused": len(kept[0]),
                   "replaced": build.replaced, "seconds_total": round(time.perf_counter() - t0, 2),
                   **({"pdfs": _pdf_summary(pdf_run)} if pdf_run is not None else {})},
     }
     return index_class(folder, manifest, build.trees, build.noise, all_chunks, vstore, embedder, config,
-                       lexical=lexical, section_meta=build.section_meta)
+                       lexical=lexical, section_meta=build.section_meta, path_vectors=path_vectors)
+
+
+def _path_vectors(chunks: list[Chunk], trees: dict[str, Tree], embedder: Embedder,
+                  previous: SearchIndex | None) -> dict[str, np.ndarray]:
+    """``{breadcrumb path: vector}`` for the sections that have chunks (every section the re-ranker can
+    see); the previous index's vectors are reused, the rest embedded in one batch."""
+    paths = list(dict.fromkeys(breadcrumb_path(trees[c.doc][c.node_id].breadcrumb) for c in chunks))
+    known = previous.path_vectors if previous is not None else {}
+    missing = [p for p in paths if p not in known]
+    fresh = dict(zip(missing, embedder.embed_documents(missing))) if missing else {}
+    return {p: fresh[p] if p in fresh else known[p] for p in paths}
 
 
 def _superseded_collection(folder: Path | None, previous: SearchIndex | None) -> str | None:

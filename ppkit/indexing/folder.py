@@ -55,7 +55,7 @@ MANIFEST = "manifest.json"
 # the steps of a save at which PPKIT_TEST_CRASH_AT can kill the process (in order)
 CRASH_STEPS = ("tmp-partial", "tmp-complete", "old-moved", "new-moved", "old-unmarked", "old-half-deleted")
 # files ppkit writes into an index folder (anything else means the folder is not only ppkit's)
-_OWN_FILES = re.compile(r"^(manifest\.json|chunks\.jsonl|noise\.json|sections\.json|vectors\.faiss"
+_OWN_FILES = re.compile(r"^(manifest\.json|chunks\.jsonl|noise\.json|sections\.json|vectors\.faiss|paths\.json|paths\.npy"
                         r"|trees/[^/]+\.json|bm25/[^/]+|qdrant/[^/]+)$")
 
 

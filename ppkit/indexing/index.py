@@ -10,6 +10,9 @@ An index folder holds plain files only (nothing executes code on load)::
     vectors.faiss     the vectors (faiss.write_index); or qdrant/ (a local-mode Qdrant collection)
     bm25/             the BM25 index over the same chunks (.npy + JSON, see ppkit.indexing.lexical)
     sections.json     per-section metadata: the 10-K Item of each section (see ppkit.documents.metadata)
+    paths.json        every indexed section's breadcrumb path (the breadcrumb without its document), and
+    paths.npy         their vectors by the index's embedder, row i for path i: the re-ranker's path
+                      similarity needs them for every query, so they are computed once, at index time
 
 Writes are atomic: a build goes to a temporary sibling folder that replaces the
 old one by rename only when complete, so an interrupted build leaves the previous
@@ -69,7 +72,7 @@ from .store import FaissStore
 __all__ = ["SearchIndex", "load_index", "StaleIndexError", "IndexFormatError", "NotAnIndex",
            "UntrustedIndex", "IndexWriteError", "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "index_lock", "check_target"]
 
-FORMAT_VERSION = 2  # 2: checksums of every file, generation, stamp, tree file names in the manifest
+FORMAT_VERSION = 3  # 2: checksums of every file, generation, stamp, tree file names; 3: paths.json + paths.npy
 # bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
 PIPELINE_VERSION = "2026.11.30-5"  # -3: rendered tables, metadata, sections.json, bm25/; -4: image kinds and labels; -5: captions associated over the document, figures, discussion, sizes
 
@@ -130,7 +133,8 @@ class SearchIndex:
     def __init__(self, folder: Path | None, manifest: dict, trees: dict[str, Tree],
                  noise: dict[str, dict[str, NoiseDecision]], chunks: list[Chunk], store,
                  embedder: Embedder, config: Config | None = None, *, lexical=None,
-                 section_meta: dict[str, dict[str, str]] | None = None, trusted: bool = True):
+                 section_meta: dict[str, dict[str, str]] | None = None, trusted: bool = True,
+                 path_vectors: dict[str, np.ndarray] | None = None):
         self.trusted = trusted  # False: loaded from a folder ppkit on this account did not write
         self.folder = Path(folder) if folder is not None else None
         self.manifest = manifest
@@ -152,6 +156,15 @@ class SearchIndex:
         self._doc_chunk_ids = {d: np.asarray(v, dtype=np.int64) for d, v in by_doc.items()}
         self._lexical = lexical  # LexicalIndex, loaded or built on first use
         self._section_meta = section_meta  # doc -> node_id -> Item, loaded on first use
+        self._path_vectors = path_vectors or {}  # breadcrumb path -> vector by the manifest's embedder
+
+    @property
+    def path_vectors(self) -> dict[str, np.ndarray]:
+        """``{breadcrumb path: vector}`` for every indexed section (see :func:`ppkit.core.ids.breadcrumb_path`),
+        embedded at index time; empty when ``self.embedder`` is not the one that built the index."""
+        if self.embedder.name != self.manifest["embedder"]["name"]:
+            return {}
+        return self._path_vectors
 
     @property
     def lexical(self):
@@ -328,6 +341,11 @@ class SearchIndex:
         self.lexical.save(tmp / "bm25")
         items = {d: self.section_items(d) for d in self.trees}
         (tmp / "sections.json").write_text(json.dumps({"items": items}, ensure_ascii=False), encoding="utf-8")
+        paths = list(self._path_vectors)
+        (tmp / "paths.json").write_text(json.dumps(paths, ensure_ascii=False), encoding="utf-8")
+        vecs = (np.stack([self._path_vectors[p] for p in paths]) if paths
+                else np.zeros((0, self.manifest["embedder"]["dim"])))
+        np.save(tmp / "paths.npy", vecs.astype(np.float32))
         return {**{k: v for k, v in self.manifest.items() if k not in ("files", "stamp", "generation")},
                 "trees": tree_files}
 
@@ -438,7 +456,8 @@ def _load(where: Path, folder: Path, embedder, config, index_class, trust: bool,
     manifest = _manifest(where, folder)
     docs = [d["doc"] for d in manifest["documents"]]
     store_entry = manifest.get("store") if isinstance(manifest.get("store"), dict) else {"name": "faiss"}
-    needed = ["chunks.jsonl", "noise.json", "sections.json"] + [f"trees/{manifest['trees'][d]}" for d in docs]
+    needed = ["chunks.jsonl", "noise.json", "sections.json", "paths.json", "paths.npy"]
+    needed += [f"trees/{manifest['trees'][d]}" for d in docs]
     needed += ["vectors.faiss"] if store_entry.get("name", "faiss") == "faiss" else []
     unlisted = [n for n in needed if n not in manifest["files"]]
     bad = [f"{where / n} is not listed in the manifest's checksums" for n in unlisted]
@@ -462,6 +481,12 @@ def _load(where: Path, folder: Path, embedder, config, index_class, trust: bool,
         noise = {doc: {d["node_id"]: NoiseDecision(**d) for d in decs} for doc, decs in raw_noise.items()}
         current = where / "sections.json"
         section_meta = json.loads(current.read_text(encoding="utf-8"))["items"]
+        current = where / "paths.json"
+        paths = json.loads(current.read_text(encoding="utf-8"))
+        current = where / "paths.npy"
+        path_vecs = np.load(current, allow_pickle=False)
+        if not isinstance(paths, list) or path_vecs.shape != (len(paths), manifest["embedder"]["dim"]):
+            raise ValueError(f"{len(paths)} paths, vectors of shape {path_vecs.shape}")
     except (OSError, KeyError, TypeError, AttributeError, ValueError) as e:
         raise _damaged(folder, f"{current} cannot be read ({type(e).__name__}: {e})") from None
     _check_ids(folder, trees, chunks, noise)
@@ -488,7 +513,8 @@ def _load(where: Path, folder: Path, embedder, config, index_class, trust: bool,
         kind = manifest["embedder"].get("kind", name.split(":")[0].split("-")[0])
         embedder = get_embedder(kind, **manifest["embedder"].get("kwargs", {}))
     index = index_class(folder, manifest, trees, noise, chunks, store, embedder, config, lexical=lexical,
-                        section_meta=section_meta, trusted=trust or is_stamped(manifest))
+                        section_meta=section_meta, trusted=trust or is_stamped(manifest),
+                        path_vectors=dict(zip(paths, path_vecs.astype(np.float32))))
     index.check_embedder(embedder)
     return index
 

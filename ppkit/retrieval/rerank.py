@@ -40,7 +40,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ..core.ids import BREADCRUMB_SEP, breadcrumb_titles
+from ..core.ids import breadcrumb_path, breadcrumb_titles
 from ..core.text import stems
 from ..documents.anchors import anchor_tiers
 from ..indexing.lexical import bm25_scores
@@ -155,6 +155,9 @@ class StructuralReranker:
     Args:
         embedder: used for the breadcrumb similarity (``None`` skips that feature).
         weights: feature -> weight; see the module docstring for the features.
+        path_vectors: ``{breadcrumb path: vector}`` computed by ``embedder`` beforehand (an index stores
+            them: :attr:`ppkit.indexing.index.SearchIndex.path_vectors`); other paths are embedded on
+            first sight and kept.
     """
 
     name = "structural"
@@ -162,10 +165,11 @@ class StructuralReranker:
     DEFAULT_WEIGHTS = {"dense": 1.0, "hits": 0.3, "path_sem": 0.6, "path_lex": 0.5, "text_lex": 0.8, "numeric": 0.3,
                        "statement": 0.8, "anchor": 0.0}  # anchor: a priority, not a weight
 
-    def __init__(self, embedder=None, weights: dict[str, float] | None = None):
+    def __init__(self, embedder=None, weights: dict[str, float] | None = None, *,
+                 path_vectors: dict[str, np.ndarray] | None = None):
         self.embedder = embedder
         self.weights = {**self.DEFAULT_WEIGHTS, **(weights or {})}
-        self._path_vecs: dict[str, np.ndarray] = {}  # breadcrumb (without doc) -> vector
+        self._path_vecs: dict[str, np.ndarray] = dict(path_vectors or {})  # breadcrumb (without doc) -> vector
         self.calls: list = []
         self.last_notes: list[str] = []
 
@@ -182,7 +186,7 @@ class StructuralReranker:
     def features(self, question: str, candidates: list[Candidate]) -> dict[str, np.ndarray]:
         """The raw feature values (one array per feature, aligned with ``candidates``)."""
         n = len(candidates)
-        paths = [c.breadcrumb.split(BREADCRUMB_SEP, 1)[1] if BREADCRUMB_SEP in c.breadcrumb else c.breadcrumb for c in candidates]
+        paths = [breadcrumb_path(c.breadcrumb) for c in candidates]
         q_stems = stems(question)
         feats: dict[str, np.ndarray] = {
             "dense": np.array([c.stage1_score + 0.5 * np.mean(c.chunk_scores[:3]) for c in candidates]),
