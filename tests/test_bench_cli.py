@@ -142,3 +142,11 @@ def test_every_subcommand_help_renders():
 
     subs = list(walk(build_parser()))
     assert {"retrieval", "metrics", "abstain", "scale", "peers"} <= {s.prog.split()[-1] for s in subs}
+
+
+def test_retrieval_refuses_a_second_question_file(capsys):
+    """Several --questions used to score only the last file, silently."""
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "retrieval", "--questions", "a.xlsx", "--questions", "b.jsonl"])
+    assert e.value.code == 2
+    assert "--questions given twice" in capsys.readouterr().err

@@ -22,6 +22,7 @@ the shared reference index of the matching corpus is used (built once, cached).
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from dataclasses import replace
@@ -63,13 +64,23 @@ from .verify_bench import run_verify_bench, verify_markdown
 __all__ = ["add_bench_parser", "run_bench"]
 
 
+class _Once(argparse.Action):
+    """An option that may be given once: argparse would silently keep only the last of several."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} given twice: run one question file per call")
+        setattr(namespace, self.dest, values)
+
+
 def add_bench_parser(subparsers, handler) -> None:
     """Add ``bench`` and its subcommands to the ``ppkit`` parser; ``handler(args)`` runs them."""
     b = subparsers.add_parser("bench", help="benchmarks: retrieval against gold sections, answers, reference tables")
     bs = b.add_subparsers(dest="bench_command", required=True)
 
     r = bs.add_parser("retrieval", help="hit@k / recall@k / context size against gold sections, with baselines")
-    r.add_argument("--questions", required=True, help="Comprehensive .xlsx, FinanceBench .jsonl or multimodal .json")
+    r.add_argument("--questions", required=True, action=_Once,
+                   help="Comprehensive .xlsx, FinanceBench .jsonl or multimodal .json (one file per run)")
     r.add_argument("--k", type=int, action="append", help="cut-off (repeatable; default 3 and 5)")
     r.add_argument("--json", metavar="OUT", help="write the full result as JSON")
     r.add_argument("--index", help="index folder (default: the shared reference index of the corpus)")
