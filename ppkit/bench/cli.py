@@ -418,26 +418,13 @@ def run_bench(args, config=None) -> int:
     :meth:`Config.from_env`); returns the exit status."""
     config = config or Config.from_env()
     cmd = args.bench_command
+    commands = {"retrieval": _retrieval, "answers": _answers, "reproduce": _reproduce, "verify": _verify,
+                "metrics": _metrics, "abstain": _abstain, "scale": _scale, "peers": _peers,
+                "metadata": lambda a, _config: _metadata(a)}
+    if cmd not in commands:
+        raise ValueError(f"unknown bench command {cmd!r}")
     try:
-        if cmd == "retrieval":
-            return _retrieval(args, config)
-        if cmd == "answers":
-            return _answers(args, config)
-        if cmd == "reproduce":
-            return _reproduce(args, config)
-        if cmd == "verify":
-            return _verify(args, config)
-        if cmd == "metrics":
-            return _metrics(args, config)
-        if cmd == "abstain":
-            return _abstain(args, config)
-        if cmd == "scale":
-            return _scale(args, config)
-        if cmd == "peers":
-            return _peers(args, config)
-        if cmd == "metadata":
-            return _metadata(args)
+        return commands[cmd](args, config)
     except NeedsKey as e:
         print(f"ppkit bench {cmd}: {e}", file=sys.stderr)
         return 2
-    raise ValueError(f"unknown bench command {cmd!r}")
