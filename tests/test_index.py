@@ -247,3 +247,20 @@ def test_bf16_vectors_are_close_to_fp32():
     b = LocalEmbedder(precision="bf16").embed_documents(texts)
     cos = (a * b).sum(1)
     assert cos.min() > 0.999 and not np.array_equal(a, b)  # close, and really another arithmetic
+
+
+def test_rendered_lines_are_kept_and_bounded(hash_index, monkeypatch):
+    """A section's rendered text is what core.markup.render gives; it is rendered once, and the cache
+    keeps at most RENDERED_CACHE ranges (the oldest go first)."""
+    from ppkit.core.markup import render
+
+    ix = load_index(hash_index.folder)
+    doc = next(iter(ix.trees))
+    a, b = next(iter(ix.units(doc).values()))
+    first = ix.rendered_lines(doc, a, b)
+    assert first == render(ix.lines(doc)[a - 1 : b], a)
+    assert ix.rendered_lines(doc, a, b) is first
+    monkeypatch.setattr(type(ix), "RENDERED_CACHE", 2)
+    ix.rendered_lines(doc, 1, 2)
+    ix.rendered_lines(doc, 1, 3)
+    assert list(ix._rendered) == [(doc, 1, 2), (doc, 1, 3)]

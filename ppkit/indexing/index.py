@@ -31,6 +31,7 @@ import hashlib
 import json
 import os
 import shutil
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path, PurePosixPath
 
@@ -39,6 +40,7 @@ import numpy as np
 from ..core.config import Config, cache_dir
 from ..core.errors import ConfigError, InvalidInput, MissingFile, NotFound, PpkitError
 from ..core.io import sha256_file
+from ..core.markup import render
 from ..documents.chunking import Chunk, section_units
 from ..documents.noise import (
     NoiseDecision,
@@ -147,6 +149,7 @@ class SearchIndex:
         self._chunk_pos = {c.chunk_id: i for i, c in enumerate(chunks)}  # chunk id -> position in self.chunks
         self._lines: dict[str, list[str]] = {}  # doc -> verified source lines
         self._units: dict[str, dict[str, tuple[int, int]]] = {}  # doc -> node_id -> unit line range
+        self._rendered: OrderedDict[tuple[str, int, int], list[tuple[int, str]]] = OrderedDict()  # (doc, a, b) LRU
         self._pages: dict[str, tuple[tuple[int, int, int], ...]] = {}  # doc -> (page, first, last line)
         by_doc: dict[str, list[int]] = {}  # doc -> chunk ids
         self._by_node: dict[tuple[str, str], list[Chunk]] = {}  # (doc, node_id) -> its chunks
@@ -262,6 +265,22 @@ class SearchIndex:
     def chunks_of(self, doc: str, node_id: str) -> list[Chunk]:
         """The chunks of one section, in order."""
         return self._by_node.get((doc, node_id), [])
+
+    RENDERED_CACHE = 4096  # line ranges kept rendered (a section is re-rendered by every query that recalls it)
+
+    def rendered_lines(self, doc: str, a: int, b: int) -> list[tuple[int, str]]:
+        """(source line, text) of lines a..b of ``doc``, HTML tables rendered as pipe rows
+        (:func:`ppkit.core.markup.render`); the most recent :attr:`RENDERED_CACHE` ranges are kept."""
+        key = (doc, a, b)
+        hit = self._rendered.get(key)
+        if hit is not None:
+            self._rendered.move_to_end(key)
+            return hit
+        out = render(self.lines(doc)[a - 1 : b], a)
+        self._rendered[key] = out
+        if len(self._rendered) > self.RENDERED_CACHE:
+            self._rendered.popitem(last=False)
+        return out
 
     def units(self, doc: str) -> dict[str, tuple[int, int]]:
         """node_id -> (first, last) line of each indexed section of ``doc``."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +47,12 @@ def lexical_tokens(text: str) -> list[str]:
     >>> lexical_tokens("Goodwill of $24,177 million in Note 4")
     ['goodwil', '24177', 'million', 'note', '4']
     """
-    return [stem(t) for t in tokens(_THOUSANDS.sub("", text)) if t not in STOPWORDS]
+    return list(_lexical_tokens(text))
+
+
+@lru_cache(maxsize=8192)  # a question's candidates are tokenized again by the re-ranker's BM25 feature
+def _lexical_tokens(text: str) -> tuple[str, ...]:
+    return tuple(stem(t) for t in tokens(_THOUSANDS.sub("", text)) if t not in STOPWORDS)
 
 
 def _bm25s():

@@ -12,7 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.ids import ROOT_ID
-from ..core.markup import render
 from ..indexing.index import SearchIndex
 from .rerank import statement_kind, statements_asked
 from .types import Candidate
@@ -22,7 +21,7 @@ __all__ = ["statement_candidates", "make_candidate", "rendered_lines", "unit_tex
 
 def rendered_lines(index: SearchIndex, doc: str, a: int, b: int) -> list[tuple[int, str]]:
     """(source line, text) of lines a..b, HTML tables rendered as pipe rows (see ppkit.core.markup)."""
-    return render(index.lines(doc)[a - 1 : b], a)
+    return list(index.rendered_lines(doc, a, b))
 
 
 def unit_text(index: SearchIndex, doc: str, node_id: str) -> tuple[int, int, str]:
