@@ -44,7 +44,9 @@ from .metrics import (
     covered,
     evidence_features,
     findable,
+    gold_pages,
     image_metrics,
+    page_scores,
     mean,
     score_question,
     text_features,
@@ -179,6 +181,10 @@ def _aggregate(rows: list[dict], ks) -> dict:
                        "n": len(per), "all_gold": mean(per, "all_gold"),
                        "evidence_recall": mean(per, "evidence_recall"),
                        "n_evidence": sum(r.get("evidence_recall") is not None for r in per)}
+        if any("page_hit" in r for r in per):  # PDF evidence pages (FinanceBench over PDFs)
+            out[str(k)]["page_hit"] = mean(per, "page_hit")
+            out[str(k)]["page_recall"] = mean(per, "page_recall")
+            out[str(k)]["n_pages"] = sum(r.get("page_hit") is not None for r in per)
         if any("image_hit" in r for r in per):  # the multimodal set: images chosen for the answer
             for key in IMAGE_KEYS:
                 out[str(k)][key] = mean(per, key)
@@ -276,6 +282,9 @@ def _bench_mode(run: _Run, q: dict, g: list, qdocs: list[str], mode: str, gold_i
              "filter": r.trace.docs_filter, "search_text": r.trace.search_text,
              # an online stage that fell back to its offline twin: never silent in a benchmark
              "fallbacks": list(r.trace.fallbacks)}
+    pages = gold_pages(q.get("evidence") or [], lambda d: d in run.index.trees and bool(run.index.page_ranges(d)))
+    for k in ks if pages else ():  # the PDF pages of the lines sent, against the evidence pages
+        entry[str(k)].update(page_scores(r.sections[:k], pages))
     if gold_images is not None:  # which images the offline synthesizer would show, against the reference's
         images, by_caption = gold_images
         for k in ks:
@@ -465,4 +474,8 @@ def markdown_table(result: RetrievalBench | dict) -> str:
               f"{_fmt(v.get('image_precision_by_caption'))}, shown {_fmt(v.get('images_shown_mean'))}"
               for k, v in result["results"].items() if "image_hit" in v]
     tail = ["", "Images chosen by the offline synthesizer (own filter): " + "; ".join(images)] if images else []
+    pages = [f"{mode} k={k}: page hit {_fmt(v.get('page_hit'))}, page recall {_fmt(v.get('page_recall'))} "
+             f"({v.get('n_pages')} questions with an evidence page in a PDF of the index)"
+             for mode, m in result["modes"].items() for k, v in m.items() if k.isdigit() and "page_hit" in v]
+    tail += ["", "Evidence pages among the pages of the lines sent: " + "; ".join(pages)] if pages else []
     return "\n".join([title, "", head, *rows, *tail])

@@ -46,6 +46,14 @@ characters (``len(item.text)``, or ``item.chars``). A gold section is
 
 A chunk baseline's item is a :class:`Sent` built from the chunk's source line range.
 
+Pages (questions whose evidence names a PDF page, e.g. FinanceBench's zero-based ``evidence_page_num``,
+counted only for documents whose index entry has a page map):
+
+* **page_hit@k**: 1 when a gold evidence page is among the PDF pages of the lines actually sent for
+  the first k items (``Section.pages``: the pages of the sent lines, not of whole sections, so a long
+  section earns nothing for pages it did not send);
+* **page_recall@k**: the share of the question's gold pages among them.
+
 Images (the multimodal set), per question and k, against the reference run's images:
 
 * **image_hit**: 1 when at least one image the synthesizer chose is a gold image (None when
@@ -73,7 +81,7 @@ from .evidence import evidence_kind, evidence_tokens, normalise
 
 __all__ = ["Sent", "covered", "hit_at_k", "recall_at_k", "all_gold_at_k", "context_chars", "score_question", "mean",
            "evidence_features", "text_features", "evidence_recall", "findable", "EvidenceFeatures", "image_key",
-           "image_hit", "image_precision", "image_metrics"]
+           "image_hit", "image_precision", "image_metrics", "gold_pages", "page_scores"]
 
 
 @dataclass(frozen=True)
@@ -309,6 +317,32 @@ def mean(rows: list[dict], key: str) -> float | None:
     """Mean of ``row[key]`` over rows where it is not None (None when there is none)."""
     vals = [r[key] for r in rows if r.get(key) is not None]
     return sum(vals) / len(vals) if vals else None
+
+
+def gold_pages(evidence: list[dict], has_pages) -> set[tuple[str, int]]:
+    """``{(doc, 1-based page)}`` of a question's evidence items that name a zero-based ``page``, for
+    documents where ``has_pages(doc)`` (the index holds their page map).
+
+    >>> sorted(gold_pages([{"doc": "A", "page": 17}, {"doc": "B", "page": 3}, {"doc": "A"}], lambda d: d == "A"))
+    [('A', 18)]
+    """
+    return {(e["doc"], int(e["page"]) + 1) for e in evidence
+            if e.get("page") is not None and e.get("doc") and has_pages(e["doc"])}
+
+
+def page_scores(items, gold: set[tuple[str, int]]) -> dict:
+    """page_hit and page_recall of the pages sent (each item's ``doc`` and ``pages``) against ``gold``
+    ``{(doc, page)}``; empty when there is no gold page.
+
+    >>> from types import SimpleNamespace as S
+    >>> page_scores([S(doc="A", pages=(17, 18)), S(doc="B", pages=(2,))], {("A", 18), ("A", 40)})
+    {'page_hit': 1.0, 'page_recall': 0.5}
+    """
+    if not gold:
+        return {}
+    sent = {(it.doc, int(p)) for it in items for p in getattr(it, "pages", ())}
+    found = gold & sent
+    return {"page_hit": 1.0 if found else 0.0, "page_recall": len(found) / len(gold)}
 
 
 def image_key(doc: str, path: str) -> str:

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 __all__ = ["KScores", "RetrievalBench", "as_json"]
 
+_PAGE_FIELDS = ("page_hit", "page_recall", "n_pages")
 _IMAGE_FIELDS = ("image_hit", "image_precision", "image_reachable", "image_hit_by_caption",
                  "image_precision_by_caption", "n_image_hit", "n_image_precision", "images_shown_mean")
 
@@ -42,6 +43,10 @@ class KScores:
     n_image_hit: int | None = None
     n_image_precision: int | None = None
     images_shown_mean: float | None = None
+    # questions whose evidence names a page of a PDF in the index only (absent from the JSON otherwise)
+    page_hit: float | None = None  # a gold evidence page among the pages of the lines sent
+    page_recall: float | None = None
+    n_pages: int | None = None
 
     @classmethod
     def from_dict(cls, d: dict) -> KScores:
@@ -51,6 +56,9 @@ class KScores:
         d = asdict(self)
         if self.n_image_hit is None:
             for k in _IMAGE_FIELDS:
+                del d[k]
+        if self.n_pages is None:
+            for k in _PAGE_FIELDS:
                 del d[k]
         return d
 
