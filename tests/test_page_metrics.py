@@ -11,6 +11,9 @@ def test_gold_pages_are_one_based_and_only_for_documents_with_a_page_map():
     evidence = [{"doc": "A", "page": 17}, {"doc": "A", "page": 0}, {"doc": "B", "page": 3}, {"doc": "A"},
                 {"doc": "", "page": 5}]
     assert gold_pages(evidence, lambda d: d == "A") == {("A", 18), ("A", 1)}
+    # the Comprehensive and multimodal sets carry their evidence as text: no pages, no error
+    assert gold_pages("Net revenue was $23.6 billion", lambda d: True) == set()
+    assert gold_pages(["Net revenue was $23.6 billion"], lambda d: True) == set()
 
 
 def test_page_scores_count_only_pages_sent_of_the_right_document():

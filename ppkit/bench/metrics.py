@@ -319,15 +319,16 @@ def mean(rows: list[dict], key: str) -> float | None:
     return sum(vals) / len(vals) if vals else None
 
 
-def gold_pages(evidence: list[dict], has_pages) -> set[tuple[str, int]]:
+def gold_pages(evidence, has_pages) -> set[tuple[str, int]]:
     """``{(doc, 1-based page)}`` of a question's evidence items that name a zero-based ``page``, for
     documents where ``has_pages(doc)`` (the index holds their page map).
 
     >>> sorted(gold_pages([{"doc": "A", "page": 17}, {"doc": "B", "page": 3}, {"doc": "A"}], lambda d: d == "A"))
     [('A', 18)]
     """
-    return {(e["doc"], int(e["page"]) + 1) for e in evidence
-            if e.get("page") is not None and e.get("doc") and has_pages(e["doc"])}
+    items = evidence if isinstance(evidence, list) else []  # other sets write their evidence as text
+    return {(e["doc"], int(e["page"]) + 1) for e in items
+            if isinstance(e, dict) and e.get("page") is not None and e.get("doc") and has_pages(e["doc"])}
 
 
 def page_scores(items, gold: set[tuple[str, int]]) -> dict:
