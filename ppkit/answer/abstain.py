@@ -21,11 +21,11 @@ from __future__ import annotations
 import re
 
 from ..core.text import STOPWORDS
+from ..retrieval.analyze import question_years
 from ..retrieval.types import Section
 
-__all__ = ["missing_from", "abstention_line", "abstained", "question_years"]
+__all__ = ["missing_from", "abstention_line", "abstained"]
 
-_YEAR_Q = re.compile(r"(?<![\w])(?:fy\s?|fiscal (?:year )?)?((?:19|20)\d\d)(?!\d)|\bfy\s?'?(\d\d)\b", re.I)
 _CAP = re.compile(r"\b([A-Z][\w&.-]*[A-Za-z0-9])(?:['’]s)?\b")
 # capitalised words a question uses that are not names
 _GENERIC = {"fy", "q1", "q2", "q3", "q4", "usd", "us", "u.s", "gaap", "non-gaap", "ebitda", "eps", "ceo", "cfo",
@@ -38,11 +38,6 @@ _GENERIC = {"fy", "q1", "q2", "q3", "q4", "usd", "us", "u.s", "gaap", "non-gaap"
             "corporation", "company", "co", "corp"}
 _ABSTAIN = re.compile(r"^\W*(not found|not computed|no evidence|cannot be answered|the (retrieved |provided )?(text|"
                       r"section|context|filing)s? (do|does) not (contain|mention|report|cover))", re.I)
-
-
-def question_years(question: str) -> list[int]:
-    """The years a question names (``FY2022``, ``fiscal 2021``, ``2020``, ``FY22`` -> 2022), in order."""
-    return [int(a) if a else 2000 + int(b) for a, b in _YEAR_Q.findall(question)]
 
 
 def _names(question: str) -> list[str]:

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field, replace
 
 from ..core.ids import breadcrumb_titles
 from ..indexing.index import SearchIndex
+from ..retrieval.analyze import question_years
 from ..retrieval.pointers import load_sections
 from ..retrieval.recall import make_candidate
 from ..retrieval.rerank import statement_kind as title_statement_kind
 from ..retrieval.types import Section
-from .abstain import question_years
 
 __all__ = ["METRICS", "CONCEPTS", "LineItem", "MetricResult", "Metric", "detect_metric", "compute_metric",
            "statement_kind", "statement_sections", "format_metric", "question_year"]

@@ -43,7 +43,7 @@ from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient, online_or_offline
 from ..llm.fence import DATA_RULE, block
 
-__all__ = ["QueryFilters", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
+__all__ = ["QueryFilters", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
            "parse_periods", "choose_filings", "company_groups", "catalog_of"]
 
 
@@ -130,10 +130,17 @@ def _year4(y: str) -> int:
     return int(y) if len(y) == 4 else 2000 + int(y)
 
 
+def question_years(question: str) -> list[int]:
+    """The years a question names (``FY2022``, ``fiscal 2021``, ``2020``, ``FY22`` -> 2022), in order.
+
+    >>> question_years("FY22 revenue against fiscal 2021 and 2020")
+    [2022, 2021, 2020]
+    """
+    return [int(m.group(1)) if m.group(1) else 2000 + int(m.group(2)) for m in _YEAR.finditer(question)]
+
+
 def _years(question: str) -> list[int]:
-    out = []
-    for m in _YEAR.finditer(question):
-        out.append(int(m.group(1)) if m.group(1) else 2000 + int(m.group(2)))
+    out = question_years(question)
     for m in _SPAN.finditer(question):  # "between FY2019 and FY2021": every year of the span
         a, b = sorted(int(g) for g in m.groups() if g)
         if b - a <= 10:
