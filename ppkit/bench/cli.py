@@ -298,17 +298,8 @@ def _retrieval(args, config) -> int:
     else:
         print(markdown_table(result))
     if not args.no_figure and result.n:
-        try:
-            import matplotlib
-        except ImportError:
-            print("figure skipped: it needs matplotlib (pip install 'ppkit[notebooks]')", file=sys.stderr)
-            return 0
-        matplotlib.use("Agg")
-        _, fig = plot_retrieval(result)
-        fpath = Path(args.figure) if args.figure else figures_dir() / f"bench_retrieval_{path.stem}.png"
-        fpath.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(fpath, dpi=120, bbox_inches="tight")
-        print(f"wrote {fpath}", file=sys.stderr)
+        _save_figure(plot_retrieval, result,
+                     Path(args.figure) if args.figure else figures_dir() / f"bench_retrieval_{path.stem}.png")
     return 0
 
 
