@@ -33,8 +33,13 @@ from ..core.data import DataNotFound, benchmark_path, data_dir
 from ..core.errors import InvalidInput
 from ..core.io import atomic_write
 from ..pipeline import load_index, reference_index
+from .abstain import (
+    abstain_markdown,
+    default_abstain_questions,
+    load_abstain_questions,
+    run_abstain_bench,
+)
 from .answers import NeedsKey, run_answers_bench
-from .abstain import abstain_markdown, default_abstain_questions, load_abstain_questions, run_abstain_bench
 from .baselines import build_baselines
 from .computed import metric_markdown, run_metric_bench
 from .fit_rerank import VISIBLE_SETS, load_sets
@@ -177,6 +182,7 @@ def add_bench_parser(subparsers, handler) -> None:
 
 
 def _write_json(path, result) -> None:
+    """``result`` as indented JSON at ``path`` (atomically; folders created), and say so on stderr."""
     atomic_write(Path(path), json.dumps(result, indent=1, ensure_ascii=False, default=str).encode("utf-8"))
     print(f"wrote {path}", file=sys.stderr)
 
@@ -236,8 +242,7 @@ def _cross_validated(args, config) -> int:
         options["retrieval"] = args.retrieval[-1]
     result = loco_bench(load_sets(paths, config, progress=not args.quiet), options=options)
     if args.json:
-        atomic_write(Path(args.json), json.dumps(result, ensure_ascii=False, indent=1).encode("utf-8"))
-        print(f"wrote {args.json}", file=sys.stderr)
+        _write_json(args.json, result)
     print(loco_markdown(result))
     return 0
 
@@ -288,10 +293,7 @@ def _retrieval(args, config) -> int:
     result = replace(result, questions_file=str(path), format=fmt,
                      transfer=transfer.to_dict() if transfer is not None else None)
     if args.json:  # written before anything is printed, so a printing failure loses nothing
-        out = Path(args.json)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(out, json.dumps(result.to_dict(), ensure_ascii=False, indent=1).encode("utf-8"))
-        print(f"wrote {out}", file=sys.stderr)
+        _write_json(args.json, result.to_dict())
     if not result.n:
         print(f"no question of {path} has gold sections in this index: nothing to score "
               f"({len(result.skipped)} skipped, see `skipped`{' in ' + args.json if args.json else ''})")
@@ -335,8 +337,7 @@ def _verify(args, config) -> int:
     index = _open_index(args, "comprehensive", config)
     result = run_verify_bench(index)
     if args.json:
-        atomic_write(Path(args.json), json.dumps(result, indent=1, ensure_ascii=False).encode("utf-8"))
-        print(f"wrote {args.json}", file=sys.stderr)
+        _write_json(args.json, result)
     print(verify_markdown(result))
     return 0
 
@@ -349,10 +350,7 @@ def _scale(args, config) -> int:
     plan = ScalePlan(markdown_dir=md, replicas=args.replicas, queries=args.queries, budget_minutes=args.budget_minutes,
                      work=Path(args.work) if args.work else None, reuse_builds=args.reuse_builds)
     result = run_scale(plan, log=lambda m: print(m, file=sys.stderr, flush=True))
-    out = Path(args.json) if args.json else figures_dir() / "bench_scale.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, json.dumps(result, ensure_ascii=False, indent=1).encode("utf-8"))
-    print(f"wrote {out}", file=sys.stderr)
+    _write_json(args.json or figures_dir() / "bench_scale.json", result)
     print(scale_markdown(result))
     _save_figure(plot_scale, result, Path(args.figure) if args.figure else figures_dir() / "bench_scale.png")
     return 0
@@ -375,10 +373,7 @@ def _peers(args, config) -> int:
         results.append({**res, "questions_file": str(path), "format": fmt})
         print(peers_markdown(res))
         print()
-    out = Path(args.json) if args.json else figures_dir() / "bench_peers.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, json.dumps({"benchmark": "peers", "sets": results}, ensure_ascii=False, indent=1).encode("utf-8"))
-    print(f"wrote {out}", file=sys.stderr)
+    _write_json(args.json or figures_dir() / "bench_peers.json", {"benchmark": "peers", "sets": results})
     _save_figure(plot_peers, results, Path(args.figure) if args.figure else figures_dir() / "bench_peers.png")
     return 0
 
