@@ -3,7 +3,7 @@
 import pytest
 
 from bench_support import FIX, bench_dir, fixture_docs, tenk_docs
-from ppkit.bench.evidence import evidence_kind, map_evidence, normalise
+from ppkit.bench.evidence import evidence_kind, map_evidence, map_evidence_on_page, normalise
 from ppkit.bench.gold import comprehensive_gold, financebench_gold, map_breadcrumb, multimodal_gold
 from ppkit.bench.loaders import load_comprehensive, load_financebench, load_multimodal_queries
 
@@ -44,6 +44,27 @@ def test_evidence_not_in_the_document_is_reported():
     assert m.reason == "no feature found in the document"
     m = map_evidence("", docs.trees["Globex"], docs.lines("Globex"))
     assert (m.mapped, m.reason) == (False, "empty evidence text")
+
+
+def test_evidence_placed_on_its_page():
+    docs = fixture_docs()
+    tree, lines = docs.trees["Acme"], docs.lines("Acme")
+    owner = {n.node_id: (n.line_start, n.text_end) for n in tree.headings()}
+    a, b = owner["0005"]
+    # evidence whose text the extraction garbled: nothing is found in the document
+    garbled = "Tbl of Cntnts\nCNSLDTD STMNTS\n(n mllns)"
+    assert map_evidence(garbled, tree, lines).mapped is False
+    m = map_evidence_on_page(garbled, tree, lines, a, b)
+    assert (m.node_ids, m.kind, m.mapped, m.covered) == (("0005",), "page", True, 0.0)
+    assert m.reason.startswith("placed by its page only")
+    # evidence that is on the page is matched there, as by map_evidence
+    ev = ("Net revenue\n$\n9,763 \n$\n16,434 \n$\n23,601 \nCost of sales\n5,416 \n8,505 \n12,998 \n"
+          "Gross profit\n4,347 \n7,929 \n10,603")
+    m = map_evidence_on_page(ev, tree, lines, a, b)
+    assert (m.node_ids, m.kind, m.mapped) == (("0005",), "table", True)
+    blank = [i for i, ln in enumerate(lines, start=1) if not ln.strip()][0]
+    m = map_evidence_on_page(garbled, tree, lines, blank, blank)
+    assert m.mapped is False and "empty" in m.reason
 
 
 def test_financebench_gold_fixture_coverage_and_unmapped():

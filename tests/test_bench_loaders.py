@@ -81,6 +81,24 @@ def test_resolve_doc_name():
     assert resolve_doc_name("Init", ["Initech"], metadata={"Initech": {"ticker": "INIT"}}) == "Initech"
 
 
+def test_resolve_doc_name_never_picks_another_filing_of_the_company():
+    # a shelf of several filings per company: the year, quarter and form a name writes must fit
+    meta = {"ADOBE_2022_10K": {"company": "Adobe Inc.", "aliases": ["Adobe"], "fiscal_year": 2022, "form_type": "10-K"},
+            "AMD_2015_10K": {"company": "Advanced Micro Devices, Inc.", "fiscal_year": 2015, "form_type": "10-K"},
+            "AMD": {"company": "Advanced Micro Devices, Inc.", "fiscal_year": 2022, "form_type": "10-K"},
+            "AMCOR_2023Q2_10Q": {"company": "Amcor plc", "fiscal_year": 2023, "quarter": 2, "form_type": "10-Q"}}
+    docs = list(meta)
+    assert resolve_doc_name("ADOBE_2015_10K", docs, metadata=meta) is None  # 2015 is not indexed
+    assert resolve_doc_name("ADOBE_2022_10K", docs, metadata=meta) == "ADOBE_2022_10K"
+    assert resolve_doc_name("AMD_2022_10K", docs, metadata=meta) == "AMD"
+    assert resolve_doc_name("AMD_2015_10K", docs, metadata=meta) == "AMD_2015_10K"
+    assert resolve_doc_name("AMD", docs, metadata=meta) == "AMD"  # its own name wins over the 2015 filing
+    assert resolve_doc_name("Advanced Micro Devices, Inc.", docs, metadata=meta) is None  # two filings: ambiguous
+    assert resolve_doc_name("Amcor plc", docs, metadata=meta) == "AMCOR_2023Q2_10Q"  # its only filing
+    assert resolve_doc_name("AMCOR_2023_10K", docs, metadata=meta) is None  # a 10-K is not the Q2 10-Q
+    assert resolve_doc_name("AMCOR_2023Q2_10Q", docs, metadata=meta) == "AMCOR_2023Q2_10Q"
+
+
 def test_citations_textbook():
     text = ("Based on the Statements (ID: 0085) and (Source: ID 0062). Table 2 (ID: 0062/0063), "
             "rows (ID: 0080, 0081) and (Source: ID 0050, ID 0179). COVID-19 0042 is no citation.\n\n"

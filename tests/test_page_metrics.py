@@ -3,7 +3,7 @@ the lines actually sent."""
 
 from types import SimpleNamespace as S
 
-from ppkit.bench.metrics import gold_pages, page_scores
+from ppkit.bench.metrics import gold_pages, page_scores, score_question, source_shares
 from ppkit.bench.results import KScores
 
 
@@ -28,3 +28,25 @@ def test_page_fields_stay_out_of_the_json_without_pages():
     assert "page_hit" not in KScores(**base).to_dict()
     d = KScores(**base, page_hit=0.5, page_recall=0.25, n_pages=4).to_dict()
     assert (d["page_hit"], d["page_recall"], d["n_pages"]) == (0.5, 0.25, 4)
+
+
+def test_wrong_company_and_wrong_period_shares():
+    company = {"X_2021_10K", "X_2022_10K", "X_2023Q2_10Q"}
+    sent = [S(doc="X_2022_10K"), S(doc="X_2021_10K"), S(doc="Y_2022_10K"), S(doc="X_2023Q2_10Q")]
+    assert source_shares(sent, ["X_2022_10K"], company) == {"wrong_company": 0.25, "wrong_period": 0.5}
+    # a comparison question about two filings: neither is the wrong period
+    assert source_shares(sent, ["X_2022_10K", "X_2021_10K"], company) == {"wrong_company": 0.25, "wrong_period": 0.25}
+    assert source_shares([], ["X_2022_10K"], company) == {"wrong_company": 0.0, "wrong_period": 0.0}
+
+
+def test_score_question_reports_source_shares_only_with_the_company():
+    from ppkit.bench.metrics import Sent
+
+    items = [Sent("X_2022_10K", ((1, 5),), 100), Sent("Y_2022_10K", ((1, 5),), 100)]
+    gold = [("X_2022_10K#0001", "X_2022_10K", 2, 4)]
+    with_company = score_question(items, gold, [2], doc=["X_2022_10K"], company={"X_2022_10K", "X_2021_10K"})
+    assert (with_company["2"]["wrong_company"], with_company["2"]["wrong_period"]) == (0.5, 0.0)
+    assert "wrong_company" not in score_question(items, gold, [2], doc=["X_2022_10K"])["2"]
+    base = dict(hit=1.0, recall=1.0, context_chars_mean=10.0, hit_overlap=1.0, recall_overlap=1.0, wrong_doc=0.0, n=1)
+    assert "wrong_company" not in KScores(**base).to_dict()
+    assert KScores(**base, wrong_company=0.1, wrong_period=0.2).to_dict()["wrong_period"] == 0.2

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from ..core.ids import ROOT_ID
 
-__all__ = ["EvidenceMatch", "DocText", "map_evidence", "normalise", "evidence_kind"]
+__all__ = ["EvidenceMatch", "DocText", "map_evidence", "map_evidence_on_page", "normalise", "evidence_kind"]
 
 NGRAM = 8
 MAX_NGRAM_DF = 4  # an 8-gram on more lines than this is boilerplate
@@ -230,3 +230,28 @@ def map_evidence(text: str, tree, lines: list[str], *, doc_text: DocText | None 
     return EvidenceMatch(tuple(chosen), kind, n_feats, found, cov,
                          {nid: node_lines[nid] for nid in chosen}, mapped, reason)
 
+
+
+def map_evidence_on_page(text: str, tree, lines: list[str], first: int, last: int) -> EvidenceMatch:
+    """Place evidence on its PDF page: the lines ``first..last`` (1-based) that the page map gives.
+
+    For evidence that :func:`map_evidence` could not place in the whole document: matched
+    again against the page's lines only (fewer competing lines, so more features are
+    distinctive); failing that, the section that owns most of the page's non-empty lines
+    (``kind`` ``"page"``, ``covered`` 0: the page is known, the passage is not).
+    """
+    page = [ln if first <= i <= last else "" for i, ln in enumerate(lines, start=1)]
+    m = map_evidence(text, tree, page)
+    if m.mapped:
+        return m
+    heads = tree.headings()
+    starts, ids = [n.line_start for n in heads], [n.node_id for n in heads]
+    owners: dict[str, int] = defaultdict(int)
+    for i in range(max(first, 1), min(last, len(lines)) + 1):
+        if lines[i - 1].strip():
+            owners[_owner(i, starts, ids)] += 1
+    if not owners:
+        return EvidenceMatch((), "page", 0, 0.0, 0.0, mapped=False, reason=f"lines {first}-{last} of the page are empty")
+    best = max(owners, key=lambda nid: (owners[nid], -int(nid)))
+    return EvidenceMatch((best,), "page", m.features, m.found, 0.0, {best: set()}, True,
+                         f"placed by its page only ({m.reason})")

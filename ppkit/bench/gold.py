@@ -29,9 +29,10 @@ from pathlib import Path
 from ..core.data import benchmark_path
 from ..core.ids import ROOT_ID, section_id, split_section_id
 from ..documents.anchors import find_captions
+from ..documents.metadata import metadata_from_name
 from ..documents.images import caption_key
 from ..documents.titles import normalize_title
-from .evidence import DocText, map_evidence
+from .evidence import DocText, map_evidence, map_evidence_on_page
 from .loaders import norm_name, resolve_doc_name
 from .metrics import image_key
 from .reference import clean_breadcrumb, load_run_logs
@@ -192,8 +193,11 @@ def financebench_gold(questions: list[dict], docs, *, aliases: dict | None = Non
     for q in questions:
         qid = q["qid"]
         notes[qid] = []
-        qdoc = resolve_doc_name(q["doc"], names, aliases, meta) or resolve_doc_name(q.get("company", ""), names,
-                                                                                    aliases, meta)
+        qdoc = resolve_doc_name(q["doc"], names, aliases, meta)
+        if qdoc is None and not metadata_from_name(q["doc"]).get("fiscal_year"):
+            # a set that names only the company (the four 10-Ks); a dated filing name that matched no
+            # document means that filing is not indexed, never another year's filing of the company
+            qdoc = resolve_doc_name(q.get("company", ""), names, aliases, meta)
         qdocs[qid] = [qdoc] if qdoc else []
         found: dict[str, str] = {}
         matches = []
@@ -209,6 +213,9 @@ def financebench_gold(questions: list[dict], docs, *, aliases: dict | None = Non
             if doc not in doc_texts:
                 doc_texts[doc] = DocText(docs.lines(doc))
             m = map_evidence(ev["text"], docs.trees[doc], docs.lines(doc), doc_text=doc_texts[doc])
+            span = _page_span(docs, doc, ev.get("page"))
+            if not m.mapped and span:  # a PDF's page map narrows the search to the evidence page
+                m = map_evidence_on_page(ev["text"], docs.trees[doc], docs.lines(doc), *span)
             matches.append({"evidence": i, "doc": doc, "page": ev.get("page"), **m.to_dict()})
             if not m.mapped:
                 notes[qid].append(f"evidence {i} ({doc}, page {ev.get('page')}): not placed: {m.reason}")
@@ -223,6 +230,15 @@ def financebench_gold(questions: list[dict], docs, *, aliases: dict | None = Non
         qrels[qid] = {sid: 1 for sid in found}
         prov[qid] = found
     return GoldSet(qrels, qdocs, prov, unmapped, notes, details, evidence=evidence)
+
+
+def _page_span(docs, doc: str, page) -> tuple[int, int] | None:
+    """The first and last line of ``doc`` on the zero-based PDF ``page`` (FinanceBench's
+    ``evidence_page_num``), from the index's page map; None without one."""
+    if page is None or not hasattr(docs, "page_ranges"):
+        return None
+    spans = [(a, b) for p, a, b in docs.page_ranges(doc) if p == int(page) + 1]
+    return (min(a for a, _ in spans), max(b for _, b in spans)) if spans else None
 
 
 def map_breadcrumb(crumb: str, trees) -> list[tuple[str, str]]:

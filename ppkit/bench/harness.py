@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
+from types import SimpleNamespace
 from dataclasses import dataclass
 
 from ..core.errors import InvalidInput
@@ -37,6 +38,7 @@ from ..core.ids import split_section_id
 from ..core.progress import progress_bar
 from ..indexing.index import SearchIndex
 from ..pipeline import default_reranker
+from ..retrieval.analyze import catalog_of, company_groups
 from .gold import GoldSet, gold_lines
 from .metrics import (
     EvidenceFeatures,
@@ -80,6 +82,10 @@ DEFINITIONS = {
     "candidates": "the same measures over the 50 stage-1 candidate sections (their full line ranges): what "
                   "stage 1 kept before re-ranking",
     "wrong_doc": "share of the first k items that come from a document other than the question's",
+    "wrong_company": "share of the first k items from a filing of another company (companies as the index's "
+                     "metadata groups its filings: by name or ticker); only in an index of several companies",
+    "wrong_period": "share of the first k items from another filing of the question's company (another year, "
+                    "quarter or form)",
     "modes": "auto = the pipeline's own document filter (from the question); none = one index over all "
              "documents, no filter; gold = filtered to the question's gold document(s); a suffix names the "
              "stage-1 recall when it is not the default: auto:bm25, none:hybrid (dense, bm25 or hybrid RRF)",
@@ -178,13 +184,11 @@ def _aggregate(rows: list[dict], ks) -> dict:
         out[str(k)] = {"hit": mean(per, "hit"), "recall": mean(per, "recall"),
                        "hit_overlap": mean(per, "hit_overlap"), "recall_overlap": mean(per, "recall_overlap"),
                        "context_chars_mean": mean(per, "context_chars"), "wrong_doc": mean(per, "wrong_doc"),
+                       **_source_means(per),
                        "n": len(per), "all_gold": mean(per, "all_gold"),
                        "evidence_recall": mean(per, "evidence_recall"),
                        "n_evidence": sum(r.get("evidence_recall") is not None for r in per)}
-        if any("page_hit" in r for r in per):  # PDF evidence pages (FinanceBench over PDFs)
-            out[str(k)]["page_hit"] = mean(per, "page_hit")
-            out[str(k)]["page_recall"] = mean(per, "page_recall")
-            out[str(k)]["n_pages"] = sum(r.get("page_hit") is not None for r in per)
+        out[str(k)].update(_page_means(per))  # PDF evidence pages (FinanceBench over PDFs)
         if any("image_hit" in r for r in per):  # the multimodal set: images chosen for the answer
             for key in IMAGE_KEYS:
                 out[str(k)][key] = mean(per, key)
@@ -192,6 +196,21 @@ def _aggregate(rows: list[dict], ks) -> dict:
             out[str(k)]["n_image_precision"] = sum(r.get("image_precision") is not None for r in per)
             out[str(k)]["images_shown_mean"] = mean([{"v": len(r.get("images", []))} for r in per], "v")
     return out
+
+
+def _source_means(per: list[dict]) -> dict:
+    """Mean wrong_company and wrong_period, where the rows have them (an index of several companies)."""
+    if not any("wrong_company" in r for r in per):
+        return {}
+    return {"wrong_company": mean(per, "wrong_company"), "wrong_period": mean(per, "wrong_period")}
+
+
+def _page_means(per: list[dict]) -> dict:
+    """Mean page_hit and page_recall, where the rows have them (evidence pages of indexed PDFs)."""
+    if not any("page_hit" in r for r in per):
+        return {}
+    return {"page_hit": mean(per, "page_hit"), "page_recall": mean(per, "page_recall"),
+            "n_pages": sum(r.get("page_hit") is not None for r in per)}
 
 
 def _r(x, nd=4):
@@ -235,6 +254,18 @@ class _Run:
     bks: list[int]
     baseline_modes: tuple[str, ...]
     gold_features: dict = None  # gold sections -> text_features of their own text (evidence_recall's "findable")
+    company_of: dict = None  # doc -> every indexed filing of its company (the index's metadata groups them)
+
+    def company(self, qdocs: list[str]) -> set[str] | None:
+        """The filings of the companies of ``qdocs`` (None with a single company in the index: nothing to tell)."""
+        if not self.company_of or len({frozenset(v) for v in self.company_of.values()}) < 2:
+            return None
+        return set().union(*(self.company_of.get(d, {d}) for d in qdocs)) if qdocs else None
+
+    def with_pages(self, items: list) -> list:
+        """Baseline items with the PDF pages of their line ranges (empty without a page map)."""
+        return [SimpleNamespace(doc=it.doc, pages=tuple(p for p, _, _ in self.index.pages_of(it.doc, it.ranges)))
+                for it in items]
 
     def evidence(self, texts: list[tuple[str, bool]], g: list) -> EvidenceFeatures | None:
         """The question's evidence features that occur in the own text of its gold sections ``g``
@@ -274,7 +305,7 @@ def _bench_mode(run: _Run, q: dict, g: list, qdocs: list[str], mode: str, gold_i
         kw["retrieval"] = recall_mode
     r = run.index.retrieve(q["text"], k=kmax, reranker=run.reranker, **kw)
     cands = _sent_of_candidates(r.candidates)
-    entry = {**score_question(r.sections, g, ks, doc=qdocs, evidence=evidence),
+    entry = {**score_question(r.sections, g, ks, doc=qdocs, evidence=evidence, company=run.company(qdocs)),
              "candidates": {"hit": 1.0 if covered(cands, g) else 0.0, "recall": len(covered(cands, g)) / len(g),
                             "n": len(cands), "first_gold_rank": _first_gold_rank(cands, g)},
              "sections": [s.section_id for s in r.sections],
@@ -294,18 +325,25 @@ def _bench_mode(run: _Run, q: dict, g: list, qdocs: list[str], mode: str, gold_i
     if mode in run.baseline_modes and run.baselines:
         budget = entry[str(5 if 5 in ks else kmax)]["context_chars"]
         entry["baselines"] = _baselines_for(run, r.trace.search_text or q["text"], r.trace.docs_filter, g, qdocs,
-                                            budget)
+                                            budget, pages)
     return entry
 
 
-def _baselines_for(run: _Run, text: str, docs, g: list, qdocs: list[str], budget: int) -> dict:
-    """Each baseline's scores for one question, at its cut-offs and at ppkit's context size."""
+def _baselines_for(run: _Run, text: str, docs, g: list, qdocs: list[str], budget: int, pages=None) -> dict:
+    """Each baseline's scores for one question, at its cut-offs and at ppkit's context size
+    (with ``pages``, the gold PDF pages, also their page scores)."""
     out = {}
+    company = run.company(qdocs)
     for name, b in run.baselines.items():
         items = b.search(text, 200, docs=docs, query_vec=run.index.embedder.embed_query(text))
-        bs = score_question(items, g, run.bks, doc=qdocs)
+        bs = score_question(items, g, run.bks, doc=qdocs, company=company)
         eq = _equal_context(items, budget)
-        bs["equal_context"] = {**score_question(eq, g, [len(eq)], doc=qdocs)[str(len(eq))], "budget": budget}
+        bs["equal_context"] = {**score_question(eq, g, [len(eq)], doc=qdocs, company=company)[str(len(eq))],
+                               "budget": budget}
+        if pages:
+            for k in run.bks:
+                bs[str(k)].update(page_scores(run.with_pages(items[:k]), pages))
+            bs["equal_context"].update(page_scores(run.with_pages(eq), pages))
         out[name] = bs
     return out
 
@@ -338,7 +376,8 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
     view = bench_view(index)
     # one re-ranker for the whole run, so that its breadcrumb vectors are computed once
     run = _Run(view, ks, modes, reranker or default_reranker(view), baselines, sorted({int(k) for k in plan.baseline_ks}),
-               tuple(m for m in plan.baseline_modes if m in modes) if baselines else (), {})
+               tuple(m for m in plan.baseline_modes if m in modes) if baselines else (), {},
+               {d: set(group) for group in company_groups(catalog_of(view)) for d in group})
     todo, skipped = _runnable(view, questions, gold)
     per_question = []
     if todo:
@@ -423,7 +462,8 @@ def _baseline_summaries(per_question: list[dict], run: _Run) -> dict:
             agg["equal_context"] = {"hit": mean(eq, "hit"), "recall": mean(eq, "recall"),
                                     "hit_overlap": mean(eq, "hit_overlap"), "recall_overlap": mean(eq, "recall_overlap"),
                                     "context_chars_mean": mean(eq, "context_chars"), "chunks_mean": mean(eq, "n_sent"),
-                                    "budget_mean": mean(eq, "budget"), "wrong_doc": mean(eq, "wrong_doc"), "n": len(eq)}
+                                    "budget_mean": mean(eq, "budget"), "wrong_doc": mean(eq, "wrong_doc"), "n": len(eq),
+                                    **_source_means(eq), **_page_means(eq)}
             out[mode][name] = agg
     return out
 
@@ -439,10 +479,21 @@ def _chars(x) -> str:
 
 
 def markdown_table(result: RetrievalBench | dict) -> str:
-    """The benchmark as a Markdown table: ppkit per filter mode and k, then the baselines."""
+    """The benchmark as a Markdown table: ppkit per filter mode and k, then the baselines (page hit and
+    the wrong-company and wrong-period shares as columns where the run has them)."""
     result = as_json(result)
-    head = ("| system | filter | k | hit | recall | all gold | evidence recall | hit (overlap) | recall (overlap) | "
-            "context chars | wrong doc |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    scored = [v for m in result["modes"].values() for k, v in m.items() if k.isdigit()]
+    extra = [(key, name, pct) for key, name, pct in (("page_hit", "page hit", False),
+                                                     ("wrong_company", "wrong company", True),
+                                                     ("wrong_period", "wrong period", True))
+             if any(key in v for v in scored)]
+    names = ["system", "filter", "k", "hit", "recall", "all gold", "evidence recall", "hit (overlap)",
+             "recall (overlap)", "context chars", "wrong doc", *(n for _, n, _ in extra)]
+    head = "| " + " | ".join(names) + " |\n|" + " --- |" * len(names)
+
+    def more(v) -> str:
+        return "".join(f" {_fmt(v.get(key), pct)} |" for key, _, pct in extra)
+
     rows = []
     for mode, m in result["modes"].items():
         for k, v in m.items():
@@ -450,16 +501,17 @@ def markdown_table(result: RetrievalBench | dict) -> str:
                 continue
             rows.append(f"| ppkit | {mode} | {k} | {_fmt(v['hit'])} | {_fmt(v['recall'])} | {_fmt(v.get('all_gold'))} | "
                         f"{_fmt(v.get('evidence_recall'))} | {_fmt(v['hit_overlap'])} | "
-                        f"{_fmt(v['recall_overlap'])} | {_chars(v['context_chars_mean'])} | {_fmt(v['wrong_doc'], True)} |")
+                        f"{_fmt(v['recall_overlap'])} | {_chars(v['context_chars_mean'])} | {_fmt(v['wrong_doc'], True)} |"
+                        + more(v))
         c = m["candidates"]
-        rows.append(f"| ppkit 50 candidates | {mode} | 50 | {_fmt(c['hit'])} | {_fmt(c['recall'])} | | | | | | |")
+        rows.append(f"| ppkit 50 candidates | {mode} | 50 | {_fmt(c['hit'])} | {_fmt(c['recall'])} |" + " |" * (len(names) - 5))
     for mode, by_name in result.get("baselines", {}).items():
         for name, agg in by_name.items():
             for k, v in agg.items():
                 label = k if k.isdigit() else f"≈ppkit@5 ({v.get('chunks_mean', 0):.1f} chunks)"
                 rows.append(f"| {name} | {mode} | {label} | {_fmt(v['hit'])} | {_fmt(v['recall'])} | {_fmt(v.get('all_gold'))} | – | "
                             f"{_fmt(v['hit_overlap'])} | {_fmt(v['recall_overlap'])} | {_chars(v['context_chars_mean'])} | "
-                            f"{_fmt(v['wrong_doc'], True)} |")
+                            f"{_fmt(v['wrong_doc'], True)} |" + more(v))
     title = f"**{result['benchmark']}**: {result['n']} questions with gold"
     if result.get("skipped"):
         title += f", {len(result['skipped'])} skipped (no gold: see `skipped`)"

@@ -28,6 +28,7 @@ import zipfile
 from pathlib import Path
 
 from ..core.errors import InvalidInput, MissingDependency, MissingFile
+from ..documents.metadata import metadata_from_name
 from ..documents.tree import build_tree, read_lines
 
 __all__ = ["norm_name", "detect_format", "load_questions", "load_comprehensive", "load_financebench",
@@ -231,18 +232,38 @@ def resolve_doc_name(name: str, docs, aliases: dict[str, tuple[str, ...]] | None
     ``"PepsiCo"``; ``"AMERICANEXPRESS_2022_10K"`` to ``"AMEX"`` (via ``aliases``,
     default :data:`DOC_ALIASES`, and any ``aliases``/``company``/``ticker`` in the
     documents' ``metadata``).
+
+    A document's own name (or an alias in ``aliases``) wins outright. Otherwise the name is
+    matched whole or by its company part against the names in the metadata (company, ticker,
+    aliases: shared by a company's filings), and the year, quarter and form it writes (``ADOBE_2015_10K``: 2015, 10-K)
+    must not contradict a candidate's ``metadata``: with filings of several years indexed,
+    ``ADOBE_2015_10K`` never resolves to Adobe's 2022 10-K. When more than one filing is
+    left, the name is ambiguous and nothing is returned.
+
+    >>> meta = {"ADOBE_2022_10K": {"company": "Adobe Inc.", "aliases": ["Adobe"], "fiscal_year": 2022}}
+    >>> resolve_doc_name("ADOBE_2015_10K", ["ADOBE_2022_10K"], metadata=meta) is None
+    True
     """
     aliases = DOC_ALIASES if aliases is None else aliases
-    key = norm_name(_company_key(name))
+    full, key = norm_name(name), norm_name(_company_key(name))
     if not key:
         return None
+    found = []
     for d in docs:
-        names = [d, *aliases.get(d, ())]
-        meta = (metadata or {}).get(d) or {}
-        names += list(meta.get("aliases", [])) + [meta.get(k) for k in ("company", "ticker") if meta.get(k)]
-        if any(norm_name(n) == key for n in names):
+        own = {norm_name(n) for n in (d, *aliases.get(d, ()))}
+        if full in own:
             return d
-    return None
+        meta = (metadata or {}).get(d) or {}
+        shared = {norm_name(n) for n in [*meta.get("aliases", []), meta.get("company"), meta.get("ticker")] if n}
+        if (full in shared or key in own | shared) and not _contradicts(metadata_from_name(name), meta):
+            found.append(d)
+    return found[0] if len(found) == 1 else None
+
+
+def _contradicts(written: dict, meta: dict) -> bool:
+    """Whether the year, quarter or form a name writes differs from what a document's metadata says."""
+    return any(written.get(k) is not None and meta.get(k) is not None and written[k] != meta[k]
+               for k in ("fiscal_year", "quarter", "form_type"))
 
 
 class MarkdownDocs:

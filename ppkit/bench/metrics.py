@@ -81,7 +81,7 @@ from .evidence import evidence_kind, evidence_tokens, normalise
 
 __all__ = ["Sent", "covered", "hit_at_k", "recall_at_k", "all_gold_at_k", "context_chars", "score_question", "mean",
            "evidence_features", "text_features", "evidence_recall", "findable", "EvidenceFeatures", "image_key",
-           "image_hit", "image_precision", "image_metrics", "gold_pages", "page_scores"]
+           "image_hit", "image_precision", "image_metrics", "gold_pages", "page_scores", "source_shares"]
 
 
 @dataclass(frozen=True)
@@ -165,12 +165,16 @@ def context_chars(items, k: int) -> int:
     return sum(_chars(it) for it in list(items)[:k])
 
 
-def score_question(items, gold, ks, *, doc: list[str] | None = None, evidence: EvidenceFeatures | None = None) -> dict:
+def score_question(items, gold, ks, *, doc: list[str] | None = None, evidence: EvidenceFeatures | None = None,
+                   company: set[str] | None = None) -> dict:
     """All metrics of one question at each k.
 
     Returns ``{str(k): {"hit", "recall", "all_gold", "hit_overlap", "recall_overlap", "context_chars",
     "n_sent", "wrong_doc"}}``; ``wrong_doc`` is the share of the first k items from a
-    document other than ``doc`` (``None`` when ``doc`` is not given). With ``evidence`` (the
+    document other than ``doc`` (``None`` when ``doc`` is not given). With ``company`` (every
+    indexed filing of the question's company) each k also has ``wrong_company`` (the share from
+    another company's filings) and ``wrong_period`` (from another filing of the same company:
+    another year, quarter or form). With ``evidence`` (the
     question's findable evidence features) each k also has ``evidence_recall`` (over the text
     of the items from ``doc``, all items when ``doc`` is not given) and ``evidence_missed``
     (the features not sent, for reading).
@@ -187,11 +191,30 @@ def score_question(items, gold, ks, *, doc: list[str] | None = None, evidence: E
                        "hit_overlap": hit_at_k(top, gold, k, overlap=True),
                        "recall_overlap": recall_at_k(top, gold, k, overlap=True),
                        "context_chars": context_chars(top, k), "n_sent": len(top), "wrong_doc": wrong}
+        if doc and company is not None:
+            out[str(k)].update(source_shares(top, doc, company))
         if evidence is not None:
             sent = "\n".join(it.text for it in top if (not doc or it.doc in doc) and hasattr(it, "text"))
             rec, missed = evidence_recall(evidence, text_features(sent))
             out[str(k)].update({"evidence_recall": rec, "evidence_missed": missed})
     return out
+
+
+def source_shares(items, doc: list[str], company: set[str]) -> dict:
+    """``wrong_company`` and ``wrong_period``: the shares of ``items`` from a filing of another
+    company, and from a filing of the same ``company`` other than the question's ``doc``.
+
+    >>> from types import SimpleNamespace as S
+    >>> source_shares([S(doc="X_2022"), S(doc="X_2021"), S(doc="Y_2022"), S(doc="X_2022")], ["X_2022"],
+    ...               {"X_2021", "X_2022"})
+    {'wrong_company': 0.25, 'wrong_period': 0.25}
+    """
+    items = list(items)
+    if not items:
+        return {"wrong_company": 0.0, "wrong_period": 0.0}
+    other = sum(1 for it in items if it.doc not in company and it.doc not in doc)
+    period = sum(1 for it in items if it.doc in company and it.doc not in doc)
+    return {"wrong_company": other / len(items), "wrong_period": period / len(items)}
 
 
 _NUM = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s*(%|percent\b|billion\b|million\b))?",

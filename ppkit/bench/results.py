@@ -47,6 +47,9 @@ class KScores:
     page_hit: float | None = None  # a gold evidence page among the pages of the lines sent
     page_recall: float | None = None
     n_pages: int | None = None
+    # an index of several companies only (absent from the JSON otherwise)
+    wrong_company: float | None = None  # share of the items sent from another company's filing
+    wrong_period: float | None = None  # from another filing (year, quarter, form) of the question's company
 
     @classmethod
     def from_dict(cls, d: dict) -> KScores:
@@ -59,6 +62,9 @@ class KScores:
                 del d[k]
         if self.n_pages is None:
             for k in _PAGE_FIELDS:
+                del d[k]
+        if self.wrong_company is None:
+            for k in ("wrong_company", "wrong_period"):
                 del d[k]
         return d
 
