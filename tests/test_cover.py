@@ -30,6 +30,8 @@ def _cover(name):
     # no registrant label, no symbol column (the "SWX" in a note is no ticker); a 53-week year
     # ending January 3 is the year before
     ("globex_old_10k.md", ("10-K", "Globex Company", None, 2015, None, "2016-01-03")),
+    # the registrant's name is an image above its label: the name the report defines its terms by
+    ("fizz_image_name_10k.md", ("10-K", "The Fizz-Pop Company", None, 2019, None, "2019-12-31")),
 ])
 def test_cover_pages(name, want):
     assert _cover(name) == want

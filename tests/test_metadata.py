@@ -161,3 +161,19 @@ def test_metadata_from_name():
     assert metadata_from_name("PEPSICO_2023_8K_dated-2023-05-30") == {"company": "PEPSICO", "fiscal_year": 2023,
                                                                       "form_type": "8-K"}
     assert metadata_from_name("doc-001") == {}
+
+
+def test_a_sidecar_edited_after_indexing_reaches_the_index_on_the_next_run(tmp_path):
+    from ppkit import build_index
+    from ppkit.core.config import Config
+    from ppkit.indexing.embed import HashEmbedder
+
+    md = tmp_path / "Gamma.md"
+    md.write_text(DOCS[0].read_text())
+    config = Config()
+    first = build_index([md], tmp_path / "ix", embedder=HashEmbedder(), config=config)
+    assert first.record("Gamma").metadata["ticker"] == "AWC"
+    (tmp_path / "Gamma.meta.json").write_text(json.dumps({"ticker": "GMA"}))
+    again = build_index([md], tmp_path / "ix", embedder=HashEmbedder(), config=config)
+    assert again.record("Gamma").metadata["ticker"] == "GMA"  # the document is unchanged, its metadata is not
+    assert len(again.chunks) == len(first.chunks)

@@ -177,10 +177,16 @@ _DEFINED = re.compile(r"((?:The\s+)?[A-Z][\w.&'’\-]*(?:[\s,]+(?:[A-Z][\w.&'’
                       r"(?:[“\"][^”\"]{1,30}[”\"]\s*,?\s*(?:or\s+)?)?(?:the\s+)?[“\"](?:Company|Corporation|Registrant)[”\"]")
 
 
+# 'In this report, the terms "The Foo Company," "Company," "we," ... mean ...'
+_TERMS = re.compile(r"\bthe\s+terms?\s+[“\"]((?:The\s+)?[A-Z][^”\"]{1,70}?)[,.]?[”\"]\s*,?\s*(?:and\s+|or\s+)?"
+                    r"[“\"](?:the\s+)?(?:Company|Corporation|Registrant)[,.]?[”\"]")
+
+
 def _defined_company(plain: list[str]) -> str | None:
-    """The name a filing defines as "the Company": ``The Coca-Cola Company (the "Company")``."""
+    """The name a filing defines as "the Company": ``The Coca-Cola Company (the "Company")``, or
+    ``the terms "The Coca-Cola Company," "Company," "we" ... mean``."""
     for s in plain[:3000]:
-        m = _DEFINED.search(s)
+        m = _DEFINED.search(s) or _TERMS.search(s)
         if m and len(m.group(1)) <= 80:
             return m.group(1).strip(" ,")
     return None

@@ -324,8 +324,12 @@ def _add_document(build: _Build, name: str, path: Path, previous: SearchIndex | 
                                "and other content. Pass --replace (replace=True) to replace it, or rename the file")
         build.replaced[name] = prev_rec["source"]
     if prev_rec is not None and prev_rec["sha256"] == sha and not (opts.overrides and name in opts.overrides):
+        # the chunks and vectors are kept; the metadata is read again (cheap), so that an edited sidecar
+        # or a better cover reader reaches an unchanged document
+        doc_meta, _ = document_metadata(path, previous.trees[name], read_lines(path))
         build.keep(previous, {**prev_rec, "source": str(path.resolve()),
-                              "metadata": {**prev_rec.get("metadata", {}), **extra_meta}, **_page_record(path)})
+                              "metadata": {**prev_rec.get("metadata", {}), **doc_meta, **extra_meta},
+                              **_page_record(path)})
         return
     t = time.perf_counter()
     tree = build_tree(path, name)
