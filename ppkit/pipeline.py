@@ -54,7 +54,7 @@ from .retrieval.rerank_gemini import GeminiReranker
 from .retrieval.retrieve import retrieve as _retrieve
 from .retrieval.types import Retrieval
 
-__all__ = ["Index", "build_index", "load_index", "reference_index", "retrieve", "ask", "default_reranker",
+__all__ = ["Index", "build_index", "load_index", "reference_index", "cached_index", "retrieve", "ask", "default_reranker",
            "default_synthesizer", "default_noise_filter"]
 
 
@@ -189,18 +189,29 @@ def _code_fingerprint() -> str:
 
 def reference_index(corpus: str = "10k", *, embedder: Embedder | None = None, config: Config | None = None,
                     progress: bool = True, data_root: Path | None = None) -> Index:
-    """The index of a reference corpus (``"10k"`` or ``"papers"``), built once and cached.
-
-    The cache key covers the documents' sha256, the embedder, the settings and the
-    pipeline version, so tests, notebooks and benchmarks share one build per machine
-    and a changed input or setting builds a new one. ``data_root``: the reference data
-    folder, when not the one :func:`ppkit.core.data.data_dir` finds.
+    """The index of a reference corpus (``"10k"`` or ``"papers"``), built once and cached
+    (see :func:`cached_index`). ``data_root``: the reference data folder, when not the one
+    :func:`ppkit.core.data.data_dir` finds.
     """
-    config = config or Config.from_env()
     paths = (data.tenk_paths(data_root) if corpus == "10k" else data.paper_paths(data_root) if corpus == "papers"
              else None)
     if paths is None:
         raise InvalidInput(f"unknown corpus {corpus!r}: use '10k' or 'papers'")
+    return cached_index(paths, corpus, embedder=embedder, config=config, progress=progress)
+
+
+def cached_index(paths, name: str, *, embedder: Embedder | None = None, config: Config | None = None,
+                 progress: bool = True, **options) -> Index:
+    """An index of ``paths`` (Markdown files and PDFs), built once into the cache and shared.
+
+    The cache key covers the documents' sha256, the embedder, the settings and the
+    pipeline version, so tests, notebooks and benchmarks share one build per machine
+    and a changed input or setting builds a new one; it lives in ``<cache>/indexes/<name>-<key>``.
+    ``options`` go to :func:`build_index` (e.g. ``workers`` for PDFs).
+
+    >>> index = ppkit.cached_index(sorted(Path("pdfs").glob("*.pdf")), "my-shelf")  # doctest: +SKIP
+    """
+    config = config or Config.from_env()
     embedder = embedder or get_embedder(config.embedder)
     key = hashlib.sha256(json.dumps({
         "docs": [sha256_file(p) for p in paths], "embedder": embedder.name, "dim": embedder.dim,
@@ -210,7 +221,7 @@ def reference_index(corpus: str = "10k", *, embedder: Embedder | None = None, co
         "format": FORMAT_VERSION, "code": _code_fingerprint(),
         "online_noise": bool(config.use_gemini and config.noise_online),
     }, sort_keys=True).encode()).hexdigest()[:16]
-    folder = cache_dir() / "indexes" / f"{corpus}-{key}"
+    folder = cache_dir() / "indexes" / f"{name}-{key}"
     with _indexing.index_lock(folder):
         if (folder / "manifest.json").exists():
             try:
@@ -218,6 +229,6 @@ def reference_index(corpus: str = "10k", *, embedder: Embedder | None = None, co
             except (IndexFormatError, ValueError, FileNotFoundError):
                 pass  # a corrupt cache entry is rebuilt below
         index = build_index(paths, folder, embedder=embedder, config=config, fresh=True, progress=progress,
-                            save=False)
+                            save=False, **options)
         index.save(folder)
         return index

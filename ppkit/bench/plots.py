@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .results import RetrievalBench, as_json
 
-__all__ = ["retrieval_points", "plot_retrieval", "plot_reference_vs_ppkit"]
+__all__ = ["retrieval_points", "plot_retrieval", "plot_reference_vs_ppkit", "page_points", "plot_page_hits"]
 
 
 def retrieval_points(result: RetrievalBench | dict, *, mode: str = "auto") -> list[dict]:
@@ -100,3 +100,46 @@ def plot_reference_vs_ppkit(rows: list[dict], *, figsize=(7, 3.6)):
     fig.tight_layout()
     plt.close(fig)  # the caller displays or saves it; an open figure would be drawn a second time
     return means, fig
+
+
+def page_points(result: RetrievalBench | dict, *, k: str = "5") -> list[dict]:
+    """``{"system", "store", "page_hit", "hit", "context_chars"}`` at ``k``: ppkit in each filter mode (``auto``: one
+    shared store filtered from the question; ``gold``: the per-document store, filtered to the gold filing;
+    ``none``: no filter) and each baseline at ppkit@5's context size."""
+    result = as_json(result)
+    store = {"auto": "shared, own filter", "none": "shared, no filter", "gold": "per document"}
+    rows = [{"system": "ppkit", "store": store.get(mode.split(":")[0], mode), "page_hit": m[k].get("page_hit"),
+             "hit": m[k]["hit"], "context_chars": m[k]["context_chars_mean"]}
+            for mode, m in result["modes"].items() if k in m]
+    for mode, by_name in result.get("baselines", {}).items():
+        for name, agg in by_name.items():
+            v = agg.get("equal_context") or {}
+            rows.append({"system": name, "store": store.get(mode, mode) + " (equal context)",
+                         "page_hit": v.get("page_hit"), "hit": v.get("hit"), "context_chars": v.get("context_chars_mean")})
+    return rows
+
+
+def plot_page_hits(result: RetrievalBench | dict, *, k: str = "5", figsize=(9, 3.6)):
+    """page_hit@k (an evidence page among the pages of the lines sent) and section hit@k per system and store.
+
+    Returns:
+        (rows plotted, matplotlib Figure).
+    """
+    import matplotlib.pyplot as plt
+
+    rows = page_points(result, k=k)
+    labels = [f"{r['system']}\n{r['store']}" for r in rows]
+    fig, ax = plt.subplots(figsize=figsize)
+    xs = range(len(rows))
+    ax.bar([x - 0.2 for x in xs], [r["page_hit"] or 0 for r in rows], width=0.4, label=f"page hit@{k}", color="#184")
+    ax.bar([x + 0.2 for x in xs], [r["hit"] or 0 for r in rows], width=0.4, label=f"section hit@{k}", color="#9c9")
+    for x, r in zip(xs, rows):
+        if r["page_hit"] is not None:
+            ax.text(x - 0.2, r["page_hit"] + 0.02, f"{r['page_hit']:.2f}", ha="center", fontsize=8)
+    ax.set_xticks(list(xs), labels, fontsize=7)
+    ax.set_ylim(0, 1.1)
+    ax.legend(fontsize=8, frameon=False)
+    ax.set_title(f"{as_json(result).get('benchmark', '')}: {as_json(result)['n']} questions", fontsize=9)
+    fig.tight_layout()
+    plt.close(fig)  # the caller displays or saves it; an open figure would be drawn a second time
+    return rows, fig

@@ -19,7 +19,7 @@ from pathlib import Path
 from .config import cache_dir, project_root
 from .errors import MissingFile
 
-__all__ = ["data_dir", "tenk_paths", "paper_paths", "benchmark_path", "download", "DataNotFound"]
+__all__ = ["data_dir", "tenk_paths", "paper_paths", "benchmark_path", "financebench_dir", "download", "DataNotFound"]
 
 TENK_COMPANIES = ("AMD", "AMEX", "Boeing", "PepsiCo")
 PAPERS = ("CLIP", "Galore", "NemoBot", "VectorFusion", "VectorPainter")
@@ -95,6 +95,14 @@ def paper_paths(root: Path | None = None) -> list[Path]:
     if missing:
         raise DataNotFound(f"missing paper Markdown: {', '.join(map(str, missing))}")
     return paths
+
+
+def financebench_dir(root: Path | None = None) -> Path:
+    """``financebench/`` of the reference data: ``pdfs/`` (the filings), ``questions.jsonl``, ``documents.jsonl``."""
+    d = data_dir(root) / "financebench"
+    if not (d / "pdfs").is_dir() or not (d / "questions.jsonl").is_file():
+        raise DataNotFound(f"no FinanceBench shelf in {d} (expected pdfs/ and questions.jsonl)")
+    return d
 
 
 def benchmark_path(name: str, root: Path | None = None) -> Path:

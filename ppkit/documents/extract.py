@@ -41,7 +41,7 @@ from .tree import parse_markdown
 __all__ = [
     "ExtractionError", "PageMap", "PageTexts", "Extraction", "Extractor", "OfflineExtractor",
     "LlamaParseExtractor", "get_extractor", "extract_pdf", "parse_page_range", "load_page_map",
-    "pdf_page_count",
+    "pdf_page_count", "render_page",
 ]
 
 PAGE_MAP_FORMAT = 1
@@ -434,3 +434,28 @@ def pdf_page_count(pdf: Path) -> int | None:
     n = doc.page_count
     doc.close()
     return n
+
+
+def render_page(pdf: str | Path, page: int, *, zoom: float = 1.5) -> bytes:
+    """PNG bytes of one 1-based ``page`` of ``pdf`` (pymupdf, from the ``pdf`` extra), to show a cited
+    page beside the section that cites it.
+
+    >>> png = render_page("3M_2018_10K.pdf", 60)  # doctest: +SKIP
+    """
+    try:
+        doc = _open_pdf(Path(pdf))
+    except ImportError:
+        raise MissingDependency("rendering PDF pages needs pymupdf: pip install 'ppkit[pdf]' "
+                                "(pymupdf4llm, AGPL-3.0)") from None
+    try:
+        if not 1 <= int(page) <= doc.page_count:
+            raise InvalidInput(f"{pdf} has {doc.page_count} pages; there is no page {page}")
+        return doc[int(page) - 1].get_pixmap(matrix=_zoom_matrix(zoom)).tobytes("png")
+    finally:
+        doc.close()
+
+
+def _zoom_matrix(zoom: float):
+    import pymupdf
+
+    return pymupdf.Matrix(zoom, zoom)
