@@ -46,11 +46,15 @@ def test_retrieval_json_contract_financebench(env, capsys):
     assert res["results"]["10"]["n_evidence"] == 2 and all(q["evidence_features"] > 0 for q in res["per_question"])
     assert res["modes"]["auto"]["filter"] == {"exact": 1.0, "filtered": 1.0}
     assert res["modes"]["gold"]["10"]["wrong_doc"] == 0.0
+    assert (res["modes"]["gold"]["10"]["wrong_company"], res["modes"]["gold"]["10"]["wrong_period"]) == (0.0, 0.0)
+    # at k=10 the own filter (Acme) sends only Acme: nothing from another company
+    assert res["results"]["10"]["wrong_company"] == 0.0
     assert set(res["baselines"]["auto"]) == {"blind-dense", "blind-bm25", "header-path"}
     assert set(res["baselines"]["none"]["header-path"]) == {"3", "5", "10", "equal_context"}
     assert res["per_question"][0]["modes"]["auto"]["search_text"] == "What drove revenue change as of FY2022 for Acme?"
     printed = capsys.readouterr()
     assert "| ppkit | auto | 5 |" in printed.out
+    assert "Misses at k=10" not in printed.out  # both questions hit at k=10
     assert (tmp / "figures" / "bench_retrieval_bench_financebench.png").is_file()
     assert list((tmp / "cache" / "bench").glob("blind-*.npy"))  # baseline embeddings are cached
 

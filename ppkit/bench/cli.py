@@ -63,6 +63,7 @@ from .scale import (
     run_scale,
     scale_markdown,
 )
+from .shelf import miss_causes
 from .transfer import gold_from_reference
 from .verify_bench import run_verify_bench, verify_markdown
 
@@ -299,6 +300,12 @@ def _retrieval(args, config) -> int:
               f"({len(result.skipped)} skipped, see `skipped`{' in ' + args.json if args.json else ''})")
     else:
         print(markdown_table(result))
+        if "auto" in result.modes:
+            k = str(max(ks))
+            misses = {c: q for c, q in miss_causes(result, g, k=k).items() if q}
+            if misses:
+                print(f"\nMisses at k={k} (own filter) by the first stage that lost them: "
+                      + "; ".join(f"{c} {len(q)}" for c, q in misses.items()))
     if not args.no_figure and result.n:
         _save_figure(plot_retrieval, result,
                      Path(args.figure) if args.figure else figures_dir() / f"bench_retrieval_{path.stem}.png")
