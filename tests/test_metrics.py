@@ -107,7 +107,8 @@ def test_a_wrong_computed_figure_is_caught():
     synth = ExtractiveSynthesizer()
     text, _ = synth.synthesize("What is Acme's quick ratio for FY2022?", [BALANCE, INCOME])
     report = verify_answer(text.replace("= 1.57", "= 1.78"), [BALANCE, INCOME])
-    assert not report["ok"] and [c["text"] for c in report["claims"] if c["status"] == "not_found"] == ["1.78"]
+    # the answer shows the formula, so the wrong result is inconsistent with it (not merely not found)
+    assert not report["ok"] and [c["text"] for c in report["claims"] if c["status"] == "inconsistent"] == ["1.78"]
 
 
 def test_verifier_rederives_an_average():

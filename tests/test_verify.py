@@ -53,7 +53,7 @@ def test_correct_answer_passes_with_lines_and_arithmetic():
     assert (c["16.84 percentage points"]["status"], c["16.84 percentage points"]["formula"]) == \
         ("computed", "22.20% - 5.36%")
     assert rep["counts"] == {"claims": 7, "verified": 4, "computed": 3, "uncited": 0, "wrong_period": 0, "not_found": 0,
-                             "citations": 1, "unretrieved": 0}
+                             "inconsistent": 0, "citations": 1, "unretrieved": 0, "mislabeled": 0}
     assert rep["citations"] == [{"cited": "ID 0085", "section_ids": ["AMD#0085"], "retrieved": True}]
     assert rep["checked_against"] == ["AMD#0085"]
     assert rep["marked_text"] == CORRECT
@@ -143,3 +143,92 @@ def test_page_citations_are_neither_claims_nor_sources():
             "Sources:\n- widget > Revenue (ID: 0002)\nPages: widget p.31")
     r = verify_answer(text, [s])
     assert r["ok"] and r["unretrieved"] == [] and (r["counts"]["claims"], r["counts"]["verified"]) == (1, 1)
+
+
+# --- the answer's arithmetic, units, breadcrumbs and citation names ---------------------------------------------
+
+CASH = Section(doc="Pep", node_id="0080", breadcrumb="Pep > Consolidated Statement of Cash Flows", line_start=300,
+               line_end=304, rank=1, score=1.0, sent_ranges=((300, 304),), chars_total=0,
+               text="\n".join([
+                   "## Consolidated Statement of Cash Flows",
+                   "| (in millions) | 2022 | 2021 |",
+                   "| Net Cash Provided by Operating Activities | 10,811 | 11,616 |",
+                   "| Capital spending | (5,207) | (4,625) |",
+                   "| Sales of property, plant and equipment | 251 | 166 |",
+               ]))
+RISK = Section(doc="Pep", node_id="0068", breadcrumb="Pep > Free Cash Flow > 100 percent or more", line_start=400,
+               line_end=401, rank=2, score=0.9, sent_ranges=((400, 401),), chars_total=0,
+               text="## Free Cash Flow\nAbout 8% of our customers and 59.1% of volume; 1,595 units.")
+
+
+def test_a_shown_formula_makes_its_result_computed_or_inconsistent():
+    text = ("Free cash flow: $10,811 - $5,207 + $251 = **$5,855 million** (ID: 0080).\n"
+            "Conversion: $5,855 / $10,811 ≈ **54.16%** (ID: 0080).")
+    rep = verify_answer(text, [CASH, RISK])
+    c = _by_text(rep)
+    assert rep["ok"] is True
+    assert (c["$5,855 million"]["status"], c["$5,855 million"]["formula"]) == ("computed", "$10,811 - $5,207 + $251")
+    # "$5,855" written again as an operand: the same result, with the formula it was computed by
+    assert (c["$5,855"]["status"], c["$5,855"]["formula"]) == ("computed", "$10,811 - $5,207 + $251")
+    assert c["54.16%"]["status"] == "computed"
+    bad = verify_answer(text.replace("54.16%", "59.1%"), [CASH, RISK])  # 59.1% is in the sources, elsewhere
+    b = _by_text(bad)
+    assert (b["59.1%"]["status"], b["59.1%"]["formula"]) == ("inconsistent", "$5,855 / $10,811") and not bad["ok"]
+    assert bad["counts"]["inconsistent"] == 1 and "59.1% [inconsistent]" in bad["marked_text"]
+
+
+def test_a_stated_change_the_amounts_do_not_give_is_inconsistent():
+    ok = "Operating cash flow decreased by 7% (from $11,616 million in 2021 to $10,811 million in 2022) (ID: 0080)."
+    assert verify_answer(ok, [CASH, RISK])["ok"] is True  # 805 / 11,616 = 6.9%
+    bad = verify_answer(ok.replace("7%", "8%"), [CASH, RISK, OPS])  # "8%" is in a source, but not this change
+    c = _by_text(bad)["8%"]
+    assert (c["status"], c["formula"]) == ("inconsistent", "|$11,616 million - $10,811 million| / the larger × 100")
+    assert bad["ok"] is False
+
+
+def test_derivations_respect_units_and_averages_need_the_word():
+    # $5,884 is 5,801 + 83.07 numerically, but dollars plus a percent is no computation
+    text = "Free cash flow was 5,801 and 83.07% of it was converted; capital spending was $5,884 (ID: 0080)."
+    assert _by_text(verify_answer(text, [CASH, RISK]))["$5,884"]["status"] == "not_found"
+    # a percent is a share × 100, not a bare ratio: 5,207 / 10,811 = 0.48, not "0.48%"
+    text = "Capital spending was $5,207 million of $10,811 million, or 0.48% (ID: 0080)."
+    assert _by_text(verify_answer(text, [CASH, RISK]))["0.48%"]["status"] == "not_found"
+    assert _by_text(verify_answer(text.replace("0.48%", "48.16%"), [CASH, RISK]))["48.16%"]["status"] == "computed"
+    # (10,811 + 11,616) / 2 = 11,213.5: only an answer that speaks of an average gets it derived
+    plain = "Operating cash flow was $10,811 million and $11,616 million, so $11,213.5 million (ID: 0080)."
+    assert _by_text(verify_answer(plain, [CASH, RISK]))["$11,213.5 million"]["status"] == "not_found"
+    avg = plain.replace("so $11,213.5", "an average of $11,213.5")
+    assert _by_text(verify_answer(avg, [CASH, RISK]))["$11,213.5 million"]["status"] == "computed"
+
+
+def test_a_number_in_the_breadcrumb_is_in_what_was_sent():
+    rep = verify_answer("The variance was 100% or more (ID: 0068).", [CASH, RISK])
+    assert _by_text(rep)["100%"]["where"] == [{"section_id": "Pep#0068", "line": 400}] and rep["ok"] is True
+
+
+def test_a_citation_named_after_another_section_is_mislabeled():
+    good = "According to the **Consolidated Statement of Cash Flows (ID: 0080)**, capital spending was $5,207 million."
+    rep = verify_answer(good, [CASH, RISK])
+    assert rep["ok"] is True and "names" not in rep["citations"][0]
+    bad = verify_answer(good.replace("0080", "0068"), [CASH, RISK])
+    assert bad["citations"][0]["label"] == "Consolidated Statement of Cash Flows"
+    assert bad["citations"][0]["names"] == ["Pep#0080"] and bad["counts"]["mislabeled"] == 1 and bad["ok"] is False
+    # a quoted name, and a name in brackets after the id
+    quoted = 'Based on the "Consolidated Statement of Cash Flows" (ID: 0068): capital spending was 5,207.'
+    assert verify_answer(quoted, [CASH, RISK])["citations"][0]["names"] == ["Pep#0080"]
+    after = "Capital spending was 5,207.\n\nSource: **Reference ID: 0068 (Consolidated Statement of Cash Flows)**"
+    assert verify_answer(after, [CASH, RISK])["citations"][0]["names"] == ["Pep#0080"]
+    # a quotation before the id is not a name, nor is a sentence, nor a name that fits no retrieved section
+    for text in ('It says "capital spending in the consolidated statement of cash flows was 5,207" (ID: 0068).',
+                 "We read the consolidated statement of cash flows and capital spending was 5,207 (ID: 0068).",
+                 "**Liquidity and Capital Resources (ID: 0068)**: 8% of customers."):
+        assert not any(c.get("names") for c in verify_answer(text, [CASH, RISK])["citations"]), text
+
+
+def test_a_shown_formula_keeps_its_times_100_and_skips_a_bracketed_negative():
+    rep = verify_answer("Margin = (1,264 / 23,601) × 100 = 5.36 (ID: 0085).", [OPS, OTHER])
+    c = _by_text(rep)["5.36"]
+    assert (c["status"], c["formula"]) == ("computed", "(1,264 / 23,601) × 100") and rep["ok"] is True
+    # "(607)" may be a loss: 1,264 - (-607) = 1,871 is not held against 1,264 - 607 = 657 (the sign is unknown)
+    c = _by_text(verify_answer("Sum: 1,264 - (607) = 1,871 (ID: 0085).", [OPS, OTHER]))["1,871"]
+    assert (c["status"], c["formula"]) == ("computed", "1,264 + (607)")

@@ -2,7 +2,7 @@
 hand-written answer and two hand-written sections."""
 
 from ppkit.answer.verify import verify_answer
-from ppkit.bench.verify_bench import plant_errors
+from ppkit.bench.verify_bench import plant_errors, run_verify_bench, verify_markdown
 from ppkit.retrieval.types import Section
 
 OPS = Section(
@@ -61,9 +61,33 @@ def test_id_lists_references_dates_and_title_case_terms_are_not_claims():
     assert rep["ok"] is True
 
 
-def test_a_figure_its_paragraph_does_not_cite_fails_only_when_the_paragraph_cites():
+def test_a_figure_found_only_in_sections_the_answer_does_not_cite_fails_wherever_it_stands():
     cited_elsewhere = "Net revenue was $23,601 million (ID: 0062)."
     rep = verify_answer(cited_elsewhere, [OPS, SEG, LIQ])
     assert rep["claims"][0]["status"] == "uncited" and rep["ok"] is False
+    # its own paragraph cites nothing, but the answer's citations (0062) do not hold it either
     rep = verify_answer("Net revenue was $23,601 million.\n\nEmbedded revenue was $4,552 million (ID: 0062).", [OPS, SEG, LIQ])
-    assert rep["claims"][0]["status"] == "uncited" and rep["ok"] is True  # its paragraph cites nothing
+    assert rep["claims"][0]["status"] == "uncited" and rep["ok"] is False
+    # an answer citing nothing is checked against every retrieved section
+    assert verify_answer("Net revenue was $23,601 million.", [OPS, SEG, LIQ])["ok"] is True
+
+
+def test_a_wrong_citation_never_points_at_another_section_holding_the_figure():
+    """An uncited section that also holds the figure is no wrong citation for it: the plant skips it."""
+    also = Section(doc="AMD", node_id="0070", breadcrumb="AMD > Operating Income", line_start=250, line_end=251,
+                   rank=2, score=0.95, sent_ranges=((250, 251),), chars_total=0,
+                   text="## Operating Income\nOperating income was $1,264 million in 2022.")
+    answer = "In 2022, operating income was $1,264 million on net revenue of $23,601 million (ID: 0085)."
+    sections = [OPS, also, LIQ]
+    plants = plant_errors(answer, verify_answer(answer, sections), sections)
+    assert plants["wrong_citation"] == answer.replace("ID: 0085", "ID: 0090")
+
+
+def test_the_bench_reports_rates_by_company():
+    cases = [{"run": "k5", "doc": "AMD", "qno": 1, "answer": ANSWER, "light": "green", "sections": [OPS, SEG, LIQ]},
+             {"run": "k5", "doc": "Acme", "qno": 2, "answer": "Net revenue was $23,999 million (ID: 0085).",
+              "light": "green", "sections": [OPS, SEG, LIQ]}]
+    result = run_verify_bench(None, cases=cases)
+    assert result["by_company"]["AMD"] == {"clean": 1, "false_alarm_rate": 0.0, "planted": 4, "catch_rate": 1.0}
+    assert result["by_company"]["Acme"] == {"clean": 1, "false_alarm_rate": 1.0, "planted": 0, "catch_rate": None}
+    assert "| AMD | 4 | 100% | 1 | 0% |" in verify_markdown(result)

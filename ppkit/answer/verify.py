@@ -13,9 +13,16 @@ plain dict:
 
   - ``verified``: found in a cited section (in any retrieved section when the answer
     cites none), with the source line(s);
-  - ``computed``: not in the text, but the arithmetic from the answer's own verified
-    numbers gives it at the precision written (a + b, a - b, a / b, a / b x 100,
-    (a - b) / b x 100, (a + b) / c and (a - b) / c in both forms, the average (a + b) / 2), with the formula;
+  - ``computed``: the result of a formula the answer shows (``$10,811 - $5,207 + $251 = $5,855``),
+    or not in the text but what the arithmetic of the answer's own verified numbers gives at the
+    precision written (a + b, a - b, a / b, a / b x 100, (a - b) / b x 100, (a + b) / c and
+    (a - b) / c in both forms, the average (a + b) / 2 when the answer speaks of an average), with
+    the formula. Units are kept apart: a percent is never added to dollars, nor dollars to a bare
+    number ("787"), and percents are not divided;
+  - ``inconsistent``: the answer's own arithmetic does not give it: the formula it shows, or the
+    change it states between two amounts ("decreased 10% (from $6.887 billion to $6.201
+    billion)"), see :mod:`ppkit.answer.arithmetic`; even when the number stands somewhere in the
+    sources;
   - ``uncited``: found only in a retrieved section the answer did not cite;
   - ``not_found``: none of these: an unsupported claim.
 
@@ -30,9 +37,15 @@ quoted Title Case names of up to six words ("Cost of Goods Sold": a term, not a 
 
 * **wrong_period**: a found figure whose sentence names years, none of them the year heading
   a table column it was found in (nor found in prose naming one of them).
-* A figure found only outside the sections its own paragraph cites makes the answer not ``ok``
-  (``line_cited``); without a citation in its paragraph it stays a remark (``uncited``).
-``marked_text`` is the answer with ``[unverified]`` after each unsupported claim.
+* A figure found only outside the sections the answer cites (``uncited``) makes the answer not
+  ``ok``, whether or not its own paragraph carries a citation (``line_cited`` says which): the
+  citations are what the answer offers as its support. An answer citing nothing is checked against
+  every retrieved section. A section's breadcrumb is sent with it, so its numbers count.
+* A citation named after another retrieved section ("Consolidated Statements of Cash Flows
+  (ID: 0080)" when 0080 is Liquidity and the statement is 0093) gets ``label`` and ``names`` (the
+  sections the name fits) and makes the answer not ``ok``.
+``marked_text`` is the answer with ``[unverified]`` after each unsupported claim and
+``[inconsistent]`` after each miscomputed one.
 
 This module checks; it does not rewrite answers or call a model.
 """
@@ -40,9 +53,11 @@ This module checks; it does not rewrite answers or call a model.
 from __future__ import annotations
 
 import re
-from itertools import permutations
+from itertools import chain, permutations
 
-__all__ = ["verify_answer", "numbers_with_values", "format_report", "column_years"]
+from .arithmetic import agrees, clause_span, shown_formula, stated_change, tolerance
+
+__all__ = ["verify_answer", "numbers_with_values", "find_number", "format_report", "column_years"]
 
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
            "trillion": 1e12}
@@ -61,12 +76,12 @@ _MARKUP = [
     # references, not figures: "Tables 9, 11 and 15", "Note 7", "Item 1A"
     re.compile(r"\b(?:tables?|notes?|items?|parts?|figures?|exhibits?|pages?)\s+\d+[A-Z]?"
                r"(?:\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)\d+[A-Z]?)*", re.I),
-    re.compile(r"(?:[×x*]|multiplied\s+by|times)\s*100\b(?!\s*%)", re.I),  # a formula's constant
     re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b", re.I),  # a date
 
     re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+"),  # list markers
     re.compile(r"^\s*#+\s*"),
 ]
+_CONSTANT = re.compile(r"(?:[×x*]|multiplied\s+by|times)\s*100\b(?!\s*%)", re.I)  # a formula's "× 100"
 _QUOTE = re.compile(r"[“\"]([^”\"\n]{12,400})[”\"]")
 _PAGES = re.compile(r"^\s*Pages:\s")  # the PDF pages ppkit appends under the Sources (retrieval.types.pages_line)
 _SOURCES = re.compile(r"^\W*sources?\W*:?\W*$|^\W*sources?:", re.I)
@@ -116,12 +131,8 @@ def _numbered_lines(section) -> list[tuple[int, str]]:
     return out
 
 
-def _tol(decimals: int) -> float:
-    return 0.5 * 10 ** (-decimals) + 1e-9
-
-
 def _matches(claim: dict, doc_num: dict) -> bool:
-    tol = _tol(claim["decimals"])
+    tol = tolerance(claim["decimals"])
     if claim["scale"] is None or (doc_num["scale"] is not None and doc_num["scale"] == claim["scale"]):
         if abs(doc_num["value"] - claim["value"]) <= tol:
             return True
@@ -131,22 +142,49 @@ def _matches(claim: dict, doc_num: dict) -> bool:
     return any(abs(doc_num["value"] * s / claim["scale"] - claim["value"]) <= tol for s in scales)
 
 
-def _derivations(vals: list[tuple[str, float]]):
-    """(formula, value) of the arithmetic the checker tries on the answer's verified numbers."""
-    for (ta, a), (tb, b) in permutations(vals, 2):
-        yield f"{ta} + {tb}", a + b
-        yield f"{ta} - {tb}", a - b
-        yield f"({ta} + {tb}) / 2", (a + b) / 2  # an average of two years
-        if b:
-            yield f"{ta} / {tb}", a / b
-            yield f"{ta} / {tb} × 100", a / b * 100
-            yield f"({ta} - {tb}) / {tb} × 100", (a - b) / b * 100
-    if len(vals) <= 12:  # three-operand forms only for short answers: fewer chance matches
-        for (ta, a), (tb, b), (tc, c) in permutations(vals, 3):
-            if c:
+def _kind(n: dict) -> str:
+    """What a number measures, for the arithmetic: a percent, a multiple (``2.4x``), money (``$``, a scale
+    word) or a bare number."""
+    return "percent" if n["percent"] else "multiple" if n["multiple"] else "money" if n["currency"] or n["scale"] \
+        else "number"
+
+
+def _fits(n: dict, kind: str) -> bool:
+    """Can a result of ``kind`` be written as ``n``? A percent is a percent (a share × 100, a change, or a
+    difference of percents), a money amount is a sum or difference of amounts, a bare number anything."""
+    if n["percent"]:
+        return kind == "percent"
+    if n["currency"] or n["scale"]:
+        return kind == "money"
+    return not n["multiple"] or kind == "multiple"
+
+
+_AMOUNTS = ("money", "number")
+
+
+def _derivations(vals: list[tuple[str, float, str]], average: bool = False):
+    """(formula, value, kind) of the arithmetic the checker tries on the answer's verified numbers
+    (``vals``: text, value, :func:`_kind`). Units are respected: only like numbers are added or
+    subtracted (not a percent to dollars, nor dollars to a bare "787"), only amounts are divided (a
+    ratio of two percents is not a computation an answer means); an average only when the answer
+    speaks of one."""
+    for (ta, a, ka), (tb, b, kb) in permutations(vals, 2):
+        if ka == kb:
+            yield f"{ta} + {tb}", a + b, ka
+            yield f"{ta} - {tb}", a - b, ka
+            if average:
+                yield f"({ta} + {tb}) / 2", (a + b) / 2, ka
+        if ka in _AMOUNTS and kb in _AMOUNTS and b:
+            yield f"{ta} / {tb}", a / b, "multiple"
+            yield f"{ta} / {tb} × 100", a / b * 100, "percent"
+            yield f"({ta} - {tb}) / {tb} × 100", (a - b) / b * 100, "percent"
+    amounts = [v for v in vals if v[2] in _AMOUNTS]
+    if len(amounts) <= 12:  # three-operand forms only for short answers: fewer chance matches
+        for (ta, a, ka), (tb, b, kb), (tc, c, _) in permutations(amounts, 3):
+            if c and ka == kb:
                 for op, v in (("+", a + b), ("-", a - b)):
-                    yield f"({ta} {op} {tb}) / {tc}", v / c
-                    yield f"({ta} {op} {tb}) / {tc} × 100", v / c * 100
+                    yield f"({ta} {op} {tb}) / {tc}", v / c, "multiple"
+                    yield f"({ta} {op} {tb}) / {tc} × 100", v / c * 100, "percent"
 
 
 def _find_quote(phrase: str, sections) -> list[dict]:
@@ -219,7 +257,64 @@ def _citations(text: str, sections) -> tuple[list[dict], list[str]]:
             ids = [s.section_id for s in sections if _norm(s.breadcrumb) == item or _norm(s.breadcrumb).endswith(item)]
             cites.append({"cited": ln.strip(), "section_ids": ids, "retrieved": bool(ids)})
     unretrieved = [c["cited"] for c in cites if not c["retrieved"]]
+    _check_labels(text, sections, cites)
     return cites, unretrieved
+
+
+_LABEL_STOP = {"the", "and", "for", "from", "with", "according", "based", "source", "sources", "reference", "see",
+               "section", "sections", "table", "tables", "note", "notes", "item", "part", "page", "per", "data",
+               "provided", "text", "context", "under", "also", "this", "that", "which", "its", "our"}
+_LABEL_SEPS = ("**", "*", "_", "(", ")", "[", '"', "“", "”", ". ", "; ", ": ", ", ", " - ", " – ")
+
+
+def _label_words(s: str) -> set[str]:
+    return {w.rstrip("s") for w in re.findall(r"[a-z]{3,}", _norm(s)) if w not in _LABEL_STOP}
+
+
+def _label(line: str, start: int, end: int) -> str:
+    """The name an answer gives a cited id on its line: the words just before ``(ID: 0085)`` back to the
+    emphasis, bracket or punctuation that opens them ("**Consolidated Statements of Operations (ID: 0085)**"),
+    else a bracket right after it ("ID: 0068 (Free Cash Flow table)"); "" when it is longer than a title."""
+    head = re.sub(r"[\s*_(\[,;:.]*(?:(?:source|reference)s?\s*:?\s*)?[\s*_(\[]*$", "", line[:start], flags=re.I)
+    title = ""
+    quoted = re.search(r"[“\"]([^“”\"]{3,80})[”\"]$", head)
+    if quoted:  # a quoted name ("Consolidated Statements of Operations"), not a quotation
+        title = quoted.group(1) if _is_name(quoted.group(1)) else ""
+    elif not head.endswith((")", "”", "'")):  # after another citation's own name: none
+        cut = max((head.rfind(sep) + len(sep) for sep in _LABEL_SEPS if sep in head), default=0)
+        title = head[cut:].strip()
+    if len(_label_words(title)) < 2:
+        m = re.match(r"[\s*_]*\(([^()\n]{3,80})\)", line[end:])
+        title = m.group(1) if m else ""
+    return title if len(title.split()) <= 12 else ""
+
+
+def _check_labels(text: str, sections, cites: list[dict]) -> None:
+    """A citation whose name is another retrieved section's ("Consolidated Statements of Cash Flows
+    (ID: 0080)" when 0080 is Liquidity and the cash-flow statement is 0093) gets ``"label"`` and
+    ``"names"``: the sections the name fits. A name fits a section when all its words (two or more) are
+    in the section's breadcrumb, or the name is in its text (a table caption); it is flagged only when
+    it fits none of the ids it is written with and fits another retrieved section."""
+    crumbs = {s.section_id: _label_words(s.breadcrumb) for s in sections}
+    by_cite = {c["cited"]: c for c in cites}
+    for line in text.split("\n"):
+        for m in _CITE_ID.finditer(line):
+            group = [by_cite.get(f"ID {nid}") for nid in re.findall(r"\d{4,7}", m.group(1))]
+            ids = {i for c in group if c for i in c["section_ids"]}
+            title = _label(line, m.start(), m.end())
+            words = _label_words(title)
+            if not ids or len(words) < 2:
+                continue
+
+            def fits(s):
+                return words <= crumbs[s.section_id] or _norm(title) in _norm(s.text)
+            if any(fits(s) for s in sections if s.section_id in ids):
+                continue
+            names = [s.section_id for s in sections if s.section_id not in ids and fits(s)]
+            if names:
+                for c in group:
+                    if c and "names" not in c:
+                        c["label"], c["names"] = title, names
 
 
 def verify_answer(text: str, sections, *, min_value: float = 10.0) -> dict:
@@ -242,39 +337,50 @@ def verify_answer(text: str, sections, *, min_value: float = 10.0) -> dict:
     cited = [s for s in sections if s.section_id in cited_ids] or list(sections)
     others = [s for s in sections if s not in cited]
     lines = text.split("\n")
-    claims = _claims(lines, min_value)
+    masked = [_mask(ln) for ln in lines]
+    claims = _claims(lines, masked, min_value)
     _look_up(claims, cited, others)
-    for c in claims:  # does the claim's paragraph cite a source? (then an uncited figure contradicts it)
+    for c in claims:  # does the claim's paragraph cite a source?
         c["line_cited"] = any(_CITE_ID.search(ln) or _CITE_DOC.search(ln) for ln in _paragraph(lines, c["answer_line"]))
     _check_periods(claims, lines, cited + others)
-    _derive(claims)
+    _check_shown(claims, [_mask(ln, constants=False) for ln in lines])  # "(a / b) × 100 = 5.36" keeps its 100
+    _derive(claims, average=bool(re.search(r"\b(?:average|avg|mean)\b", text, re.I)))
+    _check_changes(claims, masked)
     counts = {k: sum(1 for c in claims if c["status"] == k)
-              for k in ("verified", "computed", "uncited", "wrong_period", "not_found")}
+              for k in ("verified", "computed", "uncited", "wrong_period", "not_found", "inconsistent")}
+    mislabeled = [c for c in cites if c.get("names")]
     marked = _marked(lines, claims)
     for c in claims:
         c.pop("_n", None)
         c["span"] = list(c["span"])
     return {
-        # a figure only in sections other than those its paragraph of the answer cites counts against it
-        "ok": counts["not_found"] == 0 and counts["wrong_period"] == 0 and not unretrieved
-              and not any(c["status"] == "uncited" and c.get("line_cited") for c in claims),
-        "counts": {"claims": len(claims), **counts, "citations": len(cites), "unretrieved": len(unretrieved)},
+        # a figure found only in sections the answer does not cite is not supported by its citations
+        "ok": not (counts["not_found"] or counts["wrong_period"] or counts["inconsistent"] or counts["uncited"]
+                   or unretrieved or mislabeled),
+        "counts": {"claims": len(claims), **counts, "citations": len(cites), "unretrieved": len(unretrieved),
+                   "mislabeled": len(mislabeled)},
         "claims": claims, "citations": cites, "unretrieved": unretrieved,
         "checked_against": [s.section_id for s in cited],
         "marked_text": "\n".join(marked),
     }
 
 
-def _claims(lines: list[str], min_value: float) -> list[dict]:
+def _mask(line: str, constants: bool = True) -> str:
+    """``line`` with citation markup, references, dates and (``constants``) a formula's "× 100" blanked
+    out, offsets kept."""
+    for rx in _MARKUP + ([_CONSTANT] if constants else []):
+        line = rx.sub(lambda m: " " * len(m.group(0)), line)
+    return line
+
+
+def _claims(lines: list[str], masked_lines: list[str], min_value: float) -> list[dict]:
     """The numbers (with their values in ``_n``) and quotes the answer states before its Sources."""
     src_start = next((i for i, ln in enumerate(lines) if _SOURCES.match(ln.strip())), len(lines))
     claims: list[dict] = []
     for i, line in enumerate(lines[:src_start], start=1):
         if line.lstrip().startswith(("[offline extractive answer", "[Gemini could not answer")):  # ppkit's own notes
             continue
-        masked = line
-        for rx in _MARKUP:  # blank citation markup out, keeping offsets
-            masked = rx.sub(lambda m: " " * len(m.group(0)), masked)
+        masked = masked_lines[i - 1]
         for n in numbers_with_values(masked):
             plain = n["decimals"] == 0 and not (n["percent"] or n["currency"] or n["scale"] or n["multiple"])
             # small counts ("two segments": 2) and years ("in 2022": a period, checked by _check_periods)
@@ -283,17 +389,36 @@ def _claims(lines: list[str], min_value: float) -> list[dict]:
                 claims.append({"kind": "number", "text": n["text"], "answer_line": i, "span": n["span"], "_n": n})
         for m in _QUOTE.finditer(masked):
             words = m.group(1).split()
-            if len(words) <= 6 and all(w[:1].isupper() or w.lower() in _SMALL for w in words):
+            if _is_name(m.group(1)):
                 continue  # a Title Case name ("Cost of Goods Sold"): a term the answer uses, not a quote
             if len(words) >= 3:
                 claims.append({"kind": "quote", "text": m.group(1), "answer_line": i, "span": m.span()})
     return claims
 
 
+def _is_name(s: str) -> bool:
+    """Up to six words in Title Case ("Cost of Goods Sold"): a name, not a sentence."""
+    words = s.split()
+    return len(words) <= 6 and all(w[:1].isupper() or w.lower() in _SMALL for w in words)
+
+
+def _section_numbers(sections) -> dict:
+    """section id -> (line, number) of every number in it; the breadcrumb (sent with the text) at its first line."""
+    return {s.section_id: [(s.line_start, n) for n in numbers_with_values(s.breadcrumb)]
+            + [(ln, n) for ln, t in _numbered_lines(s) for n in numbers_with_values(t)] for s in sections}
+
+
+def find_number(number: dict, sections) -> list[dict]:
+    """Every place (``{"section_id", "line"}``) in ``sections`` holding ``number`` (from
+    :func:`numbers_with_values`), compared as the verifier compares (value at the precision written, scale)."""
+    doc_nums = _section_numbers(sections)
+    return [{"section_id": s.section_id, "line": ln} for s in sections
+            for ln, d in doc_nums[s.section_id] if _matches(number, d)]
+
+
 def _look_up(claims: list[dict], cited: list, others: list) -> None:
     """Set each claim's ``status`` and ``where``: found in a cited section, only in an uncited one, or not."""
-    doc_nums = {s.section_id: [(ln, n) for ln, t in _numbered_lines(s) for n in numbers_with_values(t)]
-                for s in cited + others}  # section id -> (line, number) of every number in it
+    doc_nums = _section_numbers(cited + others)
     for c in claims:
         if c["kind"] == "quote":
             where = _find_quote_parts(c["text"], cited)
@@ -315,13 +440,6 @@ def _look_up(claims: list[dict], cited: list, others: list) -> None:
 
 _YEAR = re.compile(r"(?<!\d)(?:FY\s?)?(20\d\d)(?!\d)", re.I)
 _SMALL = {"of", "and", "the", "for", "in", "on", "to", "a", "an", "&", "or", "from"}
-
-
-def _clause(line: str, span: tuple[int, int]) -> str:
-    """The sentence of ``line`` around ``span`` (bounded by ". ", "; " or the line's ends)."""
-    a = max(line.rfind(". ", 0, span[0]), line.rfind("; ", 0, span[0]))
-    ends = [i for i in (line.find(". ", span[1]), line.find("; ", span[1])) if i >= 0]
-    return line[a + 1 if a >= 0 else 0: min(ends) if ends else len(line)]
 
 
 def _column_year(rows: list[str], i: int, claim: dict) -> str | None:
@@ -365,7 +483,8 @@ def _check_periods(claims: list[dict], lines: list[str], sections) -> None:
     for c in claims:
         if c["kind"] != "number" or c["status"] not in ("verified", "uncited"):
             continue
-        said = set(_YEAR.findall(_clause(lines[c["answer_line"] - 1], c["span"])))
+        line = lines[c["answer_line"] - 1]
+        said = set(_YEAR.findall(line[slice(*clause_span(line, c["span"]))]))
         if not said:
             continue
         known = column_years(c["_n"], c["where"], sections, by_id)
@@ -376,35 +495,72 @@ def _check_periods(claims: list[dict], lines: list[str], sections) -> None:
             c["status"], c["column_years"] = "wrong_period", sorted(known)
 
 
-def _derive(claims: list[dict], rounds: int = 3) -> None:
+def _check_shown(claims: list[dict], masked: list[str]) -> None:
+    """A number the answer equates to a formula it shows ("$10,811 - $5,207 + $251 = $5,855") is
+    ``computed`` when the formula gives it, ``inconsistent`` when it does not (even if the number
+    happens to be in a source: the answer's arithmetic is wrong)."""
+    for c in claims:
+        if c["kind"] != "number":
+            continue
+        shown = shown_formula(masked[c["answer_line"] - 1], c["span"])
+        if shown is None:
+            continue
+        if not agrees(c["_n"], shown[1]):
+            c["status"], c["formula"] = "inconsistent", shown[0]
+        elif c["status"] in ("not_found", "uncited"):  # the answer shows how it got the number
+            c["status"], c["formula"] = "computed", shown[0]
+
+
+def _check_changes(claims: list[dict], masked: list[str]) -> None:
+    """A percent stated as the change between two amounts of its sentence ("decreased 10% (from $6.887
+    billion to $6.201 billion)") that the amounts do not give is ``inconsistent``."""
+    for c in claims:
+        if c["kind"] != "number" or c["status"] == "inconsistent":
+            continue
+        line = [d["_n"] for d in claims if d["kind"] == "number" and d["answer_line"] == c["answer_line"]]
+        change = stated_change(masked[c["answer_line"] - 1], c["_n"], line)
+        if change is None:
+            continue
+        t = tolerance(c["_n"]["decimals"])
+        if not any(lo - t <= c["_n"]["value"] <= hi + t for lo, hi in change[1]):
+            c["status"], c["formula"] = "inconsistent", change[0]
+
+
+def _derive(claims: list[dict], average: bool = False, rounds: int = 3) -> None:
     """Numbers not found that are arithmetic of the answer's own verified numbers become ``computed``.
 
     A result can feed the next round (22.20% and 5.36% computed first, then their difference of
-    16.84 points).
+    16.84 points); a result written twice ("= 39,999.5; 1,320 / 39,999.5") keeps the formula it was computed by.
     """
     for _ in range(rounds):
-        operands = list(dict.fromkeys((c["text"], c["_n"]["value"]) for c in claims
+        formulas = {c["text"]: c["formula"] for c in claims if c.get("formula") and c["status"] == "computed"}
+        operands = list(dict.fromkeys((c["text"], c["_n"]["value"], _kind(c["_n"])) for c in claims
                                       if c["kind"] == "number" and c["status"] in ("verified", "computed")))
         changed = False
         for c in claims:
             if c["kind"] != "number" or c["status"] != "not_found" or len(operands) < 2:
                 continue
-            found = _formula_for(c["_n"], [o for o in operands if o[0] != c["text"]])
+            found = _formula_for(c["_n"], operands, average)
             if found:
-                c["status"], c["formula"], changed = "computed", found, True
+                c["status"], c["formula"], changed = "computed", formulas.get(found, found), True
         if not changed:
             break
 
 
-def _formula_for(n: dict, operands: list[tuple[str, float]]) -> str | None:
+def _formula_for(n: dict, operands: list[tuple[str, float, str]], average: bool = False) -> str | None:
     """A formula over ``operands`` whose value is ``n``'s, within its rounding.
 
     A signed match is preferred ("22.20% - 5.36%" over "5.36% - 22.20%"); the claim carries no
     sign ("declined 10%"), so a negative result that matches in size is the fallback.
     """
-    tol = _tol(n["decimals"])
+    tol = tolerance(n["decimals"])
     found = None
-    for formula, v in _derivations(operands):
+    # a result the answer restates first (``operands`` holds no not-found claim, so the same text is another
+    # place of the answer), then arithmetic over the other numbers
+    others = [o for o in operands if o[0] != n["text"]]
+    for formula, v, kind in chain(operands, _derivations(others, average)):
+        if not _fits(n, kind):
+            continue
         if abs(v - n["value"]) <= tol:
             return formula
         if found is None and abs(-v - n["value"]) <= tol:
@@ -413,12 +569,14 @@ def _formula_for(n: dict, operands: list[tuple[str, float]]) -> str | None:
 
 
 def _marked(lines: list[str], claims: list[dict]) -> list[str]:
-    """The answer's lines with ``[unverified]`` after each number or quote that was not found."""
+    """The answer's lines with ``[unverified]`` after each number or quote that was not found, ``[inconsistent]``
+    after each number its own formula or stated change does not give."""
     marked = list(lines)
+    tags = {"not_found": " [unverified]", "inconsistent": " [inconsistent]"}
     for c in sorted(claims, key=lambda c: (c["answer_line"], -c["span"][1])):
-        if c["status"] == "not_found":
+        if c["status"] in tags:
             ln = marked[c["answer_line"] - 1]
-            marked[c["answer_line"] - 1] = ln[: c["span"][1]] + " [unverified]" + ln[c["span"][1]:]
+            marked[c["answer_line"] - 1] = ln[: c["span"][1]] + tags[c["status"]] + ln[c["span"][1]:]
     return marked
 
 
@@ -427,11 +585,16 @@ def format_report(report: dict) -> str:
     c = report["counts"]
     out = [f"verification: {'OK' if report['ok'] else 'PROBLEMS'} - {c['claims']} claims: {c['verified']} verified, "
            f"{c['computed']} computed, {c['uncited']} only in uncited sections, {c['not_found']} not found; "
-           f"{c['citations']} citations, {c['unretrieved']} not among the retrieved sections"]
+           f"{c['citations']} citations, {c['unretrieved']} not among the retrieved sections"
+           + (f"; {c['inconsistent']} inconsistent with the answer's own arithmetic" if c.get("inconsistent") else "")
+           + (f"; {c['mislabeled']} citations named after another section" if c.get("mislabeled") else "")]
     for cl in report["claims"]:
         where = ", ".join(f"{w['section_id']} line {w['line']}" for w in cl.get("where", [])[:2])
         extra = f" = {cl['formula']}" if cl.get("formula") else (f" at {where}" if where else "")
         out.append(f"  answer line {cl['answer_line']}: {cl['text']!r} {cl['status']}{extra}")
     for u in report["unretrieved"]:
         out.append(f"  cited but not retrieved: {u}")
+    for ci in report["citations"]:
+        if ci.get("names"):
+            out.append(f"  {ci['cited']} is named {ci['label']!r}, which is {', '.join(ci['names'])}")
     return "\n".join(out)
