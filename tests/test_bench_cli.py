@@ -154,3 +154,15 @@ def test_retrieval_refuses_a_second_question_file(capsys):
         main(["bench", "retrieval", "--questions", "a.xlsx", "--questions", "b.jsonl"])
     assert e.value.code == 2
     assert "--questions given twice" in capsys.readouterr().err
+
+
+def test_retrieval_runs_only_the_baselines_named(env, capsys):
+    tmp, _ = env
+    out = tmp / "fb-two.json"
+    assert main(["bench", "retrieval", "--questions", str(FIX / "bench_financebench.jsonl"), "--index", str(tmp / "index"),
+                 "--modes", "auto", "--baselines", "blind-bm25,header-path", "--json", str(out), "--quiet",
+                 "--no-figure"]) == 0
+    assert set(json.loads(out.read_text())["baselines"]["auto"]) == {"blind-bm25", "header-path"}
+    assert main(["bench", "retrieval", "--questions", str(FIX / "bench_financebench.jsonl"), "--index", str(tmp / "index"),
+                 "--baselines", "blind-sparse", "--quiet"]) == 2
+    assert "choose from blind-dense, blind-bm25, header-path" in capsys.readouterr().err

@@ -41,9 +41,10 @@ from ..indexing.index import SearchIndex
 from .metrics import Sent
 
 __all__ = ["ChunkCorpus", "blind_chunks", "header_path_chunks", "DenseBaseline", "BM25Baseline",
-           "build_baselines", "BASELINE_VERSION"]
+           "build_baselines", "BASELINE_VERSION", "BASELINES"]
 
 BASELINE_VERSION = "1"
+BASELINES = ("blind-dense", "blind-bm25", "header-path")
 
 
 @dataclass(frozen=True)
@@ -215,7 +216,7 @@ class BM25Baseline:
 
 
 def build_baselines(docs, embedder, *, index: SearchIndex=None, size: int = 2000, overlap: int = 200,
-                    which: tuple[str, ...] = ("blind-dense", "blind-bm25", "header-path"),
+                    which: tuple[str, ...] = BASELINES,
                     cache: Path | None = None, progress: bool = False) -> tuple[dict, dict]:
     """The baselines, ready to search.
 

@@ -40,7 +40,7 @@ from .abstain import (
     run_abstain_bench,
 )
 from .answers import NeedsKey, run_answers_bench
-from .baselines import build_baselines
+from .baselines import BASELINES, build_baselines
 from .computed import metric_markdown, run_metric_bench
 from .fit_rerank import VISIBLE_SETS, load_sets
 from .gold import load_gold
@@ -91,6 +91,9 @@ def add_bench_parser(subparsers, handler) -> None:
     r.add_argument("--json", metavar="OUT", help="write the full result as JSON")
     r.add_argument("--index", help="index folder (default: the shared reference index of the corpus)")
     r.add_argument("--no-baselines", action="store_true", help="skip the chunk baselines")
+    r.add_argument("--baselines", default=",".join(BASELINES),
+                   help=f"the chunk baselines to run, comma-separated (default {','.join(BASELINES)}; blind-dense "
+                        "embeds a second chunking of every document: on a large shelf, leave it out to save that)")
     r.add_argument("--modes", default="auto,none,gold", help="document-filter modes (default auto,none,gold)")
     r.add_argument("--retrieval", action="append", choices=RETRIEVAL_MODES,
                    help="also run the auto and none modes with this stage-1 recall (repeatable), "
@@ -284,7 +287,10 @@ def _retrieval(args, config) -> int:
             print(f"  note {qid}: {n}", file=sys.stderr)
     baselines = None
     if not args.no_baselines:
-        baselines, info = build_baselines(index, index.embedder, index=index, progress=not args.quiet)
+        which = tuple(b.strip() for b in args.baselines.split(",") if b.strip())
+        if not which or set(which) - set(BASELINES):
+            raise InvalidInput(f"--baselines {args.baselines!r}: choose from {', '.join(BASELINES)}")
+        baselines, info = build_baselines(index, index.embedder, index=index, which=which, progress=not args.quiet)
         for name, i in info.items():
             how = ("lexical" if "cache" not in i else "vectors from the cache" if i["from_cache"] else
                    f"embedded {i['embedded']}, {i['reused_from_index']} reused from the index")
