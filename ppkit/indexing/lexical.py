@@ -88,8 +88,10 @@ class LexicalIndex:
         return len(self.chunk_ids)
 
     @classmethod
-    def build(cls, texts: list[str], chunk_ids=None, *, k1: float = K1, b: float = B) -> LexicalIndex:
-        """Fit BM25 on ``texts`` (chunk ids default to 0..n-1).
+    def build(cls, texts: list[str], chunk_ids=None, *, k1: float = K1, b: float = B,
+              tokens: list[list[str]] | None = None) -> LexicalIndex:
+        """Fit BM25 on ``texts`` (chunk ids default to 0..n-1); ``tokens``: their terms, already
+        computed by :func:`lexical_tokens` (e.g. stored in the index), instead of tokenising ``texts``.
 
         >>> LexicalIndex.build(["the cat sat", "a dog ran"]).search("dog", 5)[0].tolist()
         [1]
@@ -100,7 +102,9 @@ class LexicalIndex:
             raise InvalidInput(f"{len(texts)} texts but {len(chunk_ids)} chunk ids")
         model = bm25s.BM25(k1=k1, b=b, method="lucene")
         # an empty document still needs one token for bm25s; "" is its reserved empty token
-        corpus = [lexical_tokens(t) or [""] for t in texts]
+        if tokens is not None and len(tokens) != len(texts):
+            raise InvalidInput(f"{len(texts)} texts but {len(tokens)} token lists")
+        corpus = [list(t) or [""] for t in tokens] if tokens is not None else [lexical_tokens(t) or [""] for t in texts]
         if corpus:
             model.index(corpus, show_progress=False)
         else:
@@ -175,13 +179,14 @@ def dedup_sections(keys) -> list:
     return list(dict.fromkeys(keys))
 
 
-def bm25_scores(query: str, texts: list[str]) -> np.ndarray:
-    """BM25 of ``query`` over a small set of ``texts``, idf from that set (e.g. one question's candidates).
+def bm25_scores(query: str, texts: list[str], *, tokens: list[list[str]] | None = None) -> np.ndarray:
+    """BM25 of ``query`` over a small set of ``texts``, idf from that set (e.g. one question's candidates);
+    ``tokens``: the texts' terms when already known (see :meth:`LexicalIndex.build`).
 
     >>> bm25_scores("dog", ["the cat sat", "a dog ran"]).round(3).tolist()
     [0.0, 0.277]
     """
-    return LexicalIndex.build(texts).scores(query) if texts else np.zeros(0, dtype=np.float32)
+    return LexicalIndex.build(texts, tokens=tokens).scores(query) if texts else np.zeros(0, dtype=np.float32)
 
 
 def bm25_term_weights(terms: list[str], avgdl: float) -> dict[str, float]:
