@@ -68,7 +68,7 @@ class Index(SearchIndex):
     @cached_property
     def structural_reranker(self) -> StructuralReranker:
         """This index's offline re-ranker, starting from the breadcrumb vectors the index stores."""
-        return StructuralReranker(self.embedder, path_vectors=self.path_vectors)
+        return StructuralReranker(self.embedder, path_vectors=self.path_vectors, section_tokens=self.section_tokens)
 
     def retrieve(self, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
                  **kw) -> Retrieval:
@@ -93,7 +93,7 @@ def default_reranker(index: SearchIndex):
             del index.structural_reranker
         structural = index.structural_reranker
     else:
-        structural = StructuralReranker(index.embedder)
+        structural = StructuralReranker(index.embedder, section_tokens=index.section_tokens)
     if cfg.use_gemini and cfg.rerank_online:
         # a failed call or an unusable reply falls back to the structural re-ranker, and says so
         return AnchorPriority(GeminiReranker(config=cfg, fallback=structural))
@@ -173,7 +173,8 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
 # the modules whose code decides what goes into an index (tree, noise, chunks, vectors, labels)
 _INDEXING_CODE = ("core/markup.py", "documents/tree.py", "documents/noise.py", "documents/chunking.py",
                   "documents/metadata.py", "documents/images.py", "documents/anchors.py", "indexing/lexical.py",
-                  "indexing/index.py", "indexing/build.py", "indexing/folder.py", "indexing/embed.py", "indexing/store.py")
+                  "indexing/index.py", "indexing/build.py", "indexing/folder.py", "indexing/embed.py", "indexing/store.py",
+                  "indexing/sections.py")
 
 
 def _code_fingerprint() -> str:

@@ -127,8 +127,8 @@ def test_index_files_lists_the_folder(tmp_path):
                       progress=False)
     frame = explore.index_files(folder)
     plain = [f for f in frame["file"] if not f.startswith("bm25/")]  # BM25's own files: tests/test_lexical.py
-    assert plain == ["chunks.jsonl", "manifest.json", "noise.json", "paths.json", "paths.npy", "sections.json",
-                     "trees/ACME.json",
+    assert plain == ["chunks.jsonl", "manifest.json", "noise.json", "paths.json", "paths.npy", "rendered/ACME.json",
+                     "rendered/Globex.json", "sections.json", "trees/ACME.json",
                      "trees/Globex.json", "vectors.faiss"]
     records = dict(zip(frame["file"], frame["records"]))
     assert (records["chunks.jsonl"], records["manifest.json"], records["trees/ACME.json"],

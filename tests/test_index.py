@@ -21,12 +21,12 @@ def test_folder_holds_plain_files_only(hash_index):
     assert names == ["bm25/chunk_ids.npy", "bm25/data.csc.index.npy", "bm25/indices.csc.index.npy",
                      "bm25/indptr.csc.index.npy", "bm25/lexical.json", "bm25/params.index.json",
                      "bm25/vocab.index.json", "chunks.jsonl", "manifest.json", "noise.json", "paths.json",
-                     "paths.npy", "sections.json", "trees/acme.json", "trees/globex.json", "vectors.faiss"]
+                     "paths.npy", "rendered/acme.json", "rendered/globex.json", "sections.json", "trees/acme.json", "trees/globex.json", "vectors.faiss"]
     for p in hash_index.folder.rglob("*"):
         if p.is_file():
             assert not p.read_bytes().startswith(b"\x80"), f"{p} looks like a pickle"
     m = json.loads((hash_index.folder / "manifest.json").read_text())
-    assert m["format_version"] == 3 and m["embedder"]["dim"] == 256
+    assert m["format_version"] == 4 and m["embedder"]["dim"] == 256
     assert [d["doc"] for d in m["documents"]] == ["acme", "globex"]
     assert all(len(d["sha256"]) == 64 for d in m["documents"])
 
@@ -204,9 +204,9 @@ def test_index_without_path_vectors_is_refused_with_a_rebuild_hint(hash_index):
 def test_old_format_is_refused_with_a_rebuild_hint(hash_index):
     folder = hash_index.folder
     m = json.loads((folder / "manifest.json").read_text())
-    m["format_version"] = 2
+    m["format_version"] = 3  # before rendered/ (the sections' rendered lines and BM25 terms)
     (folder / "manifest.json").write_text(json.dumps(m))
-    with pytest.raises(IndexFormatError, match="index format 2, this ppkit reads 3; rebuild it.*--fresh"):
+    with pytest.raises(IndexFormatError, match="index format 3, this ppkit reads 4; rebuild it.*--fresh"):
         load_index(folder)
 
 

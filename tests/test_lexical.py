@@ -95,3 +95,17 @@ def test_rrf_after_dedup_does_not_inflate_many_chunk_sections():
     assert sections == ["S", "T"]
     fused = dict(rrf({"dense": sections, "bm25": ["T", "S"]}))
     assert fused["S"] == pytest.approx(1 / 61 + 1 / 62) and fused["T"] == pytest.approx(1 / 62 + 1 / 61)
+
+
+def test_small_set_bm25_equals_bm25s_bit_for_bit():
+    from ppkit.indexing.lexical import bm25_scores
+
+    texts = ["Cash and cash equivalents $24,177 million", "Dividends paid in Note 4; dividends declared", "",
+             "cash cash cash flows from operating activities", "Goodwill and intangible assets, Note 4",
+             "| Capital expenditures | (1,150) | (1,098) |"]
+    for q in ("cash dividends", "24,177 Note 4", "capital expenditures and operating cash flows",
+              "nothing here", "", "dividends dividends cash"):
+        want = LexicalIndex.build(texts).scores(q)
+        got = bm25_scores(q, texts)
+        assert got.dtype == np.float32 and got.tobytes() == want.tobytes(), q
+    assert bm25_scores("cash", []).tolist() == []

@@ -56,7 +56,7 @@ MANIFEST = "manifest.json"
 CRASH_STEPS = ("tmp-partial", "tmp-complete", "old-moved", "new-moved", "old-unmarked", "old-half-deleted")
 # files ppkit writes into an index folder (anything else means the folder is not only ppkit's)
 _OWN_FILES = re.compile(r"^(manifest\.json|chunks\.jsonl|noise\.json|sections\.json|vectors\.faiss|paths\.json|paths\.npy"
-                        r"|trees/[^/]+\.json|bm25/[^/]+|qdrant/[^/]+)$")
+                        r"|trees/[^/]+\.json|rendered/[^/]+\.json|bm25/[^/]+|qdrant/[^/]+)$")
 
 
 def crash_point(step: str) -> None:

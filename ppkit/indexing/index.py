@@ -13,6 +13,8 @@ An index folder holds plain files only (nothing executes code on load)::
     paths.json        every indexed section's breadcrumb path (the breadcrumb without its document), and
     paths.npy         their vectors by the index's embedder, row i for path i: the re-ranker's path
                       similarity needs them for every query, so they are computed once, at index time
+    rendered/<doc>.json  every indexed section's rendered lines and their BM25 terms (file names as in
+                      ``trees``; see ppkit.indexing.sections): what each query's candidates are scored on
 
 Writes are atomic: a build goes to a temporary sibling folder that replaces the
 old one by rename only when complete, so an interrupted build leaves the previous
@@ -67,14 +69,16 @@ from .folder import (
     stamp,
     swap_lock,
 )
-from .lexical import LexicalIndex
+from .lexical import LexicalIndex, lexical_tokens
 from .qdrant_store import QdrantStore
+from .sections import SectionText, load_section_texts, save_section_texts, section_text
 from .store import FaissStore
 
 __all__ = ["SearchIndex", "load_index", "StaleIndexError", "IndexFormatError", "NotAnIndex",
            "UntrustedIndex", "IndexWriteError", "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "index_lock", "check_target"]
 
-FORMAT_VERSION = 3  # 2: checksums of every file, generation, stamp, tree file names; 3: paths.json + paths.npy
+FORMAT_VERSION = 4  # 2: checksums of every file, generation, stamp, tree file names; 3: paths.json + paths.npy;
+# 4: rendered/ (each section's rendered lines and BM25 terms)
 # bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
 PIPELINE_VERSION = "2026.11.30-5"  # -3: rendered tables, metadata, sections.json, bm25/; -4: image kinds and labels; -5: captions associated over the document, figures, discussion, sizes
 
@@ -136,7 +140,8 @@ class SearchIndex:
                  noise: dict[str, dict[str, NoiseDecision]], chunks: list[Chunk], store,
                  embedder: Embedder, config: Config | None = None, *, lexical=None,
                  section_meta: dict[str, dict[str, str]] | None = None, trusted: bool = True,
-                 path_vectors: dict[str, np.ndarray] | None = None):
+                 path_vectors: dict[str, np.ndarray] | None = None,
+                 section_texts: dict[str, dict[str, SectionText]] | None = None):
         self.trusted = trusted  # False: loaded from a folder ppkit on this account did not write
         self.folder = Path(folder) if folder is not None else None
         self.manifest = manifest
@@ -160,6 +165,8 @@ class SearchIndex:
         self._lexical = lexical  # LexicalIndex, loaded or built on first use
         self._section_meta = section_meta  # doc -> node_id -> Item, loaded on first use
         self._path_vectors = path_vectors or {}  # breadcrumb path -> vector by the manifest's embedder
+        self._texts: dict[str, dict[tuple[int, int], SectionText]] = {  # doc -> (first, last line) -> stored text
+            doc: {(t.start, t.end): t for t in texts.values()} for doc, texts in (section_texts or {}).items()}
 
     @property
     def path_vectors(self) -> dict[str, np.ndarray]:
@@ -270,16 +277,52 @@ class SearchIndex:
 
     def rendered_lines(self, doc: str, a: int, b: int) -> list[tuple[int, str]]:
         """(source line, text) of lines a..b of ``doc``, HTML tables rendered as pipe rows
-        (:func:`ppkit.core.markup.render`); the most recent :attr:`RENDERED_CACHE` ranges are kept."""
+        (:func:`ppkit.core.markup.render`). An indexed section's lines were rendered at index time
+        (``rendered/``); other ranges are rendered here and the most recent :attr:`RENDERED_CACHE` kept.
+        Either way the source is hash-checked first (:meth:`lines`)."""
+        lines = self.lines(doc)
+        stored = self._texts.get(doc, {}).get((a, b))
+        if stored is not None:
+            return stored.lines
         key = (doc, a, b)
         hit = self._rendered.get(key)
         if hit is not None:
             self._rendered.move_to_end(key)
             return hit
-        out = render(self.lines(doc)[a - 1 : b], a)
+        out = render(lines[a - 1 : b], a)
         self._rendered[key] = out
         if len(self._rendered) > self.RENDERED_CACHE:
             self._rendered.popitem(last=False)
+        return out
+
+    def rendered_text(self, doc: str, a: int, b: int) -> str:
+        """:meth:`rendered_lines` joined by newlines (kept for indexed sections)."""
+        stored = self._texts.get(doc, {}).get((a, b))
+        if stored is not None:
+            self.lines(doc)  # the same hash check as for its lines
+            return stored.text
+        return "\n".join(t for _, t in self.rendered_lines(doc, a, b))
+
+    def line_tokens(self, doc: str, a: int, b: int) -> list[list[str]]:
+        """The BM25 terms of each of :meth:`rendered_lines` ``(doc, a, b)`` (stored for indexed sections)."""
+        stored = self._texts.get(doc, {}).get((a, b))
+        if stored is not None:
+            self.lines(doc)  # the same hash check as for its text
+            return stored.line_tokens()
+        return [lexical_tokens(t) for _, t in self.rendered_lines(doc, a, b)]
+
+    def section_tokens(self, doc: str, a: int, b: int, chars: int | None = None) -> list[str] | None:
+        """The BM25 terms of indexed section ``doc`` lines a..b, as stored at index time; ``None`` when
+        that range is not an indexed section or its text is not ``chars`` long (then tokenise the text)."""
+        stored = self._texts.get(doc, {}).get((a, b))
+        if stored is None or (chars is not None and stored.chars != chars):
+            return None
+        return stored.tokens()
+
+    def section_texts(self, doc: str) -> dict[str, SectionText]:
+        """``{node_id: SectionText}`` of every indexed section of ``doc`` (what ``rendered/`` stores)."""
+        out = {nid: section_text(self.rendered_lines(doc, a, b), a, b) for nid, (a, b) in self.units(doc).items()}
+        self._texts[doc] = {(t.start, t.end): t for t in out.values()}
         return out
 
     def units(self, doc: str) -> dict[str, tuple[int, int]]:
@@ -365,6 +408,9 @@ class SearchIndex:
         vecs = (np.stack([self._path_vectors[p] for p in paths]) if paths
                 else np.zeros((0, self.manifest["embedder"]["dim"])))
         np.save(tmp / "paths.npy", vecs.astype(np.float32))
+        (tmp / "rendered").mkdir()
+        for doc in self.trees:
+            save_section_texts(tmp / "rendered" / tree_files[doc], doc, self.section_texts(doc))
         return {**{k: v for k, v in self.manifest.items() if k not in ("files", "stamp", "generation")},
                 "trees": tree_files}
 
@@ -476,7 +522,7 @@ def _load(where: Path, folder: Path, embedder, config, index_class, trust: bool,
     docs = [d["doc"] for d in manifest["documents"]]
     store_entry = manifest.get("store") if isinstance(manifest.get("store"), dict) else {"name": "faiss"}
     needed = ["chunks.jsonl", "noise.json", "sections.json", "paths.json", "paths.npy"]
-    needed += [f"trees/{manifest['trees'][d]}" for d in docs]
+    needed += [f"{sub}/{manifest['trees'][d]}" for d in docs for sub in ("trees", "rendered")]
     needed += ["vectors.faiss"] if store_entry.get("name", "faiss") == "faiss" else []
     unlisted = [n for n in needed if n not in manifest["files"]]
     bad = [f"{where / n} is not listed in the manifest's checksums" for n in unlisted]
@@ -506,6 +552,10 @@ def _load(where: Path, folder: Path, embedder, config, index_class, trust: bool,
         path_vecs = np.load(current, allow_pickle=False)
         if not isinstance(paths, list) or path_vecs.shape != (len(paths), manifest["embedder"]["dim"]):
             raise ValueError(f"{len(paths)} paths, vectors of shape {path_vecs.shape}")
+        texts = {}
+        for d in docs:
+            current = where / "rendered" / manifest["trees"][d]
+            texts[d] = load_section_texts(current, d)
     except (OSError, KeyError, TypeError, AttributeError, ValueError) as e:
         raise _damaged(folder, f"{current} cannot be read ({type(e).__name__}: {e})") from None
     _check_ids(folder, trees, chunks, noise)
@@ -533,7 +583,7 @@ def _load(where: Path, folder: Path, embedder, config, index_class, trust: bool,
         embedder = get_embedder(kind, **manifest["embedder"].get("kwargs", {}))
     index = index_class(folder, manifest, trees, noise, chunks, store, embedder, config, lexical=lexical,
                         section_meta=section_meta, trusted=trust or is_stamped(manifest),
-                        path_vectors=dict(zip(paths, path_vecs.astype(np.float32))))
+                        path_vectors=dict(zip(paths, path_vecs.astype(np.float32))), section_texts=texts)
     index.check_embedder(embedder)
     return index
 

@@ -24,6 +24,7 @@ This module does not embed and does not build Candidates.
 from __future__ import annotations
 
 import json
+import math
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -175,13 +176,38 @@ def dedup_sections(keys) -> list:
     return list(dict.fromkeys(keys))
 
 
-def bm25_scores(query: str, texts: list[str]) -> np.ndarray:
-    """BM25 of ``query`` over a small set of ``texts``, idf from that set (e.g. one question's candidates).
+def bm25_scores(query: str, texts: list[str], *, tokens: list[list[str]] | None = None) -> np.ndarray:
+    """BM25 of ``query`` over a small set of ``texts``, idf from that set (e.g. one question's candidates);
+    ``tokens``: the texts' terms when already known (e.g. stored in the index), so nothing is tokenised.
 
-    >>> bm25_scores("dog", ["the cat sat", "a dog ran"]).round(3).tolist()
+    The same float32 numbers as ``LexicalIndex.build(texts).scores(query)`` (bm25s, Lucene variant), bit
+    for bit (``tests/test_lexical.py``), without building a bm25s index: only the query's terms are
+    counted. The arithmetic follows bm25s: idf rounded to float32, each term's weight computed in float64
+    and stored as float32, the terms summed in float32 in query order; an empty text counts as one
+    (empty) term.
+
+    >>> [round(float(x), 3) for x in bm25_scores("dog", ["the cat sat", "a dog ran"])]
     [0.0, 0.277]
     """
-    return LexicalIndex.build(texts).scores(query) if texts else np.zeros(0, dtype=np.float32)
+    if tokens is None:
+        tokens = [lexical_tokens(t) for t in texts]
+    elif len(tokens) != len(texts):
+        raise InvalidInput(f"{len(texts)} texts but {len(tokens)} token lists")
+    out = np.zeros(len(texts), dtype=np.float32)
+    if not texts:
+        return out
+    docs = [list(t) or [""] for t in tokens]
+    lens = np.array([len(d) for d in docs])
+    terms = list(dict.fromkeys(lexical_tokens(query)))
+    tf = np.array([[d.count(t) for t in terms] for d in docs], dtype=np.float32).reshape(len(docs), len(terms))
+    n = len(docs)
+    norm = K1 * ((1 - B) + B * lens / lens.mean())  # float64, per text
+    for j in range(len(terms)):
+        df = int(np.count_nonzero(tf[:, j]))
+        if df:
+            idf = np.float32(math.log(1 + (n - df + 0.5) / (df + 0.5)))
+            out += (idf * (tf[:, j] / (norm + tf[:, j]))).astype(np.float32)
+    return out
 
 
 def bm25_term_weights(terms: list[str], avgdl: float) -> dict[str, float]:

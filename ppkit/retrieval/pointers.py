@@ -47,7 +47,7 @@ def _trim(index: SearchIndex, doc: str, node_id: str, a: int, b: int, qv: np.nda
     if full_chars <= budget:
         return full, ((a, b),), False, full_chars
     if query and query.strip():
-        kept = _keep_lines(index, doc, node_id, full, qv, query, budget)
+        kept = _keep_lines(index, doc, node_id, full, qv, query, budget, index.line_tokens(doc, a, b))
         if kept is not None:
             return kept + (True, full_chars)
     return _trim_by_chunks(index, doc, node_id, a, b, qv, budget, full) + (True, full_chars)
@@ -99,11 +99,12 @@ def _size(lines: list[tuple[int, str]]) -> int:
     return sum(len(t) + 1 for _, t in lines) - 1 if lines else 0
 
 
-def _line_scores(index: SearchIndex, doc: str, node_id: str, full: list[tuple[int, str]], qv, query: str) -> np.ndarray:
+def _line_scores(index: SearchIndex, doc: str, node_id: str, full: list[tuple[int, str]], qv, query: str,
+                 tokens: list[list[str]] | None = None) -> np.ndarray:
     """BM25 of the question over the section's lines (scaled by its maximum) plus the similarity of
     each line's best chunk (min-max scaled over the section's chunks); the heading's is unused."""
     texts = [t for _, t in full]
-    lex = np.asarray(bm25_scores(query, texts), dtype=np.float64)
+    lex = np.asarray(bm25_scores(query, texts, tokens=tokens), dtype=np.float64)
     if lex.max() > 0:
         lex = lex / lex.max()
     sim = np.zeros(len(full))
@@ -119,9 +120,10 @@ def _line_scores(index: SearchIndex, doc: str, node_id: str, full: list[tuple[in
 
 
 def _keep_lines(index: SearchIndex, doc: str, node_id: str, full: list[tuple[int, str]], qv, query: str,
-                budget: int):
-    """The lines the question asks for within ``budget`` (None when nothing but the heading fits)."""
-    scores = _line_scores(index, doc, node_id, full, qv, query)
+                budget: int, tokens: list[list[str]] | None = None):
+    """The lines the question asks for within ``budget`` (None when nothing but the heading fits);
+    ``tokens``: each line's BM25 terms when already known."""
+    scores = _line_scores(index, doc, node_id, full, qv, query, tokens)
     companions = _companions(full)
     order = sorted((i for i in range(1, len(full)) if full[i][1].strip()), key=lambda i: (-scores[i], i))
     keep = {0}

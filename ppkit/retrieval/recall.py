@@ -26,7 +26,7 @@ def rendered_lines(index: SearchIndex, doc: str, a: int, b: int) -> list[tuple[i
 
 def unit_text(index: SearchIndex, doc: str, node_id: str) -> tuple[int, int, str]:
     a, b = index.units(doc)[node_id]
-    return a, b, "\n".join(t for _, t in rendered_lines(index, doc, a, b))
+    return a, b, index.rendered_text(doc, a, b)
 
 
 def make_candidate(index: SearchIndex, doc: str, node_id: str, chunk_scores, rank: int, *, chunk_hits: int | None = None,

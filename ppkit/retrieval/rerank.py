@@ -43,7 +43,7 @@ import numpy as np
 from ..core.ids import breadcrumb_path, breadcrumb_titles
 from ..core.text import stems
 from ..documents.anchors import anchor_tiers
-from ..indexing.lexical import bm25_scores
+from ..indexing.lexical import bm25_scores, lexical_tokens
 from .types import Candidate
 
 __all__ = ["Reranker", "StructuralReranker", "Stage1Reranker", "AnchorPriority", "apply_anchor_priority", "zscore"]
@@ -158,6 +158,9 @@ class StructuralReranker:
         path_vectors: ``{breadcrumb path: vector}`` computed by ``embedder`` beforehand (an index stores
             them: :attr:`ppkit.indexing.index.SearchIndex.path_vectors`); other paths are embedded on
             first sight and kept.
+        section_tokens: ``(doc, first line, last line, chars) -> BM25 terms or None``: a candidate's
+            terms as stored at index time (:meth:`ppkit.indexing.index.SearchIndex.section_tokens`);
+            ``None`` from it, or no function, tokenises the candidate's text.
     """
 
     name = "structural"
@@ -166,10 +169,11 @@ class StructuralReranker:
                        "statement": 0.8, "anchor": 0.0}  # anchor: a priority, not a weight
 
     def __init__(self, embedder=None, weights: dict[str, float] | None = None, *,
-                 path_vectors: dict[str, np.ndarray] | None = None):
+                 path_vectors: dict[str, np.ndarray] | None = None, section_tokens=None):
         self.embedder = embedder
         self.weights = {**self.DEFAULT_WEIGHTS, **(weights or {})}
         self._path_vecs: dict[str, np.ndarray] = dict(path_vectors or {})  # breadcrumb (without doc) -> vector
+        self.section_tokens = section_tokens
         self.calls: list = []
         self.last_notes: list[str] = []
 
@@ -182,6 +186,10 @@ class StructuralReranker:
             for p, v in zip(missing, self.embedder.embed_documents(missing)):
                 self._path_vecs[p] = v
         return np.stack([self._path_vecs[p] for p in paths])
+
+    def _tokens(self, c: Candidate) -> list[str]:
+        stored = self.section_tokens(c.doc, c.line_start, c.line_end, len(c.text)) if self.section_tokens else None
+        return stored if stored is not None else lexical_tokens(c.text)
 
     def features(self, question: str, candidates: list[Candidate]) -> dict[str, np.ndarray]:
         """The raw feature values (one array per feature, aligned with ``candidates``)."""
@@ -201,7 +209,8 @@ class StructuralReranker:
         idf = {t: math.log(1 + n / (1 + df[t])) for t in set(q_stems)}
         total = sum(idf.values()) or 1.0
         feats["path_lex"] = np.array([sum(idf[t] for t in set(q_stems) if t in s) / total for s in path_stems])
-        feats["text_lex"] = bm25_scores(question, [c.text for c in candidates]).astype(float)
+        feats["text_lex"] = bm25_scores(question, [c.text for c in candidates],
+                                        tokens=[self._tokens(c) for c in candidates]).astype(float)
         quant = bool(_QUANT.search(question))
         feats["numeric"] = np.array([_numeric_density(c.text) if quant else 0.0 for c in candidates])
         feats["statement"] = np.array([_statement_match(question, c.breadcrumb) for c in candidates])

@@ -338,10 +338,14 @@ def index_files(folder: str | Path):
                 records = sum(1 for line in f if line.strip())
         elif rel.startswith("trees/") and p.suffix == ".json":
             records = len(json.loads(p.read_text(encoding="utf-8"))["nodes"])
+        elif rel.startswith("rendered/") and p.suffix == ".json":
+            records = len(json.loads(p.read_text(encoding="utf-8"))["units"])
         elif rel == "manifest.json":
             records = len(json.loads(p.read_text(encoding="utf-8"))["documents"])
         role = _FILE_ROLES.get(rel, "the document's skeleton tree (nodes, line ranges, figures)"
-                               if rel.startswith("trees/") else "")
+                               if rel.startswith("trees/") else
+                               "each indexed section's rendered lines and their BM25 terms"
+                               if rel.startswith("rendered/") else "")
         rows.append({"file": rel, "bytes": p.stat().st_size, "records": records, "role": role})
     frame = pd.DataFrame(rows, columns=["file", "bytes", "records", "role"])
     frame["records"] = frame["records"].astype("Int64")  # missing for files without records, not NaN floats

