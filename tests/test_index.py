@@ -204,10 +204,45 @@ def test_index_without_path_vectors_is_refused_with_a_rebuild_hint(hash_index):
 def test_old_format_is_refused_with_a_rebuild_hint(hash_index):
     folder = hash_index.folder
     m = json.loads((folder / "manifest.json").read_text())
-    m["format_version"] = 3  # before rendered/ (the sections' rendered lines and BM25 terms)
+    m["format_version"] = 2  # before paths.json / paths.npy
     (folder / "manifest.json").write_text(json.dumps(m))
-    with pytest.raises(IndexFormatError, match="index format 3, this ppkit reads 4; rebuild it.*--fresh"):
+    with pytest.raises(IndexFormatError, match="index format 2, this ppkit reads 4; rebuild it.*--fresh"):
         load_index(folder)
+
+
+def test_format_3_is_read_and_upgraded_in_place_without_embedding_again(hash_index, fixture_docs):
+    import shutil
+
+    import ppkit
+    from ppkit.indexing.folder import stamp
+
+    folder = hash_index.folder
+    q = "What drove revenue change in FY2022?"
+    want = [(s.section_id, s.text) for s in hash_index.retrieve(q, k=3).sections]
+    # the folder as format 3 wrote it: no rendered/, format 3, stamped by ppkit on this account
+    shutil.rmtree(folder / "rendered")
+    m = json.loads((folder / "manifest.json").read_text())
+    m["files"] = {k: v for k, v in m["files"].items() if not k.startswith("rendered/")}
+    m["format_version"] = 3
+    m.pop("stamp")
+    m["stamp"] = stamp(m)
+    (folder / "manifest.json").write_text(json.dumps(m))
+    old = load_index(folder)
+    assert old.manifest["format_version"] == 3
+    assert [(s.section_id, s.text) for s in old.retrieve(q, k=3).sections] == want  # rendered per query
+
+    class Counting(ppkit.HashEmbedder):
+        calls = 0
+
+        def embed_documents(self, texts, **kw):
+            Counting.calls += len(texts)
+            return super().embed_documents(texts, **kw)
+
+    again = ppkit.build_index(fixture_docs, folder, embedder=Counting(), config=ppkit.Config(online=False),
+                              progress=False)
+    assert Counting.calls == 0  # nothing embedded again
+    assert again.manifest["format_version"] == 4 and (folder / "rendered").is_dir()
+    assert [(s.section_id, s.text) for s in load_index(folder).retrieve(q, k=3).sections] == want
 
 
 def test_local_embedder_precision_is_in_its_name(tmp_path):

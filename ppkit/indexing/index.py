@@ -79,6 +79,9 @@ __all__ = ["SearchIndex", "load_index", "StaleIndexError", "IndexFormatError", "
 
 FORMAT_VERSION = 4  # 2: checksums of every file, generation, stamp, tree file names; 3: paths.json + paths.npy;
 # 4: rendered/ (each section's rendered lines and BM25 terms)
+# formats read as well: 3 lacks only rendered/, which is derived from the sources (its sections are rendered per
+# query, as before), and the next `ppkit index` run over the folder writes format 4 without embedding anything again
+READABLE_FORMATS = (3, FORMAT_VERSION)
 # bump when chunking/noise rules change, so cached indexes keyed by settings are rebuilt
 PIPELINE_VERSION = "2026.11.30-5"  # -3: rendered tables, metadata, sections.json, bm25/; -4: image kinds and labels; -5: captions associated over the document, figures, discussion, sizes
 
@@ -497,7 +500,7 @@ def _manifest(where: Path, folder: Path) -> dict:
         raise _damaged(folder, f"{mpath} is corrupt ({e})") from None
     if not isinstance(manifest, dict):
         raise _damaged(folder, f"{mpath} is not a ppkit manifest (a JSON object was expected)")
-    if manifest.get("format_version") != FORMAT_VERSION:
+    if manifest.get("format_version") not in READABLE_FORMATS:
         raise IndexFormatError(
             f"{folder} has index format {manifest.get('format_version')!r}, this ppkit reads {FORMAT_VERSION}; "
             f"rebuild it with `ppkit index DOCS... --index {folder} --fresh`")
@@ -522,7 +525,8 @@ def _load(where: Path, folder: Path, embedder, config, index_class, trust: bool,
     docs = [d["doc"] for d in manifest["documents"]]
     store_entry = manifest.get("store") if isinstance(manifest.get("store"), dict) else {"name": "faiss"}
     needed = ["chunks.jsonl", "noise.json", "sections.json", "paths.json", "paths.npy"]
-    needed += [f"{sub}/{manifest['trees'][d]}" for d in docs for sub in ("trees", "rendered")]
+    stored_texts = manifest["format_version"] >= 4  # format 3: no rendered/ (see READABLE_FORMATS)
+    needed += [f"{sub}/{manifest['trees'][d]}" for d in docs for sub in ("trees", "rendered")[:1 + stored_texts]]
     needed += ["vectors.faiss"] if store_entry.get("name", "faiss") == "faiss" else []
     unlisted = [n for n in needed if n not in manifest["files"]]
     bad = [f"{where / n} is not listed in the manifest's checksums" for n in unlisted]
@@ -553,7 +557,7 @@ def _load(where: Path, folder: Path, embedder, config, index_class, trust: bool,
         if not isinstance(paths, list) or path_vecs.shape != (len(paths), manifest["embedder"]["dim"]):
             raise ValueError(f"{len(paths)} paths, vectors of shape {path_vecs.shape}")
         texts = {}
-        for d in docs:
+        for d in docs if stored_texts else ():
             current = where / "rendered" / manifest["trees"][d]
             texts[d] = load_section_texts(current, d)
     except (OSError, KeyError, TypeError, AttributeError, ValueError) as e:
