@@ -118,3 +118,26 @@ def test_lopo_scores_each_question_with_a_fit_that_never_saw_its_paper():
                                                                                  "P3": (2, 1)}
     assert sorted(res["per_question"]) == ["a", "b", "c"]
     assert image_fit.evaluate(rows[:1], res["folds"]["P1"]["params"])["per_question"][0]["hit"] == 1.0
+
+
+def test_explain_names_the_cause_of_each_miss():
+    from ppkit.answer.images import score_images
+    from ppkit.bench.image_fit import Scored, explain
+
+    tree = build_tree(FAR)
+    secs = (section(tree, "0002", 1), section(tree, "0004", 2))
+    q = "relay pipeline sorter mixer panels"
+    scored = tuple(score_images(q, list(secs), rank_decay=1.0, recalled=1.0))  # overview, panel_a, panel_b
+    row = lambda *gold: Scored("q", q, ("mm_far",), gold, scored, secs)  # noqa: E731
+    a, b, o = "mm_far/figures/panel_a.png", "mm_far/figures/panel_b.png", "mm_far/figures/overview.png"
+    got = explain(row(b), [o, a])
+    assert got["cause"] == "same figure, another file"  # panel_a shares Figure 2 with the reference's panel_b
+    assert [x["is"] for x in got["shown"]] == ["other", "same figure as a reference"]
+    assert got["reference"] == [{"image": b, "is": "candidate 3",
+                                 "label": "Figure 2: Mixer panels: (a) input, (b) output."}]
+    assert explain(row(b), [o])["cause"] == "ranked below"
+    assert explain(row(b), [o, b])["cause"] == "hit"
+    assert explain(row(b), [o, b])["reference"][0]["is"] == "shown"
+    missing = explain(row("mm_far/tables/absent.png"), [o])
+    assert (missing["cause"], missing["reference"][0]["is"]) == ("not a candidate", "not a candidate")
+    assert explain(row(), [o])["cause"] == "no reference image"

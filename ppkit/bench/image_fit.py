@@ -34,7 +34,7 @@ from .gold import load_gold
 from .loaders import load_questions
 from .metrics import image_hit, image_key, image_precision, mean
 
-__all__ = ["Scored", "collect", "evaluate", "fit", "lopo", "GRID_THRESHOLDS", "GRID_RATIOS"]
+__all__ = ["Scored", "collect", "evaluate", "fit", "lopo", "explain", "GRID_THRESHOLDS", "GRID_RATIOS"]
 
 GRID_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 11))  # 0.05 .. 0.50
 GRID_RATIOS = (0.0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
@@ -128,11 +128,51 @@ def lopo(rows: list[Scored], stops: tuple = GRID_STOP_AT) -> dict:
             "images_shown_mean": mean(vals, "shown"), "folds": folds, "per_question": per}
 
 
+def _figure_of(c: ImageChoice) -> tuple[str, str]:
+    return (c.section.doc, c.image.figure or c.image.path)
+
+
+def explain(r: Scored, chosen_keys: list[str]) -> dict:
+    """Why one question's selection hit or missed: what was shown, where each reference image stood.
+
+    ``cause`` is ``hit``, ``no reference image``, ``not a candidate`` (no reference file among the image
+    channel's candidates), ``same figure, another file`` (a shown file shares a reference file's caption
+    number) or ``ranked below`` (a reference file was a candidate but not chosen). Each shown file is
+    ``reference``, ``same figure as a reference`` or ``other``; each reference file ``shown``, ``candidate N``
+    (its place among the candidates by their match, before the priors) or ``not a candidate``.
+    """
+    by_key = {}
+    for i, c in enumerate(r.scored):
+        by_key.setdefault(image_key(c.section.doc, c.image.path), (i, c))
+    gold_figs = {_figure_of(by_key[g][1]) for g in r.gold if g in by_key}
+    shown = []
+    for k in chosen_keys:
+        c = by_key[k][1]
+        what = "reference" if k in r.gold else "same figure as a reference" if _figure_of(c) in gold_figs else "other"
+        shown.append({"image": k, "label": c.image.label[:80], "is": what})
+    reference = [{"image": g, "is": "shown" if g in chosen_keys else f"candidate {by_key[g][0] + 1}" if g in by_key
+                  else "not a candidate", "label": by_key[g][1].image.label[:80] if g in by_key else ""}
+                 for g in r.gold]
+    if not r.gold:
+        cause = "no reference image"
+    elif set(chosen_keys) & set(r.gold):
+        cause = "hit"
+    elif not any(g in by_key for g in r.gold):
+        cause = "not a candidate"
+    elif any(s["is"] == "same figure as a reference" for s in shown):
+        cause = "same figure, another file"
+    else:
+        cause = "ranked below"
+    return {"qid": r.qid, "cause": cause, "shown": shown, "reference": reference}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ppkit.bench.image_fit", description=__doc__.split("\n\n")[0])
     ap.add_argument("--questions", required=True)
     ap.add_argument("--k", type=int, action="append")
     ap.add_argument("--json")
+    ap.add_argument("--explain", action="store_true",
+                    help="list, per question at the largest k, what was shown (LOPO parameters) and where each reference image stood")
     ap.add_argument("--stop-at", action="store_true",
                     help="also fit the strong-match stop (select_images stop_at) over None, 0.3 .. 0.6")
     a = ap.parse_args(argv)
@@ -152,6 +192,20 @@ def main(argv: list[str] | None = None) -> int:
               f"precision {ins['image_precision'] or 0:.2f} shown {ins['images_shown_mean']:.2f}; LOPO hit "
               f"{lo['image_hit']:.2f} precision {lo['image_precision'] or 0:.2f} shown {lo['images_shown_mean']:.2f}; "
               f"folds {json.dumps({p: f['params'] for p, f in lo['folds'].items()})}")
+    if a.explain:
+        k = ks[-1]
+        per, causes = out[str(k)]["lopo"]["per_question"], []
+        for r in rows[k]:
+            if r.qid not in per:
+                continue
+            e = per[r.qid]["explain"] = explain(r, per[r.qid]["chosen"])
+            causes.append(e["cause"])
+            print(f"{r.qid} [{e['cause']}] {r.question[:90]}")
+            for x in e["shown"]:
+                print(f"    shown {x['is']:<26} {x['image']}: {x['label']}")
+            for x in e["reference"]:
+                print(f"    ref   {x['is']:<26} {x['image']}: {x['label']}")
+        print(f"k={k} LOPO by cause: " + ", ".join(f"{c} {causes.count(c)}" for c in sorted(set(causes))))
     if a.json:
         with open(a.json, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1)
