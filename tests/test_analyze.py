@@ -204,3 +204,16 @@ def test_comparison_groups_filings_by_company():
 def test_fiscal_years_written_as_such_come_first():
     f = analyze_catalog(SHELF, "As of FY 2022, how much did Northwind Traders expect to pay for retirees in 2026?")
     assert f.years == [2022, 2026] and f.docs == ["d2"]
+
+
+def test_an_annual_question_also_searches_the_full_year_release():
+    shelf = {**SHELF, "d6": _m("Northwind Traders Holdings, Inc.", 2023, "earnings release", quarter=4),
+             "d7": _m("Northwind Traders Holdings, Inc.", 2022, "earnings release", quarter=4)}
+    assert analyze_catalog(shelf, "Northwind Traders FY2023 adjusted EBITDA?").docs == ["d4", "d6"]
+    # a quarter, a date or a form named: only that filing
+    assert analyze_catalog(shelf, "Northwind Traders cash at the end of Q2 of FY2023?").docs == ["d3"]
+    assert analyze_catalog(shelf, "Northwind Traders' 10-K for FY2023: revenue?").docs == ["d4"]
+    # the release of another year is not the annual report's twin
+    assert analyze_catalog(shelf, "How did Northwind's margin change between FY2021 and FY2022?").docs == ["d2", "d7"]
+    # one company named twice is searched once
+    assert analyze_catalog(shelf, "Did Northwind (NWT) grow in FY2021?").docs == ["d1"]

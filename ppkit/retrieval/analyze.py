@@ -341,7 +341,19 @@ def choose_filings(catalog: dict[str, dict], docs: list[str], question: str) -> 
     best = _filing_score(catalog[scored[0]], years, quarters, dates, forms)
     if best[0] <= 0:
         return list(docs), scored
-    return [d for d in scored if _filing_score(catalog[d], years, quarters, dates, forms)[0] == best[0]][:1], scored
+    chosen = [d for d in scored if _filing_score(catalog[d], years, quarters, dates, forms)[0] == best[0]][:1]
+    if years and not (quarters or dates or forms):
+        # a year's figures are reported twice: in its annual report and in its full-year (Q4) earnings release,
+        # which alone carries the non-GAAP measures; both are searched and the ranking chooses between them
+        chosen += [d for d in scored if d not in chosen and _full_year_release(catalog[d], catalog[chosen[0]])]
+    return chosen, scored
+
+
+def _full_year_release(meta: dict, annual: dict) -> bool:
+    """Whether ``meta`` is the full-year earnings release of the fiscal year of the annual report ``annual``."""
+    return (meta.get("form_type") == "earnings release" and meta.get("quarter") == 4
+            and annual.get("form_type") in ("10-K", "10-KT", "20-F")
+            and meta.get("fiscal_year") is not None and meta.get("fiscal_year") == annual.get("fiscal_year"))
 
 
 def _docs_for_years(catalog: dict[str, dict], pool: list[str], years: list[int], notes: list[str]) -> list[str] | None:
@@ -380,7 +392,7 @@ def analyze_catalog(catalog: dict[str, dict], question: str) -> QueryFilters:
         if len(chosen) > 1 and (years or quarters):
             notes.append(f"no filing of {name} matches the period named: all {len(chosen)} of its filings searched")
     if company_docs:
-        docs = [d for ds in company_docs.values() for d in ds]
+        docs = list(dict.fromkeys(d for ds in company_docs.values() for d in ds))  # two names of one company
     else:
         docs = _docs_for_years(catalog, list(catalog), years, notes)
     return QueryFilters(docs=docs, matched=matched, search_text=_clean(search) or question,
