@@ -13,8 +13,8 @@ from ppkit.indexing.minilm import read_safetensors, to_bf16
 
 SENTENCES = [
     "What is the quick ratio of AMD for FY2022?",
-    "Does 3M have a reasonably healthy liquidity profile based on its quick ratio for Q2 of FY2023? If the quick "
-    "ratio is not relevant to measure liquidity, please state that and explain why.",
+    "Is the working capital of a widget maker adequate at the end of its second quarter of fiscal 2023, judged by "
+    "the cash it holds and what it owes within a year? Explain which ratio you used and why.",
     "Boeing > Item 7. Management's Discussion and Analysis > Liquidity and Capital Resources",
     "PepsiCo's net revenue grew 8.7% to $86,392 million; Frito-Lay North America's operating profit rose.",
     "Q4'22",
