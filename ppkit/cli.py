@@ -26,7 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .bench.cli import add_bench_parser, run_bench
-from .core.config import RETRIEVAL_MODES, Config
+from .core.config import RERANKERS, RETRIEVAL_MODES, Config
 from .core.errors import PpkitError
 from .core.progress import progress_bar, quiet_mode
 from .documents.extract import extract_pdf
@@ -95,6 +95,8 @@ def _cmd_ask(args, cfg) -> int:
         cfg = replace(cfg, ask_deadline=args.deadline)
     if args.llm_timeout is not None:
         cfg = replace(cfg, llm_timeout=args.llm_timeout)
+    if args.reranker:
+        cfg = replace(cfg, reranker=args.reranker)
     index = load_index(args.index, config=cfg, trust=getattr(args, "trust_index", False),
                        qdrant_url=getattr(args, "qdrant_url", None))
     docs = [index.resolve_doc(d) for d in args.doc] if args.doc else None
@@ -163,6 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--json", action="store_true", help="print the answer object as JSON")
     a.add_argument("--images", action="store_true", help="list the images chosen for the answer")
     a.add_argument("--retrieval", choices=RETRIEVAL_MODES, help="stage-1 recall (default dense)")
+    a.add_argument("--reranker", choices=RERANKERS,
+                   help="offline stage 2 (default structural, $PPKIT_RERANKER; fitted: measured better on a shelf "
+                        "of filings, see the README)")
     a.add_argument("--deadline", type=float, metavar="SECONDS",
                    help="time for all Gemini calls of this question (default 120, $PPKIT_ASK_DEADLINE; 0: none); "
                         "past it the online stages left fall back to their offline twins")

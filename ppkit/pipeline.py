@@ -50,6 +50,7 @@ from .indexing.index import (
 )
 from .llm.client import online_run
 from .retrieval.rerank import AnchorPriority, StructuralReranker
+from .retrieval.rerank_fitted import FittedReranker
 from .retrieval.rerank_gemini import GeminiReranker
 from .retrieval.retrieve import retrieve as _retrieve
 from .retrieval.types import Retrieval
@@ -82,7 +83,8 @@ class Index(SearchIndex):
 
 
 def default_reranker(index: SearchIndex):
-    """Gemini when the index's config is online for re-ranking, else the structural re-ranker.
+    """Gemini when the index's config is online for re-ranking, else the config's offline re-ranker
+    (``reranker``: the structural one, or the fitted model over its features).
 
     Sections holding an anchor the question names ("Figure 5") go first whatever the model says.
     The structural one is kept on the index, so its breadcrumb vectors are computed once.
@@ -94,10 +96,11 @@ def default_reranker(index: SearchIndex):
         structural = index.structural_reranker
     else:
         structural = StructuralReranker(index.embedder, section_tokens=index.section_tokens)
+    offline = FittedReranker(structural=structural) if cfg.reranker == "fitted" else structural
     if cfg.use_gemini and cfg.rerank_online:
-        # a failed call or an unusable reply falls back to the structural re-ranker, and says so
-        return AnchorPriority(GeminiReranker(config=cfg, fallback=structural))
-    return structural
+        # a failed call or an unusable reply falls back to the offline re-ranker, and says so
+        return AnchorPriority(GeminiReranker(config=cfg, fallback=offline))
+    return offline
 
 
 def default_synthesizer(config: Config):

@@ -166,3 +166,16 @@ def test_retrieval_runs_only_the_baselines_named(env, capsys):
     assert main(["bench", "retrieval", "--questions", str(FIX / "bench_financebench.jsonl"), "--index", str(tmp / "index"),
                  "--baselines", "blind-sparse", "--quiet"]) == 2
     assert "choose from blind-dense, blind-bm25, header-path" in capsys.readouterr().err
+
+
+def test_retrieval_with_the_fitted_reranker(env, monkeypatch):
+    tmp, _ = env
+    out = tmp / "fb-fitted.json"
+    assert main(["bench", "retrieval", "--questions", str(FIX / "bench_financebench.jsonl"), "--index", str(tmp / "index"),
+                 "--modes", "auto", "--no-baselines", "--reranker", "fitted", "--json", str(out), "--quiet",
+                 "--no-figure"]) == 0
+    assert json.loads(out.read_text())["reranker"] == "fitted"
+    monkeypatch.setenv("PPKIT_RERANKER", "fitted")  # the environment chooses it too
+    assert main(["bench", "retrieval", "--questions", str(FIX / "bench_financebench.jsonl"), "--index", str(tmp / "index"),
+                 "--modes", "auto", "--no-baselines", "--json", str(out), "--quiet", "--no-figure"]) == 0
+    assert json.loads(out.read_text())["reranker"] == "fitted"

@@ -26,3 +26,14 @@ def test_contract_modules_and_the_pipeline_type_check():
     res = subprocess.run([sys.executable, "-m", "mypy", "--ignore-missing-imports", "--follow-imports=silent",
                           "--cache-dir", str(cache_dir() / "mypy"), *CHECKED], cwd=ROOT, capture_output=True, text=True)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_config_reranker_is_checked():
+    import pytest
+
+    from ppkit.core.config import Config
+    from ppkit.core.errors import ConfigError
+
+    assert Config().reranker == "structural" and Config(reranker="fitted").reranker == "fitted"
+    with pytest.raises(ConfigError, match="reranker='neural': use one of structural, fitted"):
+        Config(reranker="neural")

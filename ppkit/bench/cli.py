@@ -28,7 +28,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from ..core.config import RETRIEVAL_MODES, Config, figures_dir
+from ..core.config import RERANKERS, RETRIEVAL_MODES, Config, figures_dir
 from ..core.data import DataNotFound, benchmark_path, data_dir
 from ..core.errors import InvalidInput
 from ..core.io import atomic_write
@@ -95,6 +95,7 @@ def add_bench_parser(subparsers, handler) -> None:
                    help=f"the chunk baselines to run, comma-separated (default {','.join(BASELINES)}; blind-dense "
                         "embeds a second chunking of every document: on a large shelf, leave it out to save that)")
     r.add_argument("--modes", default="auto,none,gold", help="document-filter modes (default auto,none,gold)")
+    r.add_argument("--reranker", choices=RERANKERS, help="offline stage 2 (default structural, $PPKIT_RERANKER)")
     r.add_argument("--retrieval", action="append", choices=RETRIEVAL_MODES,
                    help="also run the auto and none modes with this stage-1 recall (repeatable), "
                         "e.g. --retrieval bm25 --retrieval hybrid")
@@ -267,6 +268,8 @@ def _retrieval(args, config) -> int:
     if getattr(args, "reference_md", None) and not getattr(args, "gold_from_reference", False):
         raise InvalidInput("--reference-md names the reference for --gold-from-reference: add that flag")
     data_root = _data_root_near(path)
+    if getattr(args, "reranker", None):
+        config = replace(config, reranker=args.reranker)
     index = _open_index(args, fmt, config, data_root)
     transfer = None
     if getattr(args, "gold_from_reference", False):

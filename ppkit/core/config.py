@@ -25,6 +25,7 @@ __all__ = ["PACKAGE_DIR", "project_root", "cache_dir", "figures_dir", "gemini_ke
            "RETRIEVAL_MODES", "check_fields"]
 
 RETRIEVAL_MODES = ("dense", "bm25", "hybrid")  # stage-1 recall
+RERANKERS = ("structural", "fitted")  # offline stage 2
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the ppkit package folder
 
@@ -115,6 +116,8 @@ class Config:
         k: sections handed to the synthesizer.
         section_budget: characters of one section sent to the synthesizer.
         retrieval: stage-1 recall: ``"dense"``, ``"bm25"`` or ``"hybrid"``.
+        reranker: offline stage 2: ``"structural"`` (hand-set weights) or ``"fitted"`` (a logistic model
+            over the same features, ``ppkit.retrieval.rerank_fitted``); the Gemini re-ranker's fallback too.
         strip_names: search with the question minus the names that became document filters
             (measured worse on the 10-Ks, so off).
         noise_online / analyze_online / rerank_online / synth_online / rewrite_online: per LLM
@@ -137,6 +140,7 @@ class Config:
     k: int = 5
     section_budget: int = 6000
     retrieval: str = "dense"
+    reranker: str = "structural"
     strip_names: bool = False
     noise_online: bool = True
     analyze_online: bool = True
@@ -154,6 +158,8 @@ class Config:
     def __post_init__(self):
         if self.retrieval not in RETRIEVAL_MODES:
             raise ConfigError(f"retrieval={self.retrieval!r}: use one of {', '.join(RETRIEVAL_MODES)}")
+        if self.reranker not in RERANKERS:
+            raise ConfigError(f"reranker={self.reranker!r}: use one of {', '.join(RERANKERS)}")
         if not self.llm_timeout > 0:
             raise ConfigError(f"llm_timeout={self.llm_timeout!r}: give positive seconds")
         if self.llm_attempts < 1:
@@ -166,7 +172,7 @@ class Config:
         """Defaults from the environment, then ``overrides``.
 
         Reads ``PPKIT_OFFLINE``, ``GEMINI_API_KEY``/``GOOGLE_API_KEY`` (online when a key is set),
-        ``PPKIT_EMBEDDER``, ``PPKIT_K``, ``PPKIT_SECTION_BUDGET``, ``PPKIT_RETRIEVAL``,
+        ``PPKIT_EMBEDDER``, ``PPKIT_K``, ``PPKIT_SECTION_BUDGET``, ``PPKIT_RETRIEVAL``, ``PPKIT_RERANKER``,
         ``PPKIT_GEMINI_MODEL``, ``PPKIT_GEMINI_BASE_URL``, ``PPKIT_LLM_TIMEOUT``, ``PPKIT_LLM_ATTEMPTS``
         and ``PPKIT_ASK_DEADLINE``.
         """
@@ -177,6 +183,7 @@ class Config:
             k=_env_int("PPKIT_K", 5),
             section_budget=_env_int("PPKIT_SECTION_BUDGET", 6000),
             retrieval=os.environ.get("PPKIT_RETRIEVAL", "dense") or "dense",
+            reranker=os.environ.get("PPKIT_RERANKER", "structural") or "structural",
             gemini_model=os.environ.get("PPKIT_GEMINI_MODEL", "gemini-2.5-flash"),
             gemini_base_url=os.environ.get("PPKIT_GEMINI_BASE_URL") or None,
             llm_timeout=_env_float("PPKIT_LLM_TIMEOUT", 60.0),
