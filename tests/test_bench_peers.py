@@ -82,3 +82,19 @@ def test_missing_library_names_the_extra(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_langchain)
     with pytest.raises(MissingDependency, match=r"ppkit\[peers\]"):
         peers._langchain()
+
+
+def test_peers_table_counts_a_section_found_by_any_of_its_lines():
+    from ppkit.bench.peers import peers_markdown
+
+    strict = {"hit": 0.0, "recall": 0.0, "hit_overlap": 0.5, "recall_overlap": 0.25, "context_chars_mean": 900.0}
+    ppkit_scores = {"hit": 1.0, "recall": 0.5, "hit_overlap": 1.0, "recall_overlap": 0.5, "context_chars_mean": 800.0}
+    result = {"benchmark": "b", "n": 2, "embedder": "hash",
+              "ppkit": {"chunks": 3, "scores": {"auto": {"3": ppkit_scores, "5": ppkit_scores}},
+                        "split_seconds_at_index_time": 0.1, "query": {"p50_ms": 1, "p95_ms": 2}},
+              "recipes": {"lc-header": {"chunks": 4, "embed_seconds": 1.0, "split_seconds": 0.2,
+                                        "query": {"p50_ms": 1, "p95_ms": 2},
+                                        "scores": {"auto": {"3": strict, "5": strict,
+                                                            "equal_context": {**strict, "chunks_mean": 2.0}}}}}}
+    row = next(r for r in peers_markdown(result).splitlines() if r.startswith("| lc-header |"))
+    assert row.split(" | ")[2:7] == ["0.50", "0.25", "0.50", "0.25", "900"]  # heading line stripped: overlap counts
