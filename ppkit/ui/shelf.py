@@ -5,8 +5,9 @@ Everything here reads a loaded index (:class:`ppkit.Index`); nothing is computed
 not also compute. Displays are static HTML (they render in JupyterLab and in a headless nbmake run).
 
 >>> shelf_frame(index).groupby("company").size()  # doctest: +SKIP
->>> show_funnel(index, "What is 3M's FY2018 capital expenditure?", k=5)  # doctest: +SKIP
->>> show_page_beside(index, index.retrieve("...", k=5).sections[0])  # doctest: +SKIP
+>>> r = index.retrieve("What is 3M's FY2018 capital expenditure?", k=5)  # doctest: +SKIP
+>>> show_funnel(r)  # doctest: +SKIP
+>>> show_page_beside(index, r.sections[0])  # doctest: +SKIP
 """
 
 from __future__ import annotations
