@@ -30,8 +30,8 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from types import SimpleNamespace
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from ..core.errors import InvalidInput
 from ..core.ids import split_section_id
