@@ -476,7 +476,8 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
         IndexFormatError: a damaged or incompatible index (names the file, says to rebuild).
     """
     folder = Path(folder) if folder is not None else default_index_dir()
-    if folder.exists() and not folder.is_dir():
+    # one stat (is_file), not exists() then is_dir(): a rebuild's swap between the two would read as "a file"
+    if folder.is_file():
         raise IndexFormatError(f"{folder} is a file, not an index folder: pass --index the folder `ppkit index` wrote")
     with swap_lock(folder, shared=True):
         where = readable_copy(folder)
