@@ -254,13 +254,14 @@ class _Run:
     bks: list[int]
     baseline_modes: tuple[str, ...]
     gold_features: dict = None  # gold sections -> text_features of their own text (evidence_recall's "findable")
-    company_of: dict = None  # doc -> every indexed filing of its company (the index's metadata groups them)
+    # doc -> every indexed filing of its company (the index's metadata groups them); empty with one company
+    company_of: dict = None
 
     def company(self, qdocs: list[str]) -> set[str] | None:
         """The filings of the companies of ``qdocs`` (None with a single company in the index: nothing to tell)."""
-        if not self.company_of or len({frozenset(v) for v in self.company_of.values()}) < 2:
+        if not self.company_of or not qdocs:
             return None
-        return set().union(*(self.company_of.get(d, {d}) for d in qdocs)) if qdocs else None
+        return set().union(*(self.company_of.get(d, {d}) for d in qdocs))
 
     def with_pages(self, items: list) -> list:
         """Baseline items with the PDF pages of their line ranges (empty without a page map)."""
@@ -376,8 +377,7 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
     view = bench_view(index)
     # one re-ranker for the whole run, so that its breadcrumb vectors are computed once
     run = _Run(view, ks, modes, reranker or default_reranker(view), baselines, sorted({int(k) for k in plan.baseline_ks}),
-               tuple(m for m in plan.baseline_modes if m in modes) if baselines else (), {},
-               {d: set(group) for group in company_groups(catalog_of(view)) for d in group})
+               tuple(m for m in plan.baseline_modes if m in modes) if baselines else (), {}, _company_of(view))
     todo, skipped = _runnable(view, questions, gold)
     per_question = []
     if todo:
@@ -414,6 +414,12 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
         "definitions": DEFINITIONS,
         "seconds": round(time.perf_counter() - t0, 2),
     }))
+
+
+def _company_of(index: SearchIndex) -> dict[str, set[str]]:
+    """doc -> the filings of its company, over an index of several companies (empty otherwise)."""
+    groups = company_groups(catalog_of(index))
+    return {d: set(group) for group in groups for d in group} if len(groups) > 1 else {}
 
 
 def _runnable(index: SearchIndex, questions: list[dict], gold: GoldSet) -> tuple[list[dict], dict[str, str]]:

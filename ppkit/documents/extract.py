@@ -450,12 +450,6 @@ def render_page(pdf: str | Path, page: int, *, zoom: float = 1.5) -> bytes:
     try:
         if not 1 <= int(page) <= doc.page_count:
             raise InvalidInput(f"{pdf} has {doc.page_count} pages; there is no page {page}")
-        return doc[int(page) - 1].get_pixmap(matrix=_zoom_matrix(zoom)).tobytes("png")
+        return doc[int(page) - 1].get_pixmap(matrix=(zoom, 0, 0, zoom, 0, 0)).tobytes("png")
     finally:
         doc.close()
-
-
-def _zoom_matrix(zoom: float):
-    import pymupdf
-
-    return pymupdf.Matrix(zoom, zoom)
