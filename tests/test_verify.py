@@ -52,7 +52,7 @@ def test_correct_answer_passes_with_lines_and_arithmetic():
     assert (c["22.20%"]["status"], c["22.20%"]["formula"]) == ("computed", "$3,648 million / $16,434 million × 100")
     assert (c["16.84 percentage points"]["status"], c["16.84 percentage points"]["formula"]) == \
         ("computed", "22.20% - 5.36%")
-    assert rep["counts"] == {"claims": 7, "verified": 4, "computed": 3, "uncited": 0, "wrong_period": 0, "not_found": 0,
+    assert rep["counts"] == {"claims": 7, "verified": 4, "computed": 3, "given": 0, "uncited": 0, "wrong_period": 0, "not_found": 0,
                              "inconsistent": 0, "citations": 1, "unretrieved": 0, "mislabeled": 0}
     assert rep["citations"] == [{"cited": "ID 0085", "section_ids": ["AMD#0085"], "retrieved": True}]
     assert rep["checked_against"] == ["AMD#0085"]
@@ -232,3 +232,48 @@ def test_a_shown_formula_keeps_its_times_100_and_skips_a_bracketed_negative():
     # "(607)" may be a loss: 1,264 - (-607) = 1,871 is not held against 1,264 - 607 = 657 (the sign is unknown)
     c = _by_text(verify_answer("Sum: 1,264 - (607) = 1,871 (ID: 0085).", [OPS, OTHER]))["1,871"]
     assert (c["status"], c["formula"]) == ("computed", "1,264 + (607)")
+
+
+T6 = Section(doc="AX", node_id="0073", breadcrumb="AX > TABLE 6: NETWORK VOLUMES", line_start=500, line_end=502,
+             rank=1, score=1.0, sent_ranges=((500, 502),), chars_total=0,
+             text="## TABLE 6: NETWORK VOLUMES\n| | 2022 | Change |\n| Total billed business | 1,553 | 23 % |")
+T9 = Section(doc="AX", node_id="0082", breadcrumb="AX > U.S. CONSUMER SERVICES > TABLE 9: USCS INCOME STATEMENT",
+             line_start=600, line_end=602, rank=2, score=0.9, sent_ranges=((600, 602),), chars_total=0,
+             text="## TABLE 9: USCS INCOME STATEMENT\n| | 2022 | Change |\n| Interest income | 9,071 | 34 % |")
+
+
+def test_a_figure_the_question_states_is_given():
+    answer = "Billed business grew 23% (ID: 0073) while revenue grew ~24.7%: revenue outpaced volume."
+    question = "If billed business grew ~23% and total revenue grew ~24.7%, what does this imply?"
+    rep = verify_answer(answer, [T6, T9], question=question)
+    assert _by_text(rep)["24.7%"]["status"] == "given" and rep["counts"]["given"] == 1 and rep["ok"] is True
+    assert "1 given in the question" in format_report(rep)
+    # without the question, or with another figure in it, the 24.7% is an unsupported claim
+    assert _by_text(verify_answer(answer, [T6, T9]))["24.7%"]["status"] == "not_found"
+    other = verify_answer(answer, [T6, T9], question="If revenue grew ~24.8%, what does this imply?")
+    assert _by_text(other)["24.7%"]["status"] == "not_found" and other["ok"] is False
+    # a percent is not given by the same value as an amount
+    assert _by_text(verify_answer(answer, [T6, T9], question="Revenue of 24.7 billion?"))["24.7%"]["status"] == \
+        "not_found"
+
+
+def test_a_table_named_by_number_is_cited_and_checked_against_its_id():
+    answer = "Billed business grew 23% (ID: 0073).\nIn Table 9 (USCS), interest income grew 34%."
+    rep = verify_answer(answer, [T6, T9])
+    assert [(c["cited"], c["section_ids"]) for c in rep["citations"]] == [("ID 0073", ["AX#0073"]),
+                                                                         ("Table 9", ["AX#0082"])]
+    assert _by_text(rep)["34%"]["status"] == "verified" and rep["ok"] is True
+    # without the name the 34% is found only in an uncited section
+    assert _by_text(verify_answer(answer.replace("Table 9 (USCS)", "the segment table"), [T6, T9]))["34%"][
+        "status"] == "uncited"
+    # "Tables 6 and 9" names both; a number no retrieved section is titled with cites nothing
+    both = verify_answer("Across Tables 6 and 9 and Table 12, growth was 23% and 34%.", [T6, T9])
+    assert [c["cited"] for c in both["citations"]] == ["Table 6", "Table 9"] and both["ok"] is True
+    # a table name written with an id labels that id: naming Table 9 but citing 0073 is a mislabeled citation
+    bad = verify_answer("According to Table 9 (ID: 0073), interest income grew 34%.", [T6, T9])
+    assert bad["citations"][0]["names"] == ["AX#0082"] and bad["counts"]["mislabeled"] == 1 and bad["ok"] is False
+    good = verify_answer("According to Table 9 (ID: 0082), interest income grew 34%.", [T6, T9])
+    assert good["ok"] is True and not any(c.get("names") for c in good["citations"])
+    # named tables alone do not narrow the check: an answer citing no id is checked against every section
+    alone = verify_answer("In Table 9, interest income grew 34% while billed business grew 23%.", [T6, T9])
+    assert alone["ok"] is True and alone["checked_against"] == ["AX#0073", "AX#0082"]

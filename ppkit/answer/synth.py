@@ -273,7 +273,7 @@ def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[s
                         rewrite=rewrite.to_dict() if rewrite is not None else None)
     trace = replace(trace, seconds={**r.trace.seconds, "synthesize": round(time.perf_counter() - t0, 4)},
                     model_calls=r.trace.model_calls + list(synthesizer.calls)[calls_before:])
-    verification = verify_answer(text, sections) if verify else None
+    verification = verify_answer(text, sections, question=question) if verify else None
     return Answer(question, text, sections, used, images, trace, verification)
 
 

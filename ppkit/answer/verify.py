@@ -3,8 +3,9 @@
 :func:`verify_answer` reads an answer and the sections retrieved for it and returns a
 plain dict:
 
-* **citations** - the sources the answer names (``(ID: 0085)``, ``AMD#0085``, or a
-  breadcrumb line under ``Sources:``), each resolved to retrieved sections; a citation
+* **citations** - the sources the answer names (``(ID: 0085)``, ``AMD#0085``, a breadcrumb line
+  under ``Sources:``, or a retrieved table or note named by its number: "Table 9 (USCS)" cites the
+  section titled "TABLE 9: USCS ..."), each resolved to retrieved sections; a citation
   that names no retrieved section is listed under ``unretrieved`` (an error: the answer
   cites something it was not given).
 * **claims** - every number (``$1,264 million``, ``(607)``, ``5.36%``, ``2.4x``) and every
@@ -23,6 +24,8 @@ plain dict:
     change it states between two amounts ("decreased 10% (from $6.887 billion to $6.201
     billion)"), see :mod:`ppkit.answer.arithmetic`; even when the number stands somewhere in the
     sources;
+  - ``given``: not in the cited text but stated in the question ("if revenue grew ~24.7%, ..."):
+    the asker's premise, repeated;
   - ``uncited``: found only in a retrieved section the answer did not cite;
   - ``not_found``: none of these: an unsupported claim.
 
@@ -82,6 +85,7 @@ _MARKUP = [
     re.compile(r"^\s*#+\s*"),
 ]
 _CONSTANT = re.compile(r"(?:[×x*]|multiplied\s+by|times)\s*100\b(?!\s*%)", re.I)  # a formula's "× 100"
+_CITE_NAMED = re.compile(r"\b(tables?|notes?)\s+(\d+[A-Z]?(?:\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)\d+[A-Z]?)*)", re.I)
 _QUOTE = re.compile(r"[“\"]([^”\"\n]{12,400})[”\"]")
 _PAGES = re.compile(r"^\s*Pages:\s")  # the PDF pages ppkit appends under the Sources (retrieval.types.pages_line)
 _SOURCES = re.compile(r"^\W*sources?\W*:?\W*$|^\W*sources?:", re.I)
@@ -256,9 +260,32 @@ def _citations(text: str, sections) -> tuple[list[dict], list[str]]:
                 continue
             ids = [s.section_id for s in sections if _norm(s.breadcrumb) == item or _norm(s.breadcrumb).endswith(item)]
             cites.append({"cited": ln.strip(), "section_ids": ids, "retrieved": bool(ids)})
+    # a table or note named by its number on a line citing no id ("in Table 9 (USCS)", "Tables 9, 11 and 15"): a
+    # citation of the retrieved section titled so (on a line with ids, the name is the id's label, checked below);
+    # a number naming no retrieved section is left alone (it may be the filing's, not sent)
+    for line in text.split("\n"):
+        if _CITE_ID.search(line) or _CITE_DOC.search(line):
+            continue
+        for key, ids in _named_sections(line, sections):
+            if key not in seen:
+                seen.add(key)
+                cites.append({"cited": key, "section_ids": ids, "retrieved": True, "by_name": True})
     unretrieved = [c["cited"] for c in cites if not c["retrieved"]]
     _check_labels(text, sections, cites)
     return cites, unretrieved
+
+
+def _named_sections(text: str, sections) -> list[tuple[str, list[str]]]:
+    """("Table 9", ids of the retrieved sections titled "Table 9 ...") for each table or note ``text`` names."""
+    out = []
+    for m in _CITE_NAMED.finditer(text):
+        kind = m.group(1).rstrip("sS").casefold()
+        for num in re.findall(r"\d+[A-Z]?", m.group(2)):
+            title = re.compile(rf"{kind}\s+{num}(?![\w.])", re.I)
+            ids = [s.section_id for s in sections if title.match(s.breadcrumb.rsplit(" > ", 1)[-1].strip())]
+            if ids:
+                out.append((f"{kind.title()} {num}", ids))
+    return out
 
 
 _LABEL_STOP = {"the", "and", "for", "from", "with", "according", "based", "source", "sources", "reference", "see",
@@ -298,12 +325,24 @@ def _check_labels(text: str, sections, cites: list[dict]) -> None:
     crumbs = {s.section_id: _label_words(s.breadcrumb) for s in sections}
     by_cite = {c["cited"]: c for c in cites}
     for line in text.split("\n"):
+        prev = 0
         for m in _CITE_ID.finditer(line):
             group = [by_cite.get(f"ID {nid}") for nid in re.findall(r"\d{4,7}", m.group(1))]
             ids = {i for c in group if c for i in c["section_ids"]}
             title = _label(line, m.start(), m.end())
+            # the table or note named just before the id, in the same sentence ("Table 3 (ID: 0066)",
+            # "(Source: Table 4, ID: 0069)", "Table 2: Total Revenues ... Summary (ID: 0063)")
+            ref = [r for r in _CITE_NAMED.finditer(line, prev, m.start())
+                   if m.start() - r.end() <= 80 and ". " not in line[r.end():m.start()]][-1:]
+            prev = m.end()
+            named = {i for r in ref for _, found in _named_sections(r.group(0), sections) for i in found}
+            if ids and named and not ids & named:  # "Table 3 (ID: 0066)" when 0066 is not Table 3
+                for c in group:
+                    if c and "names" not in c:
+                        c["label"], c["names"] = ref[0].group(0), sorted(named)
+                continue
             words = _label_words(title)
-            if not ids or len(words) < 2:
+            if not ids or len(words) < 2 or named:
                 continue
 
             def fits(s):
@@ -317,12 +356,14 @@ def _check_labels(text: str, sections, cites: list[dict]) -> None:
                         c["label"], c["names"] = title, names
 
 
-def verify_answer(text: str, sections, *, min_value: float = 10.0) -> dict:
+def verify_answer(text: str, sections, *, question: str = "", min_value: float = 10.0) -> dict:
     """Check an answer's numbers and quotes against the sections it cites.
 
     Args:
         text: the answer.
         sections: the retrieved :class:`ppkit.retrieval.types.Section` objects.
+        question: the question answered; a figure it states ("if revenue grew ~24.7%, ...") is the
+            asker's premise: repeated in the answer it is ``given``, not a claim the sources must hold.
         min_value: integers without a unit up to this value are skipped.
 
     Returns:
@@ -333,13 +374,17 @@ def verify_answer(text: str, sections, *, min_value: float = 10.0) -> dict:
     True
     """
     cites, unretrieved = _citations(text, sections)
-    cited_ids = {i for c in cites for i in c["section_ids"]}
+    # a table named by number widens what the answer cites; alone it is too weak a citation to narrow the
+    # check from every retrieved section to it
+    explicit = any(not c.get("by_name") for c in cites)
+    cited_ids = {i for c in cites if explicit or not c.get("by_name") for i in c["section_ids"]}
     cited = [s for s in sections if s.section_id in cited_ids] or list(sections)
     others = [s for s in sections if s not in cited]
     lines = text.split("\n")
     masked = [_mask(ln) for ln in lines]
     claims = _claims(lines, masked, min_value)
     _look_up(claims, cited, others)
+    _check_given(claims, question)
     for c in claims:  # does the claim's paragraph cite a source?
         c["line_cited"] = any(_CITE_ID.search(ln) or _CITE_DOC.search(ln) for ln in _paragraph(lines, c["answer_line"]))
     _check_periods(claims, lines, cited + others)
@@ -347,7 +392,7 @@ def verify_answer(text: str, sections, *, min_value: float = 10.0) -> dict:
     _derive(claims, average=bool(re.search(r"\b(?:average|avg|mean)\b", text, re.I)))
     _check_changes(claims, masked)
     counts = {k: sum(1 for c in claims if c["status"] == k)
-              for k in ("verified", "computed", "uncited", "wrong_period", "not_found", "inconsistent")}
+              for k in ("verified", "computed", "given", "uncited", "wrong_period", "not_found", "inconsistent")}
     mislabeled = [c for c in cites if c.get("names")]
     marked = _marked(lines, claims)
     for c in claims:
@@ -436,6 +481,15 @@ def _look_up(claims: list[dict], cited: list, others: list) -> None:
                 break
         else:
             c["status"], c["where"] = "not_found", []
+
+
+def _check_given(claims: list[dict], question: str) -> None:
+    """A number not found in the cited sections that the question itself states is ``given``."""
+    asked = numbers_with_values(_mask(question))
+    for c in claims:
+        if c["kind"] == "number" and c["status"] in ("not_found", "uncited") and any(
+                _matches(c["_n"], q) and c["_n"]["percent"] == q["percent"] for q in asked):
+            c["status"], c["where"] = "given", []
 
 
 _YEAR = re.compile(r"(?<!\d)(?:FY\s?)?(20\d\d)(?!\d)", re.I)
@@ -535,7 +589,7 @@ def _derive(claims: list[dict], average: bool = False, rounds: int = 3) -> None:
     for _ in range(rounds):
         formulas = {c["text"]: c["formula"] for c in claims if c.get("formula") and c["status"] == "computed"}
         operands = list(dict.fromkeys((c["text"], c["_n"]["value"], _kind(c["_n"])) for c in claims
-                                      if c["kind"] == "number" and c["status"] in ("verified", "computed")))
+                                      if c["kind"] == "number" and c["status"] in ("verified", "computed", "given")))
         changed = False
         for c in claims:
             if c["kind"] != "number" or c["status"] != "not_found" or len(operands) < 2:
@@ -584,7 +638,9 @@ def format_report(report: dict) -> str:
     """A few readable lines for a verification report."""
     c = report["counts"]
     out = [f"verification: {'OK' if report['ok'] else 'PROBLEMS'} - {c['claims']} claims: {c['verified']} verified, "
-           f"{c['computed']} computed, {c['uncited']} only in uncited sections, {c['not_found']} not found; "
+           f"{c['computed']} computed, "
+           + (f"{c['given']} given in the question, " if c.get("given") else "")
+           + f"{c['uncited']} only in uncited sections, {c['not_found']} not found; "
            f"{c['citations']} citations, {c['unretrieved']} not among the retrieved sections"
            + (f"; {c['inconsistent']} inconsistent with the answer's own arithmetic" if c.get("inconsistent") else "")
            + (f"; {c['mislabeled']} citations named after another section" if c.get("mislabeled") else "")]

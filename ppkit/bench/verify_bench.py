@@ -137,7 +137,7 @@ def verification_cases(index, runs: dict[str, Path]) -> list[dict]:
                 if e["error"] or not e["response"]:
                     continue
                 light = lights.get((company.split("_")[0].lower(), str(e["qno"])))
-                cases.append({"run": run, "doc": doc, "qno": e["qno"], "answer": e["response"], "light": light,
+                cases.append({"run": run, "doc": doc, "qno": e["qno"], "question": e["question"], "answer": e["response"], "light": light,
                               "sections": _sections(index, doc, [n for n, _ in e["nodes"]])})
     return cases
 
@@ -150,7 +150,7 @@ def run_verify_bench(index, runs: dict[str, Path] | None = None, cases: list[dic
         cases = verification_cases(index, runs)
     rows = []
     for case in cases:
-        rep = verify_answer(case["answer"], case["sections"])
+        rep = verify_answer(case["answer"], case["sections"], question=case.get("question", ""))
         name = f"{case['run']} {case['doc']} Q{case['qno']}"
         if case["light"] != "green":
             rows.append({"case": name, "company": case["doc"], "kind": "natural", "light": case["light"], "flagged": not rep["ok"],
@@ -159,7 +159,7 @@ def run_verify_bench(index, runs: dict[str, Path] | None = None, cases: list[dic
         rows.append({"case": name, "company": case["doc"], "kind": "clean", "flagged": not rep["ok"],
                      "problems": _problems(rep)})
         for kind, text in plant_errors(case["answer"], rep, case["sections"]).items():
-            bad = verify_answer(text, case["sections"])
+            bad = verify_answer(text, case["sections"], question=case.get("question", ""))
             rows.append({"case": name, "company": case["doc"], "kind": kind, "flagged": not bad["ok"],
                          "problems": _problems(bad)})
     planted = [r for r in rows if r["kind"] in KINDS]
