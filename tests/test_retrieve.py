@@ -96,3 +96,24 @@ def test_quick_ratio_on_the_reference_10ks(tenk_index):
     assert "AMD#0089" in {s.section_id for s in a.sections}  # the balance sheet holds the current items
     assert a.text.startswith("[offline extractive answer")
     assert "| **Total current liabilities** | 6,369 | 4,240 |" in a.text  # the row a reader needs is quoted
+
+
+def test_snippet_from_a_prefix_equals_the_whole_text_collapsed():
+    from ppkit.retrieval.recall import _snippet
+
+    long_gap = "word " + " \n\t" * 400 + "after the gap " + "x" * 30
+    for text in ("", "   ", "  Net   sales\n rose 5%", "a" * 1000, long_gap, "é  ü\u2003ß " * 200, "ab " * 10):
+        for n in (0, 1, 12, 150):
+            assert _snippet(text, n) == " ".join(text.split())[:n], (text[:20], n)
+
+
+def test_structural_reranker_keeps_term_counts_without_changing_scores(hash_index):
+    question = "What were the cash flows from operating activities?"
+    cands = hash_index.retrieve(question, k=3).candidates
+    warm = StructuralReranker(hash_index.embedder, section_tokens=hash_index.section_tokens)
+    warm.rerank("capital expenditures", cands)  # keeps the counts of these sections
+    assert len(warm._term_counts) == len(cands)
+    fresh = StructuralReranker(hash_index.embedder, section_tokens=hash_index.section_tokens)
+    a, b = warm.features(question, cands), fresh.features(question, cands)
+    assert a.keys() == b.keys() and all(a[k].tobytes() == b[k].tobytes() for k in a)
+    assert a["text_lex"].tolist() == bm25_scores(question, [c.text for c in cands]).astype(float).tolist()

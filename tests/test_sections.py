@@ -77,6 +77,13 @@ def test_stored_equals_on_the_fly(table_index):
     assert "24177" in sheet.tokens()
 
 
+def test_units_of_a_loaded_index_come_from_its_stored_texts(table_index, monkeypatch):
+    want = dict(table_index.units("widget"))  # computed from the tree and the source at build time
+    again = load_index(table_index.folder)
+    monkeypatch.setattr("ppkit.indexing.index.section_units", lambda *a, **k: pytest.fail("sections recomputed"))
+    assert again.units("widget") == want and list(again.units("widget")) == list(want)
+
+
 def test_a_range_that_is_no_section_is_computed(table_index):
     assert table_index.section_tokens("widget", 1, 2) is None
     assert table_index.rendered_lines("widget", 9, 13) == [(10, "| Cash and cash equivalents | $24,177 |"),

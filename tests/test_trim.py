@@ -67,3 +67,16 @@ def test_the_vector_only_trim_loses_the_figure(trim_index):
     s = _load(trim_index, "What is the range of reasonably possible loss in the antitrust litigation?", query=False)
     assert s.trimmed and len(s.text) <= BUDGET
     assert "$120 million to $340 million" not in s.text
+
+
+def test_layout_size_equals_the_laid_out_text():
+    from ppkit.retrieval.pointers import _layout, _layout_sizer
+
+    # blank gaps are sent as they are, other gaps as one cut mark, text after the last kept line as one
+    full = [(1, "# Head"), (2, ""), (3, "para one"), (4, "  "), (5, ""), (6, "| a | 1 |"), (7, "tail words"),
+            (8, ""), (9, "last"), (10, "")]
+    size = _layout_sizer(full)
+    for keep in ([0], [0, 2], [0, 5], [0, 2, 5], [0, 3], [0, 1, 8], [0, 9], [0, 6, 8], list(range(10)), [2, 4]):
+        assert size(keep) == len("\n".join(t for _, t in _layout(full, keep))), keep
+    assert size([]) == 0
+    assert size([0, 5]) == len("# Head\n[…]\n| a | 1 |\n[…]")

@@ -91,7 +91,7 @@ class LocalEmbedder:
             or ``"auto"``: bf16 where the CPU has it natively (:func:`native_bf16`), else fp32.
             The resolved precision is in ``name`` (``+bf16``), so indexes record it.
         query_backend: ``"numpy"`` (default): :meth:`embed_query` runs the model in NumPy
-            (:class:`ppkit.indexing.minilm.NumpyMiniLM`, no torch import; ~20 ms of one core for a
+            (:class:`ppkit.indexing.minilm.NumpyMiniLM`, no torch import; ~15-17 ms of one core for a
             question, where torch's first call alone costs seconds of imports); ``"torch"``: through
             sentence-transformers like the documents. Both give the same vector to float32 rounding
             (fp32), or to bfloat16 rounding (bf16: cosine >= 0.99998 on the visible questions).

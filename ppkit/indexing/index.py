@@ -170,6 +170,10 @@ class SearchIndex:
         self._path_vectors = path_vectors or {}  # breadcrumb path -> vector by the manifest's embedder
         self._texts: dict[str, dict[tuple[int, int], SectionText]] = {  # doc -> (first, last line) -> stored text
             doc: {(t.start, t.end): t for t in texts.values()} for doc, texts in (section_texts or {}).items()}
+        # the stored texts are those of units(doc), in its order (section_texts wrote them): units(doc) from them
+        # skips recomputing the sections (10 ms of a 10-K's first query); its text is still read hash-checked
+        self._stored_units = {doc: {nid: (t.start, t.end) for nid, t in texts.items()}
+                              for doc, texts in (section_texts or {}).items()}
 
     @property
     def path_vectors(self) -> dict[str, np.ndarray]:
@@ -330,6 +334,8 @@ class SearchIndex:
 
     def units(self, doc: str) -> dict[str, tuple[int, int]]:
         """node_id -> (first, last) line of each indexed section of ``doc``."""
+        if doc not in self._units and doc in self._stored_units:
+            self._units[doc] = self._stored_units[doc]
         if doc not in self._units:
             kept = kept_nodes(self.trees[doc], self.noise.get(doc, {}))
             self._units[doc] = section_units(self.trees[doc], self.lines(doc), kept,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -176,9 +177,11 @@ def dedup_sections(keys) -> list:
     return list(dict.fromkeys(keys))
 
 
-def bm25_scores(query: str, texts: list[str], *, tokens: list[list[str]] | None = None) -> np.ndarray:
+def bm25_scores(query: str, texts: list[str], *, tokens: list[list[str]] | None = None,
+                counts: list[tuple[Mapping[str, int], int]] | None = None) -> np.ndarray:
     """BM25 of ``query`` over a small set of ``texts``, idf from that set (e.g. one question's candidates);
-    ``tokens``: the texts' terms when already known (e.g. stored in the index), so nothing is tokenised.
+    ``tokens``: the texts' terms when already known (e.g. stored in the index), so nothing is tokenised;
+    ``counts``: instead, each text's ``(term -> count, number of terms)`` (e.g. kept from an earlier query).
 
     The same float32 numbers as ``LexicalIndex.build(texts).scores(query)`` (bm25s, Lucene variant), bit
     for bit (``tests/test_lexical.py``), without building a bm25s index: only the query's terms are
@@ -189,18 +192,25 @@ def bm25_scores(query: str, texts: list[str], *, tokens: list[list[str]] | None 
     >>> [round(float(x), 3) for x in bm25_scores("dog", ["the cat sat", "a dog ran"])]
     [0.0, 0.277]
     """
-    if tokens is None:
-        tokens = [lexical_tokens(t) for t in texts]
-    elif len(tokens) != len(texts):
-        raise InvalidInput(f"{len(texts)} texts but {len(tokens)} token lists")
+    if counts is None:
+        if tokens is None:
+            tokens = [lexical_tokens(t) for t in texts]
+        elif len(tokens) != len(texts):
+            raise InvalidInput(f"{len(texts)} texts but {len(tokens)} token lists")
+    elif len(counts) != len(texts):
+        raise InvalidInput(f"{len(texts)} texts but {len(counts)} term counts")
     out = np.zeros(len(texts), dtype=np.float32)
     if not texts:
         return out
-    docs = [list(t) or [""] for t in tokens]
-    lens = np.array([len(d) for d in docs])
     terms = list(dict.fromkeys(lexical_tokens(query)))
-    tf = np.array([[d.count(t) for t in terms] for d in docs], dtype=np.float32).reshape(len(docs), len(terms))
-    n = len(docs)
+    if counts is None:
+        docs = [list(t) or [""] for t in tokens]
+        lens = np.array([len(d) for d in docs])
+        tf = np.array([[d.count(t) for t in terms] for d in docs], dtype=np.float32).reshape(len(docs), len(terms))
+    else:  # an empty text is one empty term, and no query term is empty
+        lens = np.array([max(n, 1) for _, n in counts])
+        tf = np.array([[c.get(t, 0) for t in terms] for c, _ in counts], dtype=np.float32).reshape(len(texts), len(terms))
+    n = len(texts)
     norm = K1 * ((1 - B) + B * lens / lens.mean())  # float64, per text
     for j in range(len(terms)):
         df = int(np.count_nonzero(tf[:, j]))

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
+from functools import lru_cache
 
 from ..documents.cover import parse_date
 from ..documents.metadata import (
@@ -254,6 +255,7 @@ def _group_names(catalog: dict[str, dict], group: list[str]) -> list[tuple[str, 
     return out
 
 
+@lru_cache(maxsize=4096)  # every question tries every name of the catalog
 def _name_rx(name: str, case_sensitive: bool) -> re.Pattern:
     # "Coca-Cola" also matches "Coca Cola" and "CocaCola"; a possessive "'s" is part of the mention
     body = r"[\s\-]*".join(re.escape(p) for p in re.split(r"[\s\-]+", name.strip()))

@@ -95,8 +95,27 @@ def _layout(full: list[tuple[int, str]], keep: list[int]) -> list[tuple[int, str
     return out
 
 
-def _size(lines: list[tuple[int, str]]) -> int:
-    return sum(len(t) + 1 for _, t in lines) - 1 if lines else 0
+def _layout_sizer(full: list[tuple[int, str]]):
+    """``keep`` (sorted) ``->`` the characters of ``_layout(full, keep)`` joined by newlines, without laying out: prefix sums of the lines' sizes and of
+    the non-blank lines make each gap one subtraction (the greedy trim asks it once per candidate line)."""
+    chars, filled = [0], [0]  # before line i: characters + newlines; non-blank lines
+    for _, t in full:
+        chars.append(chars[-1] + len(t) + 1)
+        filled.append(filled[-1] + (1 if t.strip() else 0))
+    cut, n = len(_CUT) + 1, len(full)
+
+    def size(keep: list[int]) -> int:
+        total, prev = 0, None
+        for i in keep:
+            if prev is not None and i > prev + 1:  # a gap: sent as is when blank, else one cut mark
+                total += cut if filled[i] > filled[prev + 1] else chars[i] - chars[prev + 1]
+            total += len(full[i][1]) + 1
+            prev = i
+        if prev is not None and prev < n - 1 and filled[n] > filled[prev + 1]:
+            total += cut
+        return total - 1 if total else 0
+
+    return size
 
 
 def _line_scores(index: SearchIndex, doc: str, node_id: str, full: list[tuple[int, str]], qv, query: str,
@@ -127,12 +146,13 @@ def _keep_lines(index: SearchIndex, doc: str, node_id: str, full: list[tuple[int
     companions = _companions(full)
     order = sorted((i for i in range(1, len(full)) if full[i][1].strip()), key=lambda i: (-scores[i], i))
     keep = {0}
-    used = _size(_layout(full, [0]))
+    layout_size = _layout_sizer(full)
+    used = layout_size([0])
     for i in order:
         if i in keep or used + len(full[i][1]) + 1 > budget:  # cannot fit, whatever else it brings
             continue
         trial = keep | {i} | set(companions.get(i, ()))
-        size = _size(_layout(full, sorted(trial)))
+        size = layout_size(sorted(trial))
         if size <= budget:
             keep, used = trial, size
     if keep == {0}:

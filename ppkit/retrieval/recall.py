@@ -38,7 +38,23 @@ def make_candidate(index: SearchIndex, doc: str, node_id: str, chunk_scores, ran
     scores = tuple(sorted((float(x) for x in chunk_scores), reverse=True))
     return Candidate(doc, node_id, index.trees[doc][node_id].breadcrumb, scores[0], rank,
                      len(scores) if chunk_hits is None else chunk_hits, scores, a, b,
-                     " ".join(body.split())[:snippet_chars], text, **extra)
+                     _snippet(body, snippet_chars), text, **extra)
+
+
+def _snippet(text: str, chars: int) -> str:
+    """The first ``chars`` characters of ``text`` with its whitespace runs made single spaces (and none at
+    the ends): ``" ".join(text.split())[:chars]``, from a prefix of the text (a section can be long).
+
+    >>> _snippet("  Net   sales\n rose 5%", 12)
+    'Net sales ro'
+    """
+    m = 4 * chars + 64
+    while True:
+        # a prefix's words are the text's, the last perhaps cut short: their join begins the text's join
+        out = " ".join(text[:m].split())
+        if len(out) >= chars or m >= len(text):
+            return out[:chars]
+        m *= 4
 
 
 def statement_candidates(index: SearchIndex, question: str, present: list[Candidate], *, docs: list[str] | None,

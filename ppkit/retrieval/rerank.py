@@ -36,6 +36,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import replace
+from functools import lru_cache
 from typing import Protocol
 
 import numpy as np
@@ -106,6 +107,7 @@ _STATEMENTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
 _STATEMENT_TITLE = re.compile(r"^(the )?(consolidated |combined )?(?P<name>.+?)(\s*\(continued\))?\W*$", re.I)
 
 
+@lru_cache(maxsize=16384)  # statement recall asks it of every section title of the searched documents, per question
 def statement_kind(title: str) -> str | None:
     """Which primary statement a section title names, if any (``"Consolidated Balance Sheets"`` -> ``"balance"``).
 
@@ -125,10 +127,11 @@ def statements_asked(question: str) -> set[str]:
     return {kind for kind, (concepts, _) in _STATEMENTS.items() if concepts.search(question)}
 
 
-def _statement_match(question: str, breadcrumb: str) -> float:
-    """1.0 when the section is a primary statement that reports a concept the question asks for."""
+def _statement_match(asked: set[str], breadcrumb: str) -> float:
+    """1.0 when the section is a primary statement that reports a concept the question asks for
+    (``asked``: :func:`statements_asked` of the question)."""
     kind = statement_kind(breadcrumb_titles(breadcrumb)[-1])
-    return float(kind is not None and kind in statements_asked(question))
+    return float(kind is not None and kind in asked)
 
 
 _QUANT = re.compile(r"\b(ratio|margin|percent|percentage|%|how much|how many|total|amount|growth|rate|compute|"
@@ -141,12 +144,17 @@ def zscore(v: np.ndarray) -> np.ndarray:
     return (v - v.mean()) / sd if sd > 1e-9 else np.zeros_like(v)
 
 
+_NUMBER = re.compile(r"\d[\d,]{2,}")
+
+
+@lru_cache(maxsize=8192)  # a section's text is the same string object query after query: hashed once
 def _numeric_density(text: str) -> float:
-    rows = [ln for ln in text.split("\n") if ln.lstrip().startswith("|")]
+    lines = text.split("\n")
+    rows = [ln for ln in lines if ln.lstrip().startswith("|")]
     if not rows:
         return 0.0
-    numeric = sum(1 for r in rows if re.search(r"\d[\d,]{2,}", r))
-    return numeric / max(1, len(text.split("\n")))
+    numeric = sum(1 for r in rows if _NUMBER.search(r))
+    return numeric / max(1, len(lines))
 
 
 class StructuralReranker:
@@ -174,6 +182,7 @@ class StructuralReranker:
         self.weights = {**self.DEFAULT_WEIGHTS, **(weights or {})}
         self._path_vecs: dict[str, np.ndarray] = dict(path_vectors or {})  # breadcrumb (without doc) -> vector
         self.section_tokens = section_tokens
+        self._term_counts: dict[tuple, tuple[Counter, int]] = {}  # see _counts
         self.calls: list = []
         self.last_notes: list[str] = []
 
@@ -191,13 +200,29 @@ class StructuralReranker:
         stored = self.section_tokens(c.doc, c.line_start, c.line_end, len(c.text)) if self.section_tokens else None
         return stored if stored is not None else lexical_tokens(c.text)
 
+    COUNTS_KEPT = 20000  # sections whose term counts are kept (a section is a candidate of many questions)
+
+    def _counts(self, c: Candidate) -> tuple[Counter, int]:
+        """The candidate's BM25 term counts and term total, kept per section (its text's length in the key)."""
+        key = (c.doc, c.line_start, c.line_end, len(c.text))
+        hit = self._term_counts.get(key)
+        if hit is None:
+            tokens = self._tokens(c)
+            hit = (Counter(tokens), len(tokens))
+            if len(self._term_counts) >= self.COUNTS_KEPT:
+                self._term_counts.clear()
+            self._term_counts[key] = hit
+        return hit
+
     def features(self, question: str, candidates: list[Candidate]) -> dict[str, np.ndarray]:
         """The raw feature values (one array per feature, aligned with ``candidates``)."""
         n = len(candidates)
         paths = [breadcrumb_path(c.breadcrumb) for c in candidates]
         q_stems = stems(question)
         feats: dict[str, np.ndarray] = {
-            "dense": np.array([c.stage1_score + 0.5 * np.mean(c.chunk_scores[:3]) for c in candidates]),
+            # sum / len: np.mean's float64 arithmetic for three numbers or fewer, bit for bit, without its overhead
+            "dense": np.array([c.stage1_score + 0.5 * (sum(c.chunk_scores[:3]) / len(c.chunk_scores[:3]))
+                               for c in candidates]),
             "hits": np.log1p([c.chunk_hits for c in candidates]),
         }
         if self.embedder is not None:
@@ -210,10 +235,11 @@ class StructuralReranker:
         total = sum(idf.values()) or 1.0
         feats["path_lex"] = np.array([sum(idf[t] for t in set(q_stems) if t in s) / total for s in path_stems])
         feats["text_lex"] = bm25_scores(question, [c.text for c in candidates],
-                                        tokens=[self._tokens(c) for c in candidates]).astype(float)
+                                        counts=[self._counts(c) for c in candidates]).astype(float)
         quant = bool(_QUANT.search(question))
         feats["numeric"] = np.array([_numeric_density(c.text) if quant else 0.0 for c in candidates])
-        feats["statement"] = np.array([_statement_match(question, c.breadcrumb) for c in candidates])
+        asked = statements_asked(question)
+        feats["statement"] = np.array([_statement_match(asked, c.breadcrumb) for c in candidates])
         feats["anchor"] = np.array(anchor_tiers(question, candidates), dtype=float)
         return feats
 
