@@ -2,7 +2,8 @@
 
     ppkit tree FILE.md [--json] [--check]
     ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse]
-    ppkit index DOCS... [--index DIR] [--fresh] [--replace] [--embedder local|local-fp32|local-bf16|gemini|hash]
+    ppkit index DOCS... [--index DIR] [--fresh] [--replace]
+                        [--embedder local|local-fp32|local-bf16|static|gemini|hash]
                         [--store faiss|qdrant] [--qdrant-url URL] [--extracted DIR] [--workers 2]   (DOCS: Markdown and PDFs)
     ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images]
               [--deadline SECONDS] [--llm-timeout SECONDS]
@@ -142,7 +143,8 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--index", help="index folder (default: $PPKIT_INDEX or the cache)")
     i.add_argument("--fresh", action="store_true", help="rebuild from scratch")
     i.add_argument("--embedder", choices=list(EMBEDDERS),
-                   help="default: local MiniLM (bf16 where the CPU has it natively; local-fp32: float32)")
+                   help="default: local MiniLM (bf16 where the CPU has it natively; local-fp32: float32; "
+                        "static: word-piece vectors distilled from it)")
     i.add_argument("--quiet", action="store_true", help="no progress bars")
     i.add_argument("--store", choices=["faiss", "qdrant"],
                    help="vector store (default: what the index uses, else faiss; qdrant: a local collection "

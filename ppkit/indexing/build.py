@@ -38,6 +38,7 @@ from .embed import (
     GeminiEmbedder,
     HashEmbedder,
     LocalEmbedder,
+    StaticEmbedder,
     get_embedder,
 )
 from .folder import (
@@ -67,6 +68,8 @@ def _embedder_kind(embedder: Embedder) -> tuple[str, dict]:
         return "local", {"max_seq_length": embedder.max_seq_length, "precision": embedder.precision}
     if isinstance(embedder, HashEmbedder):
         return "hash", {"dim": embedder.dim}
+    if isinstance(embedder, StaticEmbedder):
+        return "static", {"dims": embedder.dim}
     if isinstance(embedder, GeminiEmbedder):
         return "gemini", {"model": embedder.model_name, "dim": embedder.dim}
     return "custom", {}

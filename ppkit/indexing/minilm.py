@@ -143,7 +143,9 @@ class NumpyMiniLM:
             wt = (np.ascontiguousarray(self._round(np.asarray(self.w[prefix + ".weight"], np.float32)).T),
                   self._round(np.asarray(self.w[prefix + ".bias"], np.float32)))
             self._linear_cache[prefix] = wt
-        return self._round(self._round(x) @ wt[0] + wt[1])
+        # one 2-D product over all rows (a stacked 3-D one calls BLAS once per batch row: 10x slower)
+        y = self._round(x).reshape(-1, x.shape[-1]) @ wt[0] + wt[1]
+        return self._round(y.reshape(*x.shape[:-1], -1))
 
     def _ln(self, x: np.ndarray, prefix: str) -> np.ndarray:
         return _layer_norm(x.astype(np.float32), self.w[prefix + ".weight"], self.w[prefix + ".bias"], self.eps)
@@ -240,24 +242,31 @@ class NumpyMiniLM:
 
     def embed_reference(self, text: str) -> np.ndarray:
         """:meth:`embed` written plainly, one operation after another as the model defines them (the
-        specification :meth:`embed` is tested against; slower)."""
+        specification :meth:`embed` is tested against; slower): :meth:`forward` of one row."""
+        return self.forward(np.asarray([self.token_ids(text)], dtype=np.int64))[0]
+
+    def forward(self, ids: np.ndarray) -> np.ndarray:
+        """Unit-length vectors (float32, ``(batch, 384)``) of ``ids`` (``(batch, n)`` word-piece ids, special
+        tokens included), written plainly: equal-length inputs, no padding, so a batch row computes what
+        :meth:`embed_reference` would. :mod:`ppkit.indexing.static` runs the whole vocabulary through it,
+        ``[CLS] t [SEP]`` at a time."""
         w = self.w
-        ids = np.asarray(self.token_ids(text), dtype=np.int64)
-        n = len(ids)
+        ids = np.asarray(ids, dtype=np.int64)
+        b, n = ids.shape
         x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n]
-             + w["embeddings.token_type_embeddings.weight"][0]).astype(np.float32)
+             + w["embeddings.token_type_embeddings.weight"][0]).astype(np.float32)  # (b, n, hidden)
         x = self._ln(x, "embeddings.LayerNorm")
-        d = x.shape[1] // self.heads
+        d = x.shape[-1] // self.heads
         for i in range(self.layers):
             p = f"encoder.layer.{i}."
-            q, k, v = (self._linear(x, p + f"attention.self.{m}").reshape(n, self.heads, d).transpose(1, 0, 2)
-                       for m in ("query", "key", "value"))
-            att = self._round(q @ k.transpose(0, 2, 1)).astype(np.float32) / np.float32(math.sqrt(d))
+            q, k, v = (self._linear(x, p + f"attention.self.{m}").reshape(b, n, self.heads, d).transpose(0, 2, 1, 3)
+                       for m in ("query", "key", "value"))  # (b, heads, n, d)
+            att = self._round(q @ k.transpose(0, 1, 3, 2)).astype(np.float32) / np.float32(math.sqrt(d))
             att = np.exp(att - att.max(-1, keepdims=True))
             att = self._round(att / att.sum(-1, keepdims=True))
-            ctx = self._round(att @ v).transpose(1, 0, 2).reshape(n, -1)
+            ctx = self._round(att @ v).transpose(0, 2, 1, 3).reshape(b, n, -1)
             x = self._ln(self._linear(ctx, p + "attention.output.dense") + x, p + "attention.output.LayerNorm")
             h = self._round(_gelu(self._linear(x, p + "intermediate.dense")))
             x = self._ln(self._linear(h, p + "output.dense") + x, p + "output.LayerNorm")
-        v = x.mean(0)
-        return (v / max(float(np.linalg.norm(v)), 1e-12)).astype(np.float32)
+        v = x.mean(1)
+        return (v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)).astype(np.float32)
