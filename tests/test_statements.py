@@ -7,7 +7,7 @@ import pytest
 import ppkit
 from ppkit.documents.tree import build_tree, read_lines
 from ppkit.retrieval.recall import section_statements
-from ppkit.retrieval.statements import section_statement_kinds, statement_kind
+from ppkit.retrieval.statements import section_statement_kinds, statement_kind, statements_asked
 
 DOC = Path(__file__).parent / "fixtures" / "statements_pdf.md"
 
@@ -68,3 +68,16 @@ def test_statement_recall_and_rerank_find_the_captioned_statement(tmp_path):
 def tree_node(index, title):
     (node,) = index.trees["statements_pdf"].find(title)
     return node.node_id
+
+
+@pytest.mark.parametrize("question, kinds", [
+    ("Are gross margins consistent?", {"operations"}),  # plural
+    ("What was the FY2016 COGS?", {"operations"}),  # standard abbreviations
+    ("Did net PP&E grow?", {"balance"}),
+    ("What is the inventory turnover?", {"balance"}),
+    ("Is the free cashflow conversion improving?", {"cash_flows"}),  # one word
+    ("Is it a capital-intensive business?", {"balance", "cash_flows"}),  # PP&E to assets, capex
+    ("Who is the chief executive?", set()),
+])
+def test_statements_asked_reads_common_wording(question, kinds):
+    assert statements_asked(question) == kinds

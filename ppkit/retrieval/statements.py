@@ -33,15 +33,18 @@ _STATEMENTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "balance": (
         re.compile(r"\b(current ratios?|quick ratios?|acid.test|current assets|current liabilities|total assets|"
                    r"total liabilities|balance sheets?|working capital|inventor(y|ies)|goodwill|intangible assets|"
-                   r"(total )?equity|debt.to.equity|leverage|total debt|book value|receivables|payables)\b", re.I),
+                   r"(total )?equity|debt.to.equity|leverage|total debt|book value|receivables|payables|"
+                   r"pp&e|ppne|property,? plant,? (and|&) equipment|fixed assets?|capital.intensive|"
+                   r"(assets?|inventory|receivables?|payables?) turnover|days (payables?|sales|inventory)( outstanding)?|"
+                   r"dpo|dso|dio)\b", re.I),
         re.compile(r"balance sheets?|statements? of (consolidated )?financial (position|condition)", re.I)),
     "operations": (
         re.compile(r"\b(revenues?|net sales|sales|gross (margins?|profits?)|operating (margins?|income|profits?|loss(es)?)|"
                    r"net (income|earnings|loss)|earnings per share|eps|cost of (sales|revenue|goods)|"
-                   r"operating expenses|income statement)\b", re.I),
+                   r"operating expenses|income statement|cogs|ebitda?|(net|profit) margins?|sg&a)\b", re.I),
         re.compile(r"statements? of (consolidated )?(operations|income|earnings)|^(consolidated )?income statements?", re.I)),
     "cash_flows": (
-        re.compile(r"\b(cash flows?|operating cash|free cash|cash (provided|used|generated)|capital expenditures?|"
+        re.compile(r"\b(cash ?flows?|operating cash|free cash|capital.intensive|depreciation|d&a|cash (provided|used|generated)|capital expenditures?|"
                    r"capex|dividends? paid|(share|stock) repurchases?|buybacks?|financing activities|"
                    r"investing activities|operating activities|net change in cash|change in cash)\b", re.I),
         re.compile(r"statements? of (consolidated )?cash flows?", re.I)),
