@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import re
 
+from ..core.markup import figure_rows
+
 __all__ = ["statement_kind", "statements_asked", "section_statement_kinds", "STATEMENT_KINDS"]
 
 # Which primary financial statement reports a concept (general accounting knowledge, the kind an
@@ -98,20 +100,6 @@ def statements_asked(question: str) -> set[str]:
     return {kind for kind, (concepts, _) in _STATEMENTS.items() if concepts.search(question)}
 
 
-_NUMBER_CELL = re.compile(r"^\(?-?\$?\s*\(?\d[\d,.]*\)?%?$")
-
-
-def _numeric_rows(lines: list[str]) -> int:
-    """Table rows with at least two numeric cells (a statement's years side by side; a table of
-    contents has one page number a row)."""
-    n = 0
-    for ln in lines:
-        if ln.lstrip().startswith("|"):
-            cells = [_plain(c) for c in ln.strip().strip("|").split("|")]
-            n += sum(1 for c in cells if _NUMBER_CELL.match(c.replace(" ", ""))) >= 2
-    return n
-
-
 def _title_lines(lines: list[str]) -> list[str]:
     """Lines of a section body that could be a title: short text lines and the first cell of each
     table's first row."""
@@ -146,7 +134,7 @@ def section_statement_kinds(tree, lines: list[str], node_id: str, body: list[str
     >>> section_statement_kinds(tree, lines, "0012", body)  # doctest: +SKIP
     frozenset({'balance'})
     """
-    rows = _numeric_rows(body)
+    rows = figure_rows(body)
     if rows == 0:
         return frozenset()  # a discussion titled "Balance Sheet:" in the MD&A is not the statement
     own = statement_kind(tree[node_id].title)
