@@ -69,7 +69,7 @@ class Index(SearchIndex):
     @cached_property
     def structural_reranker(self) -> StructuralReranker:
         """This index's offline re-ranker, starting from the breadcrumb vectors the index stores."""
-        return StructuralReranker(self.embedder, path_vectors=self.path_vectors, section_tokens=self.section_tokens)
+        return StructuralReranker.for_index(self)
 
     def retrieve(self, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
                  **kw) -> Retrieval:
@@ -95,7 +95,7 @@ def default_reranker(index: SearchIndex):
             del index.structural_reranker
         structural = index.structural_reranker
     else:
-        structural = StructuralReranker(index.embedder, section_tokens=index.section_tokens)
+        structural = StructuralReranker.for_index(index, path_vectors=False)
     offline = FittedReranker(structural=structural) if cfg.reranker == "fitted" else structural
     if cfg.use_gemini and cfg.rerank_online:
         # a failed call or an unusable reply falls back to the offline re-ranker, and says so

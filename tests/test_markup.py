@@ -47,3 +47,12 @@ def test_expand_terms_names_line_items():
 
     assert expand_terms("What is AMD's quick ratio?").startswith("cash equivalents short-term investments")
     assert expand_terms("Describe the business.") == ""
+
+
+def test_figure_rows_counts_rows_of_two_or_more_numbers():
+    from ppkit.core.markup import figure_rows
+
+    lines = ["| Net sales | 1,200 | 1,100 |", "| Contents | 41 |", "prose 2022 2021",
+             "|Cash|**$**<br>**1,671**|$ 2,148|", "|Other|<br>**(779**)|(604)|",
+             "<table>", "<tr><td>Total assets</td><td>2,000</td><td>1,900</td></tr>", "</table>"]
+    assert figure_rows(lines) == 4

@@ -70,3 +70,24 @@ def test_semantic_layer_with_real_model():
     f = RuleNoiseFilter(LocalEmbedder())
     dec = f.decide(_doc("Gratitude", "Goodwill", "Executive Overview", "Legal Proceedings"))
     assert {k: (v.category, v.filter) for k, v in dec.items()} == {"0001": ("acknowledgments", "semantic")}
+
+
+def test_a_page_header_table_of_contents_over_a_statement_is_kept():
+    # a PDF repeats its "Table of Contents" link at the top of every page; the extractor makes it a heading
+    from pathlib import Path
+
+    from ppkit.documents.tree import build_tree, read_lines
+
+    path = Path(__file__).parent / "fixtures" / "page_header_toc.md"
+    tree, lines = build_tree(path), read_lines(path)
+    d = RuleNoiseFilter().decide(tree, lines)
+    assert {nid: (x.noise, x.filter) for nid, x in d.items()} == {
+        "0002": (True, "rule"),  # the real table of contents: one page number a row
+        "0004": (False, "content"),  # a page header over the balance sheet
+        "0005": (True, "rule"),  # two rows of figures: too few to be a page of content
+    }
+    assert d["0004"].reason == ("titled as a table of contents, but its text has 6 rows of figures "
+                                "(a page header over a page of content)")
+    assert kept_nodes(tree, d) == {"0000", "0001", "0003", "0004"}
+    assert RuleNoiseFilter().decide(tree)["0004"].noise  # without the lines, the title decides
+    assert RuleNoiseFilter(min_figure_rows=0).decide(tree, lines)["0004"].noise

@@ -150,7 +150,7 @@ def collect(sets: list[QuestionSet], *, on_retrieval=None, views: dict | None = 
     groups = []
     for qs in sets:
         view = (views or {}).get(qs.name) or bench_view(qs.index)
-        rec = _Recorder((structural or {}).get(qs.name) or StructuralReranker(view.embedder))
+        rec = _Recorder((structural or {}).get(qs.name) or StructuralReranker.for_index(view, path_vectors=False))
         for q in runnable(qs):
             g = gold_lines(qs.gold.qrels[q["qid"]], view.trees)
             rec.seen.clear()

@@ -72,7 +72,7 @@ def loco_bench(sets: list[QuestionSet], *, options: dict | None = None) -> dict:
     """
     options = dict(options or {})
     views = {qs.name: bench_view(qs.index) for qs in sets}
-    structural = {qs.name: StructuralReranker(views[qs.name].embedder) for qs in sets}
+    structural = {qs.name: StructuralReranker.for_index(views[qs.name], path_vectors=False) for qs in sets}
     by_key = {f"{qs.name}:{q['qid']}": (qs, q) for qs in sets for q in runnable(qs)}
     gold = {key: gold_lines(qs.gold.qrels[q["qid"]], views[qs.name].trees) for key, (qs, q) in by_key.items()}
     docs = {key: question_docs(qs, q["qid"]) for key, (qs, q) in by_key.items()}

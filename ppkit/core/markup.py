@@ -23,7 +23,7 @@ from __future__ import annotations
 import html
 import re
 
-__all__ = ["render"]
+__all__ = ["render", "figure_rows"]
 
 _TABLE_OPEN = re.compile(r"<table\b", re.I)
 _TABLE_CLOSE = re.compile(r"</table\s*>", re.I)
@@ -76,3 +76,22 @@ def render(lines: list[str], first_line: int = 1) -> list[tuple[int, str]]:
         out.append((first_line + i, _INLINE.sub("", line) if "<" in line else line))
         i += 1
     return out
+
+
+_NUMBER_CELL = re.compile(r"^\(?-?\$?\(?\d[\d,.]*\)?%?$")
+_CELL_MARKUP = re.compile(r"<[^>]+>|[*_`\s]+")
+
+
+def figure_rows(lines: list[str]) -> int:
+    """How many table rows of ``lines`` hold two or more numbers: a financial statement's years side
+    by side (a table of contents has one page number a row). HTML tables are rendered first.
+
+    >>> figure_rows(["| Net sales | 1,200 | 1,100 |", "| Contents | 41 |", "prose 2022 2021"])
+    1
+    """
+    n = 0
+    for _, text in render(lines):
+        if text.lstrip().startswith("|"):
+            cells = [_CELL_MARKUP.sub("", c) for c in text.strip().strip("|").split("|")]
+            n += sum(1 for c in cells if _NUMBER_CELL.match(c)) >= 2
+    return n

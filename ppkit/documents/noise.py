@@ -6,6 +6,13 @@ references/bibliography. A noise node's *own text* is dropped; its children are
 judged on their own (in 10-Ks an "Index to Consolidated Financial Statements"
 heading can sit above the statements themselves).
 
+A filing extracted from its PDF repeats the page header's "Table of Contents" (or "Index") link
+at the top of every page, and the extractor makes it a heading: the page's text, a financial
+statement as often as not, becomes that heading's own text. So a node titled like a table of
+contents whose own text holds a table of figures (``min_figure_rows`` rows with two or more
+numbers; a table of contents has one page number a row, :func:`ppkit.core.markup.figure_rows`)
+is kept, and the decision says why.
+
 Offline filter (:class:`RuleNoiseFilter`), three layers, first match wins:
 
 1. **rule** - anchored title patterns (``^(table of )?contents$``, ``^works cited$``...),
@@ -32,6 +39,7 @@ from typing import Protocol
 import numpy as np
 
 from ..core.errors import InvalidInput
+from ..core.markup import figure_rows
 from .titles import normalize_title
 from .tree import Tree
 
@@ -77,7 +85,7 @@ class NoiseDecision:
     title: str
     noise: bool
     category: str | None = None
-    filter: str = ""  # rule | fuzzy | semantic | gemini | override
+    filter: str = ""  # rule | fuzzy | semantic | gemini | override | content (a page header kept)
     reason: str = ""
     score: float | None = None
 
@@ -101,13 +109,16 @@ class RuleNoiseFilter:
         fuzzy_threshold: rapidfuzz ``ratio`` (0-100) to an exemplar.
         semantic_threshold: cosine similarity to an exemplar.
         max_words: titles longer than this are never noise by fuzzy/semantic match.
+        min_figure_rows: a node titled as a table of contents whose own text has this many rows of
+            figures is a page header over a page of content, and kept (0: never).
     """
 
     name = "offline-rules"
 
     def __init__(self, embedder=None, *, fuzzy_threshold: float = 85.0, semantic_threshold: float = 0.80,
-                 max_words: int = 4):
+                 max_words: int = 4, min_figure_rows: int = 5):
         self.embedder = embedder
+        self.min_figure_rows = min_figure_rows
         self.fuzzy_threshold = fuzzy_threshold
         self.semantic_threshold = semantic_threshold
         self.max_words = max_words
@@ -165,6 +176,19 @@ class RuleNoiseFilter:
                     out[node_id] = NoiseDecision(
                         node_id, tree[node_id].title, True, cats[j], "semantic",
                         f"title embeds close to {texts[j]!r} (cosine {row[j]:.2f})", round(float(row[j]), 3))
+        return self._page_headers(tree, lines, out) if lines is not None and self.min_figure_rows else out
+
+    def _page_headers(self, tree: Tree, lines: list[str], decisions: dict[str, NoiseDecision]) -> dict[str, NoiseDecision]:
+        """The decisions with each "table of contents" whose own text is a table of figures kept."""
+        out = dict(decisions)
+        for node_id, d in decisions.items():
+            if d.noise and d.category == "toc":
+                n = tree[node_id]
+                rows = figure_rows(lines[n.line_start:n.text_end])
+                if rows >= self.min_figure_rows:
+                    out[node_id] = NoiseDecision(node_id, d.title, False, None, "content",
+                                                 f"titled as a table of contents, but its text has {rows} rows of "
+                                                 "figures (a page header over a page of content)")
         return out
 
 

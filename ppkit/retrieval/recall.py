@@ -9,14 +9,16 @@ call for when stage 1 missed them (dense recall handles tables badly). Hybrid re
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 import numpy as np
 
 from ..core.ids import ROOT_ID
 from ..indexing.index import SearchIndex
-from .rerank import statement_kind, statements_asked
+from .statements import section_statement_kinds, statements_asked
 from .types import Candidate
 
-__all__ = ["statement_candidates", "make_candidate", "rendered_lines", "unit_text"]
+__all__ = ["statement_candidates", "section_statements", "make_candidate", "rendered_lines", "unit_text"]
 
 
 def rendered_lines(index: SearchIndex, doc: str, a: int, b: int) -> list[tuple[int, str]]:
@@ -57,6 +59,20 @@ def _snippet(text: str, chars: int) -> str:
         m *= 4
 
 
+_STATEMENT_MAPS: WeakKeyDictionary = WeakKeyDictionary()  # index -> {doc: {node_id: frozenset of kinds}}
+
+
+def section_statements(index: SearchIndex, doc: str, node_id: str) -> frozenset[str]:
+    """The primary statements an indexed section holds (:func:`ppkit.retrieval.statements.section_statement_kinds`),
+    computed once per document of ``index``."""
+    per_doc = _STATEMENT_MAPS.setdefault(index, {})
+    if doc not in per_doc:
+        tree, lines = index.trees[doc], index.lines(doc)
+        per_doc[doc] = {nid: section_statement_kinds(tree, lines, nid, index.rendered_text(doc, a, b).split("\n"))
+                        for nid, (a, b) in index.units(doc).items()}
+    return per_doc[doc].get(node_id, frozenset())
+
+
 def statement_candidates(index: SearchIndex, question: str, present: list[Candidate], *, docs: list[str] | None,
                          query_vec: np.ndarray, snippet_chars: int = 150) -> list[Candidate]:
     """Structural recall: the primary financial statements that report what the question asks about.
@@ -73,9 +89,8 @@ def statement_candidates(index: SearchIndex, question: str, present: list[Candid
     out = []
     for doc in (docs if docs is not None else index.docs):
         doc = index.resolve_doc(doc)
-        tree = index.trees[doc]
         for node_id in index.units(doc):
-            if (doc, node_id) in have or statement_kind(tree[node_id].title) not in kinds:
+            if (doc, node_id) in have or not section_statements(index, doc, node_id) & kinds:
                 continue
             chunks = index.chunks_of(doc, node_id)
             if not chunks:

@@ -16,8 +16,9 @@ weights (never tuned to particular questions):
   (idf over the candidates), which rewards exact line items and terms that a
   256-token embedder truncated away;
 * ``numeric``  - for quantitative questions, the density of numeric table rows;
-* ``statement`` - the breadcrumb names the primary financial statement that reports a
-  concept the question asks about (current ratio -> balance sheet / statement of
+* ``statement`` - the section is the primary financial statement that reports a
+  concept the question asks about (by its title, or as :mod:`ppkit.retrieval.statements` finds it
+  in an extracted PDF: an empty title heading before it, a title line in its body) (current ratio -> balance sheet / statement of
   financial position; operating margin -> statement of operations; capex, dividends
   paid -> statement of cash flows). General accounting knowledge, the kind an LLM
   re-ranker brings; it is zero on documents without such statements;
@@ -36,7 +37,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Protocol
 
 import numpy as np
@@ -45,6 +46,8 @@ from ..core.ids import breadcrumb_path, breadcrumb_titles
 from ..core.text import stems
 from ..documents.anchors import anchor_tiers
 from ..indexing.lexical import bm25_scores, lexical_tokens
+from .recall import section_statements
+from .statements import statement_kind, statements_asked
 from .types import Candidate
 
 __all__ = ["Reranker", "StructuralReranker", "Stage1Reranker", "AnchorPriority", "apply_anchor_priority", "zscore"]
@@ -83,59 +86,16 @@ class Stage1Reranker:
         return [replace(c, stage2_score=c.stage1_score) for c in candidates]
 
 
-# Which primary financial statement reports a concept (general accounting knowledge, the kind an
-# LLM re-ranker brings): statement -> (question concepts, breadcrumb pattern of that statement).
-_STATEMENTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
-    "balance": (
-        re.compile(r"\b(current ratio|quick ratio|acid.test|current assets|current liabilities|total assets|"
-                   r"total liabilities|balance sheets?|working capital|inventor(y|ies)|goodwill|intangible assets|"
-                   r"(total )?equity|debt.to.equity|leverage|total debt|book value|receivables|payables)\b", re.I),
-        re.compile(r"balance sheets?|statements? of (consolidated )?financial (position|condition)", re.I)),
-    "operations": (
-        re.compile(r"\b(revenues?|net sales|sales|gross (margin|profit)|operating (margin|income|profit|loss)|"
-                   r"net (income|earnings|loss)|earnings per share|eps|cost of (sales|revenue|goods)|"
-                   r"operating expenses|income statement)\b", re.I),
-        re.compile(r"statements? of (consolidated )?(operations|income|earnings)|^(consolidated )?income statements?", re.I)),
-    "cash_flows": (
-        re.compile(r"\b(cash flows?|operating cash|free cash|cash (provided|used|generated)|capital expenditures?|"
-                   r"capex|dividends? paid|(share|stock) repurchases?|buybacks?|financing activities|"
-                   r"investing activities|operating activities|net change in cash|change in cash)\b", re.I),
-        re.compile(r"statements? of (consolidated )?cash flows?", re.I)),
-}
-
-
-_STATEMENT_TITLE = re.compile(r"^(the )?(consolidated |combined )?(?P<name>.+?)(\s*\(continued\))?\W*$", re.I)
-
-
-@lru_cache(maxsize=16384)  # statement recall asks it of every section title of the searched documents, per question
-def statement_kind(title: str) -> str | None:
-    """Which primary statement a section title names, if any (``"Consolidated Balance Sheets"`` -> ``"balance"``).
-
-    Only titles that *are* a statement count; "Selected Income Statement Data" is not one.
-    """
-    m = _STATEMENT_TITLE.match(title.strip())
-    name = m.group("name") if m else title
-    for kind, (_, pattern) in _STATEMENTS.items():
-        hit = pattern.match(name)
-        if hit and hit.end() >= len(name) - 1:
-            return kind
-    return None
-
-
-def statements_asked(question: str) -> set[str]:
-    """The statement kinds that report concepts the question asks about."""
-    return {kind for kind, (concepts, _) in _STATEMENTS.items() if concepts.search(question)}
-
-
-def _statement_match(asked: set[str], breadcrumb: str) -> float:
-    """1.0 when the section is a primary statement that reports a concept the question asks for
+def _statement_match(asked: set[str], kinds: frozenset[str]) -> float:
+    """1.0 when the section is a primary statement (``kinds``) that reports a concept the question asks for
     (``asked``: :func:`statements_asked` of the question)."""
-    kind = statement_kind(breadcrumb_titles(breadcrumb)[-1])
-    return float(kind is not None and kind in asked)
+    return float(bool(kinds & asked))
 
 
-_QUANT = re.compile(r"\b(ratio|margin|percent|percentage|%|how much|how many|total|amount|growth|rate|compute|"
-                    r"calculate|change|increase|decrease|revenue|income|cash|expense|cost|eps|dividend|share)\b", re.I)
+# plural forms too ("gross margins", "costs"): the question's own wording, not a vocabulary change
+_QUANT = re.compile(r"\b(ratios?|margins?|percent|percentages?|%|how much|how many|totals?|amounts?|growth|rates?|"
+                    r"compute|calculate|changes?|increases?|decreases?|revenues?|income|cash|expenses?|costs?|eps|"
+                    r"dividends?|shares?)\b", re.I)
 
 
 def zscore(v: np.ndarray) -> np.ndarray:
@@ -169,6 +129,9 @@ class StructuralReranker:
         section_tokens: ``(doc, first line, last line, chars) -> BM25 terms or None``: a candidate's
             terms as stored at index time (:meth:`ppkit.indexing.index.SearchIndex.section_tokens`);
             ``None`` from it, or no function, tokenises the candidate's text.
+        statement_kinds: ``(doc, node_id) -> frozenset of statement kinds`` the section holds
+            (:func:`ppkit.retrieval.recall.section_statements` reads the tree); no function: the kind its
+            breadcrumb's last title names.
     """
 
     name = "structural"
@@ -177,17 +140,26 @@ class StructuralReranker:
                        "statement": 0.8, "anchor": 0.0}  # anchor: a priority, not a weight
 
     def __init__(self, embedder=None, weights: dict[str, float] | None = None, *,
-                 path_vectors: dict[str, np.ndarray] | None = None, section_tokens=None):
+                 path_vectors: dict[str, np.ndarray] | None = None, section_tokens=None,
+                 statement_kinds=None):
         self.embedder = embedder
         self.weights = {**self.DEFAULT_WEIGHTS, **(weights or {})}
         self._path_vecs: dict[str, np.ndarray] = dict(path_vectors or {})  # breadcrumb (without doc) -> vector
         self.section_tokens = section_tokens
         self._term_counts: dict[tuple, tuple[Counter, int]] = {}  # see _counts
+        self.statement_kinds = statement_kinds
         self.calls: list = []
         self.last_notes: list[str] = []
 
     def __repr__(self) -> str:
         return f"StructuralReranker(weights={self.weights})"
+
+    @classmethod
+    def for_index(cls, index, *, path_vectors: bool = True, **kw) -> StructuralReranker:
+        """The re-ranker over ``index``: its embedder, stored breadcrumb vectors (unless ``path_vectors``
+        is False), stored section terms and the statements its sections hold."""
+        return cls(index.embedder, path_vectors=index.path_vectors if path_vectors else None,
+                   section_tokens=index.section_tokens, statement_kinds=partial(section_statements, index), **kw)
 
     def _paths(self, paths: list[str]) -> np.ndarray:
         missing = [p for p in dict.fromkeys(paths) if p not in self._path_vecs]
@@ -214,6 +186,12 @@ class StructuralReranker:
             self._term_counts[key] = hit
         return hit
 
+    def _statements(self, c: Candidate) -> frozenset[str]:
+        if self.statement_kinds is not None:
+            return self.statement_kinds(c.doc, c.node_id)
+        kind = statement_kind(breadcrumb_titles(c.breadcrumb)[-1])
+        return frozenset({kind} if kind else ())
+
     def features(self, question: str, candidates: list[Candidate]) -> dict[str, np.ndarray]:
         """The raw feature values (one array per feature, aligned with ``candidates``)."""
         n = len(candidates)
@@ -239,7 +217,7 @@ class StructuralReranker:
         quant = bool(_QUANT.search(question))
         feats["numeric"] = np.array([_numeric_density(c.text) if quant else 0.0 for c in candidates])
         asked = statements_asked(question)
-        feats["statement"] = np.array([_statement_match(asked, c.breadcrumb) for c in candidates])
+        feats["statement"] = np.array([_statement_match(asked, self._statements(c)) for c in candidates])
         feats["anchor"] = np.array(anchor_tiers(question, candidates), dtype=float)
         return feats
 

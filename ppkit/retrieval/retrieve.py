@@ -100,8 +100,7 @@ def retrieve(index: SearchIndex, question: str, k: int | None = None, *, docs: l
     """
     opts = RetrieveOptions.of(index.config, **options)
     k = _checked(question, index.config.k if k is None else k)
-    reranker = reranker or StructuralReranker(index.embedder, path_vectors=index.path_vectors,
-                                              section_tokens=index.section_tokens)
+    reranker = reranker or StructuralReranker.for_index(index)
     t0 = time.perf_counter()
     if filters is None and docs is None and opts.auto_filter:
         filters = analyze(index, question)

@@ -1,0 +1,158 @@
+"""Which primary financial statement a section holds, as PDF extraction leaves it.
+
+The structural re-ranker's ``statement`` feature and structural recall
+(:func:`ppkit.retrieval.recall.statement_candidates`) need to know that a section *is* the balance
+sheet, the statement of operations or the statement of cash flows. Curated Markdown titles it plainly
+("Consolidated Balance Sheets"); a filing extracted from its PDF does not, in four ways measured on the
+FinanceBench shelf:
+
+1. the title carries the filer and the period: "3M Company and Subsidiaries Consolidated Statement of
+   Cash Flows Years ended December 31", "SQUARE, INC. CONSOLIDATED STATEMENTS OF OPERATIONS",
+   "... Consolidated Statements of Income ($ in millions, except per share data";
+2. the title is an empty heading and the table sits under the next heading, a caption line:
+   "CONSOLIDATED BALANCE SHEETS" then "(in thousands, except share and per share data)" or
+   "At January 1, 2023 and January 2, 2022";
+3. the title is no heading at all but a line of the body or the first cell of the statement's table,
+   so the statement hides in the section before it ("Critical Audit Matter").
+
+:func:`statement_kind` reads a title (cases 1); :func:`section_statement_kinds` reads a section of a
+tree (cases 2 and 3). A statement with no title anywhere is not recognised (content alone would also
+match the MD&A's summary tables). Nothing here is about one filer: the vocabulary is the statements'
+standard names.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..core.markup import figure_rows
+
+__all__ = ["statement_kind", "statements_asked", "section_statement_kinds", "STATEMENT_KINDS"]
+
+# Which primary financial statement reports a concept (general accounting knowledge, the kind an
+# LLM re-ranker brings): statement -> (question concepts, name of that statement).
+_STATEMENTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
+    "balance": (
+        re.compile(r"\b(current ratios?|quick ratios?|acid.test|current assets|current liabilities|total assets|"
+                   r"total liabilities|balance sheets?|working capital|inventor(y|ies)|goodwill|intangible assets|"
+                   r"(total )?equity|debt.to.equity|leverage|total debt|book value|receivables|payables|"
+                   r"pp&e|ppne|property,? plant,? (and|&) equipment|fixed assets?|capital.intensive|"
+                   r"(assets?|inventory|receivables?|payables?) turnover|days (payables?|sales|inventory)( outstanding)?|"
+                   r"dpo|dso|dio)\b", re.I),
+        re.compile(r"balance sheets?|statements? of (consolidated )?financial (position|condition)", re.I)),
+    "operations": (
+        re.compile(r"\b(revenues?|net sales|sales|gross (margins?|profits?)|operating (margins?|income|profits?|loss(es)?)|"
+                   r"net (income|earnings|loss)|earnings per share|eps|cost of (sales|revenue|goods)|"
+                   r"operating expenses|income statement|cogs|ebitda?|(net|profit) margins?|sg&a)\b", re.I),
+        re.compile(r"statements? of (consolidated )?(operations|income|earnings)|^(consolidated )?income statements?", re.I)),
+    "cash_flows": (
+        re.compile(r"\b(cash ?flows?|operating cash|free cash|capital.intensive|depreciation|d&a|cash (provided|used|generated)|capital expenditures?|"
+                   r"capex|dividends? paid|(share|stock) repurchases?|buybacks?|financing activities|"
+                   r"investing activities|operating activities|net change in cash|change in cash)\b", re.I),
+        re.compile(r"statements? of (consolidated )?cash flows?", re.I)),
+}
+STATEMENT_KINDS = tuple(_STATEMENTS)
+
+_QUALIFIER = r"(?:(?:the|consolidated|combined|condensed)\s+)*"
+# the statement's name, after an optional filer ("X and Subsidiaries", "X, INC.") and qualifiers
+_NAME = re.compile(r"(?P<prefix>.*?)\b" + _QUALIFIER + r"(?P<name>statements? of (?:consolidated )?(?:financial "
+                   r"(?:position|condition)|operations|income|earnings|cash flows?)|balance sheets?|"
+                   r"income statements?)\b(?P<rest>.*)$", re.I)
+# words that make the text before a statement's name something other than its filer
+# ("Analysis of the", "Notes to", "Key", "Selected", "Index to")
+_NOT_FILER = re.compile(r"\b(of|to|the|in|on|for|from|by|with|analysis|selected|summary|key|notes?|index|data|"
+                        r"supplemental|information|discussion|review|highlights?|changes?|see|our)\b", re.I)
+# what may follow the name: the period, the units, "(continued)", "(unaudited)"
+_AFTER = re.compile(r"^[\s\-–—:,.]*(?:(?:for )?(?:the )?(?:fiscal )?(?:years?|quarters?|periods?|"
+                    r"(?:three|six|nine|twelve|thirteen|twenty.\w+|fifty.\w+) (?:months|weeks)) ended\b.*|"
+                    r"(?:at|as of)\b.*|\(.*|(?:unaudited|continued)\b.*)?$", re.I)
+_MARKUP = re.compile(r"<[^>]+>|[*_`#>]+")
+
+
+def _plain(text: str) -> str:
+    return " ".join(_MARKUP.sub(" ", text).split())
+
+
+@lru_cache(maxsize=16384)  # statement recall asks it of every section title of the searched documents, per question
+def statement_kind(title: str) -> str | None:
+    """Which primary statement a title names, if any (``"Consolidated Balance Sheets"`` -> ``"balance"``).
+
+    Only titles that *are* a statement count: a filer may precede the name and a period or units may
+    follow it ("Amcor plc and Subsidiaries Consolidated Statements of Income ($ in millions"), but
+    "Selected Income Statement Data" or "Analysis of the Consolidated Statements of Cash Flows" are not one.
+
+    >>> statement_kind("3M Company and Subsidiaries Consolidated Statement of Cash Flows Years ended December 31")
+    'cash_flows'
+    """
+    m = _NAME.match(_plain(title))
+    if not m:
+        return None
+    prefix = m.group("prefix").strip(" -–—:,.")
+    if prefix and (_NOT_FILER.search(prefix) or not re.search(r"[A-Za-z]", prefix)):
+        return None
+    if not _AFTER.match(m.group("rest")):
+        return None
+    name = m.group("name")
+    return next((kind for kind, (_, pattern) in _STATEMENTS.items() if pattern.search(name)), None)
+
+
+def statements_asked(question: str) -> set[str]:
+    """The statement kinds that report concepts the question asks about."""
+    return {kind for kind, (concepts, _) in _STATEMENTS.items() if concepts.search(question)}
+
+
+def _title_lines(lines: list[str]) -> list[str]:
+    """Lines of a section body that could be a title: short text lines and the first cell of each
+    table's first row."""
+    out, prev_table = [], False
+    for ln in lines:
+        s = ln.strip()
+        table = s.startswith("|")
+        if table and not prev_table:
+            out.append(s.strip("|").split("|")[0])
+        elif s and not table and len(s) <= 160:
+            out.append(s)
+        prev_table = table
+    return out
+
+
+def section_statement_kinds(tree, lines: list[str], node_id: str, body: list[str], *,
+                            min_rows: int = 5, look_back: int = 3) -> frozenset[str]:
+    """The primary statements a section holds, by its title, an empty title just before it, or a
+    title line in its body; only a section with a table of figures holds one (a statement's
+    years side by side).
+
+    Args:
+        tree: the document's :class:`ppkit.documents.tree.Tree` (``node_id`` -> Node, ids in pre-order).
+        lines: the document's source lines (read for the headings before the section).
+        node_id: the section's node.
+        body: the section's lines as indexed, rendered (HTML tables as pipe rows,
+            :func:`ppkit.core.markup.render`), its heading first.
+        min_rows: table rows with two or more numbers that the section must have for a title found
+            before it or in its body to count (one such row when its own title names the statement).
+        look_back: headings before it that are read while each has no text of its own.
+
+    >>> section_statement_kinds(tree, lines, "0012", body)  # doctest: +SKIP
+    frozenset({'balance'})
+    """
+    rows = figure_rows(body)
+    if rows == 0:
+        return frozenset()  # a discussion titled "Balance Sheet:" in the MD&A is not the statement
+    own = statement_kind(tree[node_id].title)
+    if own:
+        return frozenset({own})
+    if rows < min_rows:
+        return frozenset()
+    kinds = {k for k in map(statement_kind, _title_lines(body[1:])) if k}
+    ids = list(tree.nodes)  # pre-order
+    i = ids.index(node_id)
+    for prev in reversed(ids[max(1, i - look_back):i]):  # never the root
+        node = tree[prev]
+        if any(ln.strip() for ln in lines[node.line_start:node.text_end]):
+            break  # a heading with text of its own ends the run of empty headings
+        k = statement_kind(node.title)
+        if k:
+            kinds.add(k)
+            break
+    return frozenset(kinds)

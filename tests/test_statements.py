@@ -1,0 +1,83 @@
+"""ppkit.retrieval.statements: primary financial statements as PDF extraction leaves them."""
+
+from pathlib import Path
+
+import pytest
+
+import ppkit
+from ppkit.documents.tree import build_tree, read_lines
+from ppkit.retrieval.recall import section_statements
+from ppkit.retrieval.statements import section_statement_kinds, statement_kind, statements_asked
+
+DOC = Path(__file__).parent / "fixtures" / "statements_pdf.md"
+
+
+@pytest.mark.parametrize("title, kind", [
+    ("Consolidated Balance Sheets", "balance"),
+    ("3M Company and Subsidiaries Consolidated Statement of Cash Flows Years ended December 31", "cash_flows"),
+    ("ACME, INC. AND SUBSIDIARIES CONSOLIDATED BALANCE SHEETS", "balance"),
+    ("Acme plc and Subsidiaries Consolidated Statements of Income ($ in millions, except per share data", "operations"),
+    ("Condensed Consolidated Statements of Earnings (Unaudited)", "operations"),
+    ("Consolidated Statements of Operations (continued)", "operations"),
+    ("**CONSOLIDATED STATEMENTS OF CASH FLOWS**", "cash_flows"),
+    ("Selected Income Statement Data", None),
+    ("Key Balance Sheet Data", None),
+    ("Analysis of the Consolidated Statements of Cash Flows", None),
+    ("Notes to Consolidated Financial Statements", None),
+    ("44<br>Consolidated Statements of Cash Flows", None),
+])
+def test_statement_kind_reads_pdf_titles(title, kind):
+    assert statement_kind(title) == kind
+
+
+def _kinds(tree, lines):
+    out = {}
+    for node in tree.headings():
+        body = lines[node.line_start - 1:node.text_end]
+        out[node.title] = set(section_statement_kinds(tree, lines, node.node_id, body))
+    return out
+
+
+def test_section_statement_kinds_over_an_extracted_filing():
+    tree, lines = build_tree(DOC), read_lines(DOC)
+    kinds = _kinds(tree, lines)
+    assert kinds == {
+        "INITECH CORP.": set(),
+        "Financial Condition": set(),
+        "Balance Sheet:": set(),  # a discussion, no table of figures
+        "Index to Consolidated Financial Statements": set(),  # one page number a row
+        "Report of Independent Registered Public Accounting Firm": set(),
+        "Critical Audit Matter": {"operations"},  # the title is the first cell of its table
+        "CONSOLIDATED BALANCE SHEETS": set(),  # an empty heading: its table is under the caption
+        "(In millions, except per share data)": {"balance"},  # the empty title just before it
+        "Initech Corp. and Subsidiaries Consolidated Statements of Cash Flows Years ended December 31": {"cash_flows"},
+        "Selected Balance Sheet Data": set(),
+    }
+
+
+def test_statement_recall_and_rerank_find_the_captioned_statement(tmp_path):
+    index = ppkit.build_index([DOC], tmp_path / "index", embedder=ppkit.HashEmbedder(),
+                              config=ppkit.Config(online=False), progress=False)
+    caption = tree_node(index, "(In millions, except per share data)")
+    assert section_statements(index, "statements_pdf", caption) == {"balance"}
+    r = index.retrieve("What is the current ratio?", k=3, docs=["statements_pdf"])
+    assert r.sections[0].node_id == caption
+    assert r.candidates[0].features["statement"] == 1.0
+
+
+def tree_node(index, title):
+    (node,) = index.trees["statements_pdf"].find(title)
+    return node.node_id
+
+
+@pytest.mark.parametrize("question, kinds", [
+    ("Are gross margins consistent?", {"operations"}),  # plural
+    ("What was the FY2016 COGS?", {"operations"}),  # standard abbreviations
+    ("Did net PP&E grow?", {"balance"}),
+    ("What is the inventory turnover?", {"balance"}),
+    ("Is the free cashflow conversion improving?", {"cash_flows"}),  # one word
+    ("Is it a capital-intensive business?", {"balance", "cash_flows"}),  # PP&E to assets, capex
+    ("Who is the chief executive?", set()),
+])
+def test_statements_asked_reads_common_wording(question, kinds):
+    assert statements_asked(question) == kinds
