@@ -137,12 +137,20 @@ class NumpyMiniLM:
     def _round(self, x: np.ndarray) -> np.ndarray:
         return to_bf16(x) if self.precision == "bf16" else x
 
+    def _weights(self, prefix: str) -> tuple[np.ndarray, np.ndarray]:
+        """A linear layer's ``(W, bias)``, ``W`` as stored ``(out, in)``, both rounded for bf16."""
+        return (self._round(np.asarray(self.w[prefix + ".weight"], np.float32)),
+                self._round(np.asarray(self.w[prefix + ".bias"], np.float32)))
+
+    def _transposed(self, prefix: str) -> tuple[np.ndarray, np.ndarray]:
+        """``(W^T, bias)`` of :meth:`_weights`, ``W^T`` contiguous ``(in, out)``."""
+        w, b = self._weights(prefix)
+        return np.ascontiguousarray(w.T), b
+
     def _linear(self, x: np.ndarray, prefix: str) -> np.ndarray:
         wt = self._linear_cache.get(prefix)
         if wt is None:
-            wt = (np.ascontiguousarray(self._round(np.asarray(self.w[prefix + ".weight"], np.float32)).T),
-                  self._round(np.asarray(self.w[prefix + ".bias"], np.float32)))
-            self._linear_cache[prefix] = wt
+            wt = self._linear_cache[prefix] = self._transposed(prefix)
         # one 2-D product over all rows (a stacked 3-D one calls BLAS once per batch row: 10x slower)
         y = self._round(x).reshape(-1, x.shape[-1]) @ wt[0] + wt[1]
         return self._round(y.reshape(*x.shape[:-1], -1))
@@ -221,25 +229,20 @@ class NumpyMiniLM:
         return self._round_(y)
 
     def _fast_layers(self) -> list[tuple]:
-        """Per layer, made once: ``(Wqkv^T, bqkv, Wo^T, bo, ln1, W1^T, b1, W2^T, b2, ln2)``, the weights rounded
-        and transposed (queries, keys and values side by side), the layer norms' ``(weight, bias)``."""
+        """Per layer, made once: ``(Wqkv, bqkv, Wo^T, bo, ln1, W1, b1, W2^T, b2, ln2)``, the weights rounded, the
+        wide ones (queries, keys and values stacked; intermediate) as stored for :meth:`_wide_`, the others
+        transposed for :meth:`_linear_`; the layer norms' ``(weight, bias)``."""
         if self._layers is None:
             def ln(prefix):
                 return (np.asarray(self.w[prefix + ".weight"], np.float32), np.asarray(self.w[prefix + ".bias"], np.float32))
 
-            def lin(prefix):
-                return (np.ascontiguousarray(self._round(np.asarray(self.w[prefix + ".weight"], np.float32)).T),
-                        self._round(np.asarray(self.w[prefix + ".bias"], np.float32)))
-
             out = []
             for i in range(self.layers):
                 p = f"encoder.layer.{i}."
-                qkv = [lin(p + f"attention.self.{m}") for m in ("query", "key", "value")]
-                w1, b1 = lin(p + "intermediate.dense")
-                out.append((np.ascontiguousarray(np.concatenate([a for a, _ in qkv], axis=1).T),
-                            np.concatenate([b for _, b in qkv]),
-                            *lin(p + "attention.output.dense"), ln(p + "attention.output.LayerNorm"),
-                            np.ascontiguousarray(w1.T), b1, *lin(p + "output.dense"),
+                qkv = [self._weights(p + f"attention.self.{m}") for m in ("query", "key", "value")]
+                out.append((np.concatenate([a for a, _ in qkv]), np.concatenate([b for _, b in qkv]),
+                            *self._transposed(p + "attention.output.dense"), ln(p + "attention.output.LayerNorm"),
+                            *self._weights(p + "intermediate.dense"), *self._transposed(p + "output.dense"),
                             ln(p + "output.LayerNorm")))
             self._fast_ln_emb = ln("embeddings.LayerNorm")
             if self.precision == "bf16":
