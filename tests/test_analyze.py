@@ -179,12 +179,24 @@ def test_form_and_date_named():
     assert analyze_catalog(SHELF, "Northwind Traders FY2023 revenue?").docs == ["d4"]
 
 
-def test_no_period_searches_all_filings_of_the_company():
+def test_no_period_searches_the_latest_annual_report_and_what_came_after():
     f = analyze_catalog(SHELF, "What does Northwind Traders sell?")
-    assert f.docs == ["d1", "d2", "d3", "d4", "d5"] and f.companies == ["d4"]  # first choice: the latest 10-K
+    assert f.docs == ["d4"] and f.companies == ["d4"]  # the FY2023 10-K; the Q2 FY2023 10-Q came before it
+    assert f.notes == ["no period named: Northwind Traders's latest annual report and the filings after it searched "
+                       "(1 of its 5 filings)"]
+    later = {**SHELF, "d8": _m("Northwind Traders Holdings, Inc.", 2024, "10-Q", quarter=1),
+             "d9": _m("Northwind Traders Holdings, Inc.", 2023, "earnings release", quarter=4)}
+    assert analyze_catalog(later, "What does Northwind Traders sell?").docs == ["d4", "d8", "d9"]
+    # no annual report: every filing of the company
+    eights = {**SHELF, "k1": _m("Kestrel Foods", 2022, "8-K", end="2022-05-20"),
+              "k2": _m("Kestrel Foods", 2022, "8-K", end="2022-08-19")}
+    f = analyze_catalog(eights, "What did Kestrel Foods announce?")
+    assert f.docs == ["k1", "k2"] and f.notes == []
     f = analyze_catalog(SHELF, "What did Northwind Traders earn in FY2030?")
     assert f.docs == ["d1", "d2", "d3", "d4", "d5"]
     assert f.notes == ["no filing of Northwind Traders matches the period named: all 5 of its filings searched"]
+    # a form or a date named is a period: no note, the filing named
+    assert analyze_catalog(SHELF, "What did Northwind Traders' 8-K dated 1st July 2022 say?").notes == []
 
 
 def test_shared_or_sentence_initial_words_select_nothing():

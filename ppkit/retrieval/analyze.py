@@ -45,7 +45,7 @@ from ..llm.client import GeminiClient, online_or_offline
 from ..llm.fence import DATA_RULE, block
 
 __all__ = ["QueryFilters", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
-           "parse_periods", "choose_filings", "company_groups", "catalog_of"]
+           "parse_periods", "choose_filings", "same_period", "company_groups", "catalog_of"]
 
 
 @dataclass(frozen=True)
@@ -124,6 +124,7 @@ _FISCAL_MARK = re.compile(r"\b(?:fy\s?'?|fiscal\s+(?:year\s+)?)(?:(?:19|20)\d{2}
 _DATE_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?,?\s+"
                        r"((?:19|20)\d{2})\b", re.I)
 # the order forms are preferred in when the period does not decide (an annual figure: the 10-K)
+_ANNUAL = ("10-K", "10-KT", "20-F")  # annual reports
 _FORM_RANK = {"10-K": 0, "10-KT": 0, "20-F": 0, "10-Q": 1, "earnings release": 2, "8-K": 3}
 
 
@@ -306,11 +307,11 @@ def _filing_score(meta: dict, years: list[int], quarters: list[list[int]], dates
         ty, tq = max(quarters)  # the latest quarter named: its filing also reports the earlier ones
         if fy == ty and q == tq:
             match = 4.0
-        elif fy == ty and q is None and form in ("10-K", "10-KT", "20-F"):
+        elif fy == ty and q is None and form in _ANNUAL:
             match = 2.0  # no filing of that quarter: the annual report of its fiscal year
     elif years and fy is not None:
         ty = max(years)  # "between FY2021 and FY2022": the FY2022 10-K reports both years
-        annual = form in ("10-K", "10-KT", "20-F")
+        annual = form in _ANNUAL
         if fy == ty and annual:
             match = 4.0
         elif fy == ty and form == "earnings release" and q == 4:
@@ -324,24 +325,31 @@ def _filing_score(meta: dict, years: list[int], quarters: list[list[int]], dates
     return (match, -_FORM_RANK.get(form, 9), fy or 0, q or 0)
 
 
-def choose_filings(catalog: dict[str, dict], docs: list[str], question: str) -> tuple[list[str], list[str]]:
-    """(the filings to search, all of ``docs`` best first) for one company's ``docs``.
-
-    The filings to search are those whose period (or date, or form) the question names, with
-    the best score; when it names none that a filing matches, all of ``docs``.
-
-    >>> choose_filings(cat, ["X_2021_10K", "X_2022_10K", "X_2023Q2_10Q"], "X's FY2022 revenue?")[0]  # doctest: +SKIP
-    ['X_2022_10K']
-    """
+def _period_terms(question: str) -> tuple[list[int], list[list[int]], list[date], list[str]]:
+    """(years, quarters, dates, forms) a question names, as :func:`choose_filings` weighs them."""
     years, quarters, dates = parse_periods(question)
     # years written as fiscal years ("FY 2021") are the period asked about; a bare year beside them
     # is usually something else ("... expect to pay for retirees in 2024")
     marked = [y for y in _years(" ".join(m.group(0) for m in _FISCAL_MARK.finditer(question)))]
-    years = sorted(set(marked)) or years
-    forms = [f for rx, f in _FORM_WORDS if rx.search(question)]
+    return sorted(set(marked)) or years, quarters, dates, [f for rx, f in _FORM_WORDS if rx.search(question)]
+
+
+def choose_filings(catalog: dict[str, dict], docs: list[str], question: str) -> tuple[list[str], list[str]]:
+    """(the filings to search, all of ``docs`` best first) for one company's ``docs``.
+
+    The filings to search are those whose period (or date, or form) the question names, with
+    the best score; when it names none, the latest annual report and the filings after it; when
+    it names one that no filing matches, all of ``docs``.
+
+    >>> choose_filings(cat, ["X_2021_10K", "X_2022_10K", "X_2023Q2_10Q"], "X's FY2022 revenue?")[0]  # doctest: +SKIP
+    ['X_2022_10K']
+    """
+    years, quarters, dates, forms = _period_terms(question)
     scored = sorted(docs, key=lambda d: _filing_score(catalog[d], years, quarters, dates, forms), reverse=True)
     best = _filing_score(catalog[scored[0]], years, quarters, dates, forms)
     if best[0] <= 0:
+        if not (years or quarters or dates or forms):
+            return _latest_filings(catalog, docs), scored
         return list(docs), scored
     chosen = [d for d in scored if _filing_score(catalog[d], years, quarters, dates, forms)[0] == best[0]][:1]
     if years and not (quarters or dates or forms):
@@ -351,10 +359,44 @@ def choose_filings(catalog: dict[str, dict], docs: list[str], question: str) -> 
     return chosen, scored
 
 
+def _filing_order(meta: dict) -> tuple[int, int]:
+    """(fiscal year, quarter) of a filing, an annual report as its fourth quarter, a filing of no quarter first."""
+    q = meta.get("quarter") or (4 if meta.get("form_type") in _ANNUAL else 0)
+    return (meta.get("fiscal_year") or 0, q)
+
+
+def same_period(a: dict, b: dict) -> bool:
+    """Whether two filings (metadata) report the same fiscal period: the fiscal year's annual report and its
+    full-year (fourth-quarter) release, or a quarter's 10-Q and its release. 8-Ks report events, not periods.
+
+    >>> same_period({"form_type": "10-K", "fiscal_year": 2022}, {"form_type": "earnings release", "fiscal_year": 2022, "quarter": 4})
+    True
+    """
+    order = _filing_order(a)
+    return order[0] > 0 and order[1] > 0 and order == _filing_order(b)
+
+
+def _latest_filings(catalog: dict[str, dict], docs: list[str]) -> list[str]:
+    """The filings that answer a question naming no period (it asks about the present): the latest annual
+    report and every filing of its fiscal year's end or later (the full-year release, later 10-Qs, 8-Ks).
+    A company without an annual report of known year keeps all of ``docs``.
+
+    >>> _latest_filings({"a": {"form_type": "10-K", "fiscal_year": 2021}, "b": {"form_type": "10-K", "fiscal_year": 2022},
+    ...                  "c": {"form_type": "10-Q", "fiscal_year": 2023, "quarter": 1}}, ["a", "b", "c"])
+    ['b', 'c']
+    """
+    annual = [_filing_order(catalog[d]) for d in docs
+              if catalog[d].get("form_type") in _ANNUAL and catalog[d].get("fiscal_year")]
+    if not annual:
+        return list(docs)
+    latest = max(annual)
+    return [d for d in docs if _filing_order(catalog[d]) >= latest]
+
+
 def _full_year_release(meta: dict, annual: dict) -> bool:
     """Whether ``meta`` is the full-year earnings release of the fiscal year of the annual report ``annual``."""
     return (meta.get("form_type") == "earnings release" and meta.get("quarter") == 4
-            and annual.get("form_type") in ("10-K", "10-KT", "20-F")
+            and annual.get("form_type") in _ANNUAL
             and meta.get("fiscal_year") is not None and meta.get("fiscal_year") == annual.get("fiscal_year"))
 
 
@@ -380,6 +422,7 @@ def analyze_catalog(catalog: dict[str, dict], question: str) -> QueryFilters:
         search = search[:start] + "\x00" + search[end:]
     notes: list[str] = []
     years, quarters, _ = parse_periods(question)
+    terms = _period_terms(question)
     company_docs: dict[str, list[str]] = {}
     matched: dict[str, str] = {}
     companies: list[str] = []
@@ -391,16 +434,18 @@ def analyze_catalog(catalog: dict[str, dict], question: str) -> QueryFilters:
         companies.append(ranked[0])
         for d in chosen:
             matched[d] = name
-        if len(chosen) > 1 and (years or quarters):
+        if (years or quarters) and len(chosen) > 1 and _filing_score(catalog[ranked[0]], *terms)[0] <= 0:
             notes.append(f"no filing of {name} matches the period named: all {len(chosen)} of its filings searched")
+        elif not any(terms) and len(chosen) < len(groups[gi]):
+            notes.append(f"no period named: {name}'s latest annual report and the filings after it searched "
+                         f"({len(chosen)} of its {len(groups[gi])} filings)")
     if company_docs:
         docs = list(dict.fromkeys(d for ds in company_docs.values() for d in ds))  # two names of one company
     else:
         docs = _docs_for_years(catalog, list(catalog), years, notes)
     return QueryFilters(docs=docs, matched=matched, search_text=_clean(search) or question,
                         analyzer="offline-rules", companies=companies, years=years, items=_items(question),
-                        notes=notes, quarters=quarters, forms=[f for rx, f in _FORM_WORDS if rx.search(question)],
-                        company_docs=company_docs)
+                        notes=notes, quarters=quarters, forms=terms[3], company_docs=company_docs)
 
 
 def analyze_query(index: SearchIndex, question: str) -> QueryFilters:
@@ -409,9 +454,10 @@ def analyze_query(index: SearchIndex, question: str) -> QueryFilters:
     The company is a hard filter: only the filings of the companies named are searched. Among a
     company's filings, the period decides (see :func:`choose_filings`): the 10-K of the fiscal
     year named (the latest, for a span, since a 10-K also reports the year before), the 10-Q
-    or release of the quarter named, the filing of the date named. When no filing matches the
-    period, or none is named, all of the company's filings are searched - the period never
-    empties the search.
+    or release of the quarter named, the filing of the date named. A question naming no period
+    asks about the present: the latest annual report and the filings after it are searched. When
+    no filing matches the period named, all of the company's filings are searched - the period
+    never empties the search.
 
     >>> analyze_query(index, "For AMD, what is the current ratio?").docs  # doctest: +SKIP
     ['AMD']
