@@ -33,10 +33,30 @@ def test_page_fields_stay_out_of_the_json_without_pages():
 def test_wrong_company_and_wrong_period_shares():
     company = {"X_2021_10K", "X_2022_10K", "X_2023Q2_10Q"}
     sent = [S(doc="X_2022_10K"), S(doc="X_2021_10K"), S(doc="Y_2022_10K"), S(doc="X_2023Q2_10Q")]
-    assert source_shares(sent, ["X_2022_10K"], company) == {"wrong_company": 0.25, "wrong_period": 0.5}
+    assert source_shares(sent, ["X_2022_10K"], company) == {"wrong_company": 0.25, "wrong_period": 0.5,
+                                                            "other_form": 0.0}
     # a comparison question about two filings: neither is the wrong period
-    assert source_shares(sent, ["X_2022_10K", "X_2021_10K"], company) == {"wrong_company": 0.25, "wrong_period": 0.25}
-    assert source_shares([], ["X_2022_10K"], company) == {"wrong_company": 0.0, "wrong_period": 0.0}
+    assert source_shares(sent, ["X_2022_10K", "X_2021_10K"], company)["wrong_period"] == 0.25
+    assert source_shares([], ["X_2022_10K"], company) == {"wrong_company": 0.0, "wrong_period": 0.0, "other_form": 0.0}
+    # the full-year release of the 10-K's fiscal year reports the same period: another filing, not another period
+    company |= {"X_2022Q4_EARNINGS"}
+    sent = [S(doc="X_2022_10K"), S(doc="X_2022Q4_EARNINGS"), S(doc="X_2021_10K"), S(doc="X_2022Q4_EARNINGS")]
+    assert source_shares(sent, ["X_2022_10K"], company, {"X_2022_10K", "X_2022Q4_EARNINGS"}) == {
+        "wrong_company": 0.0, "wrong_period": 0.25, "other_form": 0.5}
+
+
+def test_same_period_pairs_the_annual_report_with_its_full_year_release():
+    from ppkit.retrieval.analyze import same_period
+
+    k22 = {"form_type": "10-K", "fiscal_year": 2022}
+    assert same_period(k22, {"form_type": "earnings release", "fiscal_year": 2022, "quarter": 4})
+    assert not same_period(k22, {"form_type": "earnings release", "fiscal_year": 2022, "quarter": 3})
+    assert not same_period(k22, {"form_type": "10-K", "fiscal_year": 2021})
+    assert same_period({"form_type": "10-Q", "fiscal_year": 2023, "quarter": 2},
+                       {"form_type": "earnings release", "fiscal_year": 2023, "quarter": 2})
+    # 8-Ks report events, and a filing of unknown year matches nothing
+    assert not same_period({"form_type": "8-K", "fiscal_year": 2022}, {"form_type": "8-K", "fiscal_year": 2022})
+    assert not same_period({"form_type": "10-K"}, {"form_type": "10-K"})
 
 
 def test_score_question_reports_source_shares_only_with_the_company():

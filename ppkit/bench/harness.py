@@ -38,7 +38,7 @@ from ..core.ids import split_section_id
 from ..core.progress import progress_bar
 from ..indexing.index import SearchIndex
 from ..pipeline import default_reranker
-from ..retrieval.analyze import catalog_of, company_groups
+from ..retrieval.analyze import catalog_of, company_groups, same_period
 from .gold import GoldSet, gold_lines
 from .metrics import (
     EvidenceFeatures,
@@ -84,8 +84,11 @@ DEFINITIONS = {
     "wrong_doc": "share of the first k items that come from a document other than the question's",
     "wrong_company": "share of the first k items from a filing of another company (companies as the index's "
                      "metadata groups its filings: by name or ticker); only in an index of several companies",
-    "wrong_period": "share of the first k items from another filing of the question's company (another year, "
-                    "quarter or form)",
+    "wrong_period": "share of the first k items from a filing of the question's company that reports another "
+                    "period (another fiscal year or quarter, or an 8-K)",
+    "other_form": "share of the first k items from another filing of the question's company that reports the "
+                  "same period (the fiscal year's 10-K beside its full-year earnings release, a quarter's 10-Q "
+                  "beside its release); before this column existed they counted as wrong_period",
     "modes": "auto = the pipeline's own document filter (from the question); none = one index over all "
              "documents, no filter; gold = filtered to the question's gold document(s); a suffix names the "
              "stage-1 recall when it is not the default: auto:bm25, none:hybrid (dense, bm25 or hybrid RRF)",
@@ -199,10 +202,10 @@ def _aggregate(rows: list[dict], ks) -> dict:
 
 
 def _source_means(per: list[dict]) -> dict:
-    """Mean wrong_company and wrong_period, where the rows have them (an index of several companies)."""
+    """Mean wrong_company, wrong_period and other_form, where the rows have them (an index of several companies)."""
     if not any("wrong_company" in r for r in per):
         return {}
-    return {"wrong_company": mean(per, "wrong_company"), "wrong_period": mean(per, "wrong_period")}
+    return {key: mean(per, key) for key in ("wrong_company", "wrong_period", "other_form")}
 
 
 def _page_means(per: list[dict]) -> dict:
@@ -256,12 +259,17 @@ class _Run:
     gold_features: dict = None  # gold sections -> text_features of their own text (evidence_recall's "findable")
     # doc -> every indexed filing of its company (the index's metadata groups them); empty with one company
     company_of: dict = None
+    period_of: dict = None  # doc -> the filings of its company that report its period (itself included)
 
     def company(self, qdocs: list[str]) -> set[str] | None:
         """The filings of the companies of ``qdocs`` (None with a single company in the index: nothing to tell)."""
         if not self.company_of or not qdocs:
             return None
         return set().union(*(self.company_of.get(d, {d}) for d in qdocs))
+
+    def same(self, qdocs: list[str]) -> set[str]:
+        """The filings that report the period of ``qdocs`` (a fiscal year's 10-K and its full-year release)."""
+        return set().union(*(self.period_of.get(d, {d}) for d in qdocs)) if self.period_of and qdocs else set()
 
     def with_pages(self, items: list) -> list:
         """Baseline items with the PDF pages of their line ranges (empty without a page map)."""
@@ -306,7 +314,8 @@ def _bench_mode(run: _Run, q: dict, g: list, qdocs: list[str], mode: str, gold_i
         kw["retrieval"] = recall_mode
     r = run.index.retrieve(q["text"], k=kmax, reranker=run.reranker, **kw)
     cands = _sent_of_candidates(r.candidates)
-    entry = {**score_question(r.sections, g, ks, doc=qdocs, evidence=evidence, company=run.company(qdocs)),
+    entry = {**score_question(r.sections, g, ks, doc=qdocs, evidence=evidence, company=run.company(qdocs),
+                            same=run.same(qdocs)),
              "candidates": {"hit": 1.0 if covered(cands, g) else 0.0, "recall": len(covered(cands, g)) / len(g),
                             "n": len(cands), "first_gold_rank": _first_gold_rank(cands, g)},
              "sections": [s.section_id for s in r.sections],
@@ -334,12 +343,12 @@ def _baselines_for(run: _Run, text: str, docs, g: list, qdocs: list[str], budget
     """Each baseline's scores for one question, at its cut-offs and at ppkit's context size
     (with ``pages``, the gold PDF pages, also their page scores)."""
     out = {}
-    company = run.company(qdocs)
+    company, same = run.company(qdocs), run.same(qdocs)
     for name, b in run.baselines.items():
         items = b.search(text, 200, docs=docs, query_vec=run.index.embedder.embed_query(text))
-        bs = score_question(items, g, run.bks, doc=qdocs, company=company)
+        bs = score_question(items, g, run.bks, doc=qdocs, company=company, same=same)
         eq = _equal_context(items, budget)
-        bs["equal_context"] = {**score_question(eq, g, [len(eq)], doc=qdocs, company=company)[str(len(eq))],
+        bs["equal_context"] = {**score_question(eq, g, [len(eq)], doc=qdocs, company=company, same=same)[str(len(eq))],
                                "budget": budget}
         if pages:
             for k in run.bks:
@@ -377,7 +386,7 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
     view = bench_view(index)
     # one re-ranker for the whole run, so that its breadcrumb vectors are computed once
     run = _Run(view, ks, modes, reranker or default_reranker(view), baselines, sorted({int(k) for k in plan.baseline_ks}),
-               tuple(m for m in plan.baseline_modes if m in modes) if baselines else (), {}, _company_of(view))
+               tuple(m for m in plan.baseline_modes if m in modes) if baselines else (), {}, *_companies_and_periods(view))
     todo, skipped = _runnable(view, questions, gold)
     per_question = []
     if todo:
@@ -416,10 +425,16 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
     }))
 
 
-def _company_of(index: SearchIndex) -> dict[str, set[str]]:
-    """doc -> the filings of its company, over an index of several companies (empty otherwise)."""
-    groups = company_groups(catalog_of(index))
-    return {d: set(group) for group in groups for d in group} if len(groups) > 1 else {}
+def _companies_and_periods(index: SearchIndex) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """(doc -> the filings of its company, doc -> those of them that report its period), over an index of
+    several companies (both empty otherwise)."""
+    catalog = catalog_of(index)
+    groups = company_groups(catalog)
+    if len(groups) < 2:
+        return {}, {}
+    company = {d: set(group) for group in groups for d in group}
+    period = {d: {e for e in company[d] if e == d or same_period(catalog[d], catalog[e])} for d in company}
+    return company, period
 
 
 def _runnable(index: SearchIndex, questions: list[dict], gold: GoldSet) -> tuple[list[dict], dict[str, str]]:
@@ -491,7 +506,8 @@ def markdown_table(result: RetrievalBench | dict) -> str:
     scored = [v for m in result["modes"].values() for k, v in m.items() if k.isdigit()]
     extra = [(key, name, pct) for key, name, pct in (("page_hit", "page hit", False),
                                                      ("wrong_company", "wrong company", True),
-                                                     ("wrong_period", "wrong period", True))
+                                                     ("wrong_period", "wrong period", True),
+                                                     ("other_form", "same period, other filing", True))
              if any(key in v for v in scored)]
     names = ["system", "filter", "k", "hit", "recall", "all gold", "evidence recall", "hit (overlap)",
              "recall (overlap)", "context chars", "wrong doc", *(n for _, n, _ in extra)]

@@ -166,7 +166,7 @@ def context_chars(items, k: int) -> int:
 
 
 def score_question(items, gold, ks, *, doc: list[str] | None = None, evidence: EvidenceFeatures | None = None,
-                   company: set[str] | None = None) -> dict:
+                   company: set[str] | None = None, same: set[str] | None = None) -> dict:
     """All metrics of one question at each k.
 
     Returns ``{str(k): {"hit", "recall", "all_gold", "hit_overlap", "recall_overlap", "context_chars",
@@ -174,7 +174,8 @@ def score_question(items, gold, ks, *, doc: list[str] | None = None, evidence: E
     document other than ``doc`` (``None`` when ``doc`` is not given). With ``company`` (every
     indexed filing of the question's company) each k also has ``wrong_company`` (the share from
     another company's filings) and ``wrong_period`` (from another filing of the same company:
-    another year, quarter or form). With ``evidence`` (the
+    another period) and ``other_form`` (from a filing of the company that reports the same period as
+    ``doc``, given in ``same``: the fiscal year's 10-K beside its full-year release). With ``evidence`` (the
     question's findable evidence features) each k also has ``evidence_recall`` (over the text
     of the items from ``doc``, all items when ``doc`` is not given) and ``evidence_missed``
     (the features not sent, for reading).
@@ -192,7 +193,7 @@ def score_question(items, gold, ks, *, doc: list[str] | None = None, evidence: E
                        "recall_overlap": recall_at_k(top, gold, k, overlap=True),
                        "context_chars": context_chars(top, k), "n_sent": len(top), "wrong_doc": wrong}
         if doc and company is not None:
-            out[str(k)].update(source_shares(top, doc, company))
+            out[str(k)].update(source_shares(top, doc, company, same))
         if evidence is not None:
             sent = "\n".join(it.text for it in top if (not doc or it.doc in doc) and hasattr(it, "text"))
             rec, missed = evidence_recall(evidence, text_features(sent))
@@ -200,21 +201,24 @@ def score_question(items, gold, ks, *, doc: list[str] | None = None, evidence: E
     return out
 
 
-def source_shares(items, doc: list[str], company: set[str]) -> dict:
-    """``wrong_company`` and ``wrong_period``: the shares of ``items`` from a filing of another
-    company, and from a filing of the same ``company`` other than the question's ``doc``.
+def source_shares(items, doc: list[str], company: set[str], same: set[str] | None = None) -> dict:
+    """``wrong_company``, ``wrong_period`` and ``other_form``: the shares of ``items`` from a filing of
+    another company, from a filing of the same ``company`` that reports another period, and from one
+    that reports the question's period (``same``: e.g. the full-year release beside the 10-K) but is
+    not the question's ``doc``.
 
     >>> from types import SimpleNamespace as S
-    >>> source_shares([S(doc="X_2022"), S(doc="X_2021"), S(doc="Y_2022"), S(doc="X_2022")], ["X_2022"],
-    ...               {"X_2021", "X_2022"})
-    {'wrong_company': 0.25, 'wrong_period': 0.25}
+    >>> source_shares([S(doc="X_2022"), S(doc="X_2021"), S(doc="Y_2022"), S(doc="X_2022Q4")], ["X_2022"],
+    ...               {"X_2021", "X_2022", "X_2022Q4"}, {"X_2022", "X_2022Q4"})
+    {'wrong_company': 0.25, 'wrong_period': 0.25, 'other_form': 0.25}
     """
-    items = list(items)
+    items, same = list(items), same or set()
     if not items:
-        return {"wrong_company": 0.0, "wrong_period": 0.0}
+        return {"wrong_company": 0.0, "wrong_period": 0.0, "other_form": 0.0}
     other = sum(1 for it in items if it.doc not in company and it.doc not in doc)
-    period = sum(1 for it in items if it.doc in company and it.doc not in doc)
-    return {"wrong_company": other / len(items), "wrong_period": period / len(items)}
+    period = sum(1 for it in items if it.doc in company and it.doc not in doc and it.doc not in same)
+    form = sum(1 for it in items if it.doc in same and it.doc not in doc)
+    return {"wrong_company": other / len(items), "wrong_period": period / len(items), "other_form": form / len(items)}
 
 
 _NUM = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?:\s*(%|percent\b|billion\b|million\b))?",

@@ -49,7 +49,8 @@ class KScores:
     n_pages: int | None = None
     # an index of several companies only (absent from the JSON otherwise)
     wrong_company: float | None = None  # share of the items sent from another company's filing
-    wrong_period: float | None = None  # from another filing (year, quarter, form) of the question's company
+    wrong_period: float | None = None  # from a filing of the question's company that reports another period
+    other_form: float | None = None  # from another filing of the question's period (its 10-K beside the full-year release)
 
     @classmethod
     def from_dict(cls, d: dict) -> KScores:
@@ -64,7 +65,7 @@ class KScores:
             for k in _PAGE_FIELDS:
                 del d[k]
         if self.wrong_company is None:
-            for k in ("wrong_company", "wrong_period"):
+            for k in ("wrong_company", "wrong_period", "other_form"):
                 del d[k]
         return d
 
