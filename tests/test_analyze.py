@@ -199,6 +199,13 @@ def test_no_period_searches_the_latest_annual_report_and_what_came_after():
     assert analyze_catalog(SHELF, "What did Northwind Traders' 8-K dated 1st July 2022 say?").notes == []
 
 
+def test_a_two_word_name_by_the_first_letters_of_its_words():
+    shelf = {**SHELF, "x1": _m("American Express Company", 2022, "10-K")}
+    assert analyze_catalog(shelf, "Does AMEX have an improving margin as of 2022?").docs == ["x1"]
+    assert analyze_catalog(shelf, "AmEx card fees in FY2022?").docs == ["x1"]
+    assert analyze_catalog(shelf, "Amex card fees in FY2022?").companies == []  # written as a word: not the name
+
+
 def test_shared_or_sentence_initial_words_select_nothing():
     # "American" is the first word of two companies; "General" opens the question
     assert analyze_catalog(SHELF, "Which American company grew most in FY2022?").companies == []

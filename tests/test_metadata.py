@@ -152,7 +152,10 @@ def test_company_names():
     assert not company_matches("Chase", {"company": "JPMorgan Chase & Co."})
     assert company_matches("axp", {"company": "American Express Company", "ticker": "AXP"})
     assert company_acronyms("Johnson & Johnson") == ["J&J", "JnJ"]
-    assert company_acronyms("Best Buy Co., Inc.") == []  # two words: no initialism
+    # two words: no initialism, but the first two letters of each ("AmEx")
+    assert company_acronyms("Best Buy Co., Inc.") == ["BEBU", "BeBu"]
+    assert company_acronyms("American Express Company") == ["AMEX", "AmEx"]
+    assert company_acronyms("3M Company") == []
 
 
 def test_metadata_from_name():

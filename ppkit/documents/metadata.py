@@ -104,7 +104,8 @@ def _aliases(company: str | None, doc: str) -> list[str]:
 
 def company_acronyms(company: str) -> list[str]:
     """Initialisms of a name of capitalised words: ``"Advanced Micro Devices, Inc."`` -> ``["AMD"]``,
-    ``"Johnson & Johnson"`` -> ``["J&J", "JnJ"]`` (three words or more, or two joined by "&").
+    ``"Johnson & Johnson"`` -> ``["J&J", "JnJ"]`` (three words or more, or two joined by "&"); a name of
+    two words is also written by the first two letters of each: ``"American Express"`` -> ``["AMEX", "AmEx"]``.
     """
     words = short_company_name(company).replace("&", " & ").split()
     named = [w for w in words if w != "&"]
@@ -113,6 +114,8 @@ def company_acronyms(company: str) -> list[str]:
     if "&" in words:
         ini = "".join(w[0] if w != "&" else "&" for w in words)
         return [ini, ini.replace("&", "n")]
+    if len(named) == 2 and all(len(w) >= 3 and w.isalpha() for w in named):
+        return ["".join(w[:2] for w in named).upper(), "".join(w[:2].capitalize() for w in named)]
     return ["".join(w[0] for w in named)] if len(named) >= 3 else []
 
 
