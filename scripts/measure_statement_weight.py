@@ -1,0 +1,89 @@
+"""The structural re-ranker's ``statement`` weight, chosen leave-one-company-out over every visible set.
+
+The weight says how much a section that is the primary financial statement reporting a concept the
+question asks about (balance sheet for working capital, cash flows for capital expenditure) counts
+beside the other features. For each weight of the grid, every runnable question of the visible sets
+(Comprehensive 40 and FinanceBench dev 5 on the four 10-Ks, the multimodal 20 on the papers, and with
+``--shelf DIR`` the FinanceBench questions on an index of the 74 filings) is retrieved with the
+pipeline's own filter; then for each company (paper) the weight is chosen on the questions of all the
+others (most hits at k=3 plus k=5; a tie keeps the smaller weight) and scored on its own questions.
+Prints in-sample rows per weight and the leave-one-company-out row, per set.
+
+    python scripts/measure_statement_weight.py --shelf /work/cache/shelf/ix [--grid 0.8,1.0,1.2,1.6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+from ppkit.bench.fit_rerank import VISIBLE_SETS
+from ppkit.bench.gold import load_gold
+from ppkit.bench.harness import BenchPlan, run_retrieval_bench
+from ppkit.bench.loaders import load_questions
+from ppkit.core.config import Config
+from ppkit.core.data import benchmark_path, financebench_dir
+from ppkit.pipeline import load_index, reference_index
+from ppkit.retrieval.analyze import catalog_of, company_groups
+from ppkit.retrieval.rerank import StructuralReranker
+
+
+def _sets(config: Config, shelf: str | None):
+    """(name, index, questions, gold, doc -> company) of each visible set."""
+    out, indexes = [], {}
+    paths = [(benchmark_path(n), None) for n in VISIBLE_SETS]
+    if shelf:
+        paths.append((financebench_dir() / "questions.jsonl", shelf))
+    for path, folder in paths:
+        fmt, questions = load_questions(Path(path))
+        corpus = folder or ("papers" if fmt == "multimodal" else "10k")
+        if corpus not in indexes:
+            indexes[corpus] = load_index(folder, config=config) if folder else reference_index(corpus, config=config)
+        index = indexes[corpus]
+        groups = company_groups(catalog_of(index))
+        company = {d: min(g) for g in groups for d in g}
+        out.append((Path(path).stem, index, questions, load_gold(fmt, questions, Path(path), index), company))
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shelf", metavar="DIR", help="an index of the FinanceBench filings (ppkit index ... --index DIR)")
+    ap.add_argument("--grid", default="0.8,1.0,1.2,1.6", help="statement weights to try (default %(default)s)")
+    args = ap.parse_args(argv)
+    grid = [float(w) for w in args.grid.split(",")]
+    config = Config.from_env()
+    rows: dict[tuple[str, str], dict[float, tuple[float, ...]]] = {}
+    company: dict[tuple[str, str], str] = {}
+    for name, index, questions, gold, company_of in _sets(config, args.shelf):
+        for w in grid:
+            reranker = StructuralReranker.for_index(index, weights={**StructuralReranker.DEFAULT_WEIGHTS, "statement": w})
+            res = run_retrieval_bench(index, questions, gold, benchmark=name,
+                                      plan=BenchPlan((3, 5), ("auto",)), reranker=reranker)
+            for p in res.per_question:
+                a = p["modes"]["auto"]
+                rows.setdefault((name, p["qid"]), {})[w] = (a["3"]["hit"], a["5"]["hit"], a["5"].get("page_hit"))
+                doc = p["docs"][0]
+                company[(name, p["qid"])] = company_of.get(doc, re.split(r"_\d{4}", doc)[0])
+    keys = list(rows)
+    chosen = {}
+    for c in sorted(set(company.values())):
+        train = [k for k in keys if company[k] != c]
+        chosen[c] = max(grid, key=lambda w: (sum(rows[k][w][0] + rows[k][w][1] for k in train), -w))
+    print(f"weights chosen leave-one-company-out ({len(chosen)} companies/papers): "
+          + ", ".join(f"{w}: {sum(1 for v in chosen.values() if v == w)}" for w in grid))
+    print("| set | statement weight | questions | hit@3 | hit@5 | page hit@5 |\n| --- | --- | --- | --- | --- | --- |")
+    for name in dict.fromkeys(k[0] for k in keys):
+        ks = [k for k in keys if k[0] == name]
+        for label, pick in [*((str(w), lambda k, w=w: w) for w in grid), ("**LOCO**", lambda k: chosen[company[k]])]:
+            vals = [rows[k][pick(k)] for k in ks]
+            pages = [v[2] for v in vals if v[2] is not None]
+            page = f"{sum(pages) / len(pages):.3f}" if pages else ""
+            print(f"| {name} | {label} | {len(vals)} | {sum(v[0] for v in vals) / len(vals):.3f} | "
+                  f"{sum(v[1] for v in vals) / len(vals):.3f} | {page} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
