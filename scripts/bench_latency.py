@@ -1,8 +1,10 @@
 """Query latency after load: first-time and repeated ``retrieve`` over the visible question sets.
 
-    python scripts/bench_latency.py [--index DIR] [--json OUT]
+    python scripts/bench_latency.py [--index DIR] [--retrieval MODE] [--json OUT]
 
 Without ``--index`` it opens the cached reference index of the four 10-Ks (built if missing).
+``--retrieval``: the stage-1 mode (default the config's, dense); with a ``+static`` mode the static
+channel's table and chunk vectors are loaded (or computed and cached) with the index, like the model.
 Prints the load time, then p50/p95/max of ``Index.retrieve`` in ms for each question asked the
 first time, and again for the same questions asked a second time (what a warm cache gives); wall
 clock and this process's CPU time (``cpu_*``: steadier on a shared machine; with 2 threads it can
@@ -19,7 +21,9 @@ import numpy as np
 
 import ppkit
 from ppkit.bench.loaders import load_questions
+from ppkit.core.config import RETRIEVAL_MODES
 from ppkit.core.data import data_dir
+from ppkit.indexing.static_channel import static_chunk_vectors
 
 SETS = ("benchmarks/comprehensive_questions.xlsx", "benchmarks/financebench_dev.jsonl")
 
@@ -33,19 +37,23 @@ def _stats(ms: list[float], cpu: list[float]) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--index", help="index folder (default: the cached reference 10-K index)")
+    ap.add_argument("--retrieval", choices=RETRIEVAL_MODES, help="stage-1 recall (default: the config's)")
     ap.add_argument("--json", help="write the numbers here")
     args = ap.parse_args()
     t = time.perf_counter()
     index = ppkit.load_index(args.index) if args.index else ppkit.reference_index("10k", progress=False)
     index.embedder.embed_query("warm up")  # the model load belongs to loading, not to the first query
+    mode = args.retrieval or index.config.retrieval
+    if mode.endswith("+static"):  # so does the static channel's (table, tokenizer, chunk vectors)
+        static_chunk_vectors(index).embedder.embed_query("warm up")
     load_s = time.perf_counter() - t
     questions = [q["text"] for s in SETS for q in load_questions(data_dir() / s)[1]]
-    out = {"index": str(index.folder), "embedder": index.embedder.name, "load_s": round(load_s, 2)}
+    out = {"index": str(index.folder), "embedder": index.embedder.name, "retrieval": mode, "load_s": round(load_s, 2)}
     for label in ("first", "repeat"):
         ms, cpu = [], []
         for q in questions:
             t, c = time.perf_counter(), time.process_time()
-            index.retrieve(q, k=5)
+            index.retrieve(q, k=5, retrieval=mode)
             ms.append((time.perf_counter() - t) * 1000)
             cpu.append((time.process_time() - c) * 1000)
         out[label] = _stats(ms, cpu)

@@ -24,7 +24,7 @@ from .errors import ConfigError
 __all__ = ["PACKAGE_DIR", "project_root", "cache_dir", "figures_dir", "gemini_key", "offline_forced", "Config",
            "RETRIEVAL_MODES", "check_fields"]
 
-RETRIEVAL_MODES = ("dense", "bm25", "hybrid")  # stage-1 recall
+RETRIEVAL_MODES = ("dense", "bm25", "hybrid", "dense+static", "hybrid+static")  # stage-1 recall ("+static": the static channel too)
 RERANKERS = ("structural", "fitted")  # offline stage 2
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the ppkit package folder
@@ -115,7 +115,8 @@ class Config:
         candidates: sections kept after dedup (50 in the reference).
         k: sections handed to the synthesizer.
         section_budget: characters of one section sent to the synthesizer.
-        retrieval: stage-1 recall: ``"dense"``, ``"bm25"`` or ``"hybrid"``.
+        retrieval: stage-1 recall: ``"dense"``, ``"bm25"``, ``"hybrid"``, or ``"dense+static"`` / ``"hybrid+static"``
+            (the static-embedding channel fused in too, :mod:`ppkit.retrieval.hybrid`).
         reranker: offline stage 2: ``"structural"`` (hand-set weights) or ``"fitted"`` (a logistic model
             over the same features, ``ppkit.retrieval.rerank_fitted``); the Gemini re-ranker's fallback too.
         strip_names: search with the question minus the names that became document filters

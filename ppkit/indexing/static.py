@@ -115,6 +115,13 @@ class StaticEmbedder:
         self.name = f"static:all-MiniLM-L6-v2-distilled@{self.dim}"
         self._table: np.ndarray | None = None
         self._tokenizer = None
+        self._table_file: Path | None = None
+
+    def table_key(self) -> str:
+        """The cache name of this embedder's table (:func:`table_path`): what its vectors depend on."""
+        if self._table_file is None:
+            self._table_file = table_path(self._model_dir or _model_dir(), self.dim)
+        return self._table_file.name
 
     def __repr__(self) -> str:
         return f"StaticEmbedder({self.name!r}, dim={self.dim})"
@@ -128,7 +135,7 @@ class StaticEmbedder:
         tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         tok.no_padding()
         tok.no_truncation()
-        path = table_path(model_dir, self.dim)
+        self._table_file = path = self._table_file or table_path(model_dir, self.dim)
         if path.is_file():
             table = np.load(path, mmap_mode="r", allow_pickle=False)
         else:

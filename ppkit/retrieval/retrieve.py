@@ -41,7 +41,8 @@ class RetrieveOptions:
         recall / candidates: stage-1 sizes (``config.recall_chunks``, 200 / ``config.candidates``, 50).
         budget: characters of one section sent on (``config.section_budget``).
         retrieval: stage-1 recall, ``"dense"``, ``"bm25"`` or ``"hybrid"`` (RRF of the two section
-            rankings; see :mod:`ppkit.retrieval.hybrid`); default ``config.retrieval``.
+            rankings), ``"dense+static"`` / ``"hybrid+static"`` (the static-embedding channel fused in too;
+            see :mod:`ppkit.retrieval.hybrid`); default ``config.retrieval``.
         auto_filter: with ``docs=None``, take the document filter from the question; ``False``
             searches all documents.
         decompose: a question naming several companies is answered by one filtered sub-retrieval

@@ -148,7 +148,7 @@ class Section:
 class RecallInfo:
     """What stage 1 did: the recall mode, how many chunks and sections it found, per-list sizes, timings."""
 
-    retrieval: str  # "dense" | "bm25" | "hybrid"
+    retrieval: str  # one of ppkit.core.config.RETRIEVAL_MODES ("dense", "hybrid+static", ...)
     chunks_recalled: int  # distinct chunks over all lists
     sections_recalled: int  # distinct sections among them
     candidates: int  # sections kept (the first ``candidates``)
