@@ -56,6 +56,7 @@ def test_same_period_pairs_the_annual_report_with_its_full_year_release():
                        {"form_type": "earnings release", "fiscal_year": 2023, "quarter": 2})
     # 8-Ks report events, and a filing of unknown year matches nothing
     assert not same_period({"form_type": "8-K", "fiscal_year": 2022}, {"form_type": "8-K", "fiscal_year": 2022})
+    assert not same_period({"form_type": "8-K", "fiscal_year": 2022, "quarter": 4}, k22)
     assert not same_period({"form_type": "10-K"}, {"form_type": "10-K"})
 
 

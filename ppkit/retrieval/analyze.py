@@ -372,6 +372,8 @@ def same_period(a: dict, b: dict) -> bool:
     >>> same_period({"form_type": "10-K", "fiscal_year": 2022}, {"form_type": "earnings release", "fiscal_year": 2022, "quarter": 4})
     True
     """
+    if "8-K" in (a.get("form_type"), b.get("form_type")):
+        return False
     order = _filing_order(a)
     return order[0] > 0 and order[1] > 0 and order == _filing_order(b)
 
