@@ -15,7 +15,10 @@ Each measure is a mean over questions with its 95% percentile-bootstrap interval
 (:func:`ppkit.bench.cv.bootstrap_ci`, 2000 resamples, seed 0). ``candidates`` is stage 1: the share
 of gold sections among the candidate sections handed to stage 2. ``threshold`` rows are the fitted
 model with its relevance cut (:func:`ppkit.retrieval.rerank_fitted.relevant_k`): k shrinks below 5
-when the candidates are weak. Everything is deterministic.
+when the candidates are weak. ``page_hit`` (questions whose evidence names PDF pages, on an index
+that holds the page map: the FinanceBench shelf): a gold page among the pages of the sections sent.
+Folds are by company (:func:`ppkit.bench.fit_rerank.set_companies`): a company's questions share a
+fold whichever set and index they come from. Everything is deterministic.
 """
 
 from __future__ import annotations
@@ -23,10 +26,11 @@ from __future__ import annotations
 from ..retrieval.rerank import StructuralReranker
 from ..retrieval.rerank_fitted import FittedReranker, keep_count
 from .cv import RESAMPLES, SEED, bootstrap_ci, loco_folds
-from .fit_rerank import QuestionSet, choose, collect, fit_model, question_docs, runnable
+from .fit_rerank import (QuestionSet, choose, collect, fit_model, question_companies, question_docs, runnable,
+                         set_companies)
 from .gold import gold_lines
 from .harness import bench_view, one_torch_thread
-from .metrics import Sent, covered, score_question
+from .metrics import Sent, covered, gold_pages, page_scores, score_question
 
 __all__ = ["loco_bench", "loco_markdown", "score_retrieval", "VARIANTS"]
 
@@ -34,15 +38,18 @@ KS = (1, 2, 3, 4, 5)
 VARIANTS = {"handset": "hand-set (in-sample)", "fitted_in": "fitted (in-sample)",
             "fitted_loco": "fitted (out-of-sample, LOCO)"}
 _MEASURES = (("3", "hit"), ("5", "hit"), ("3", "recall"), ("5", "recall"), ("3", "all_gold"), ("5", "all_gold"),
-             ("5", "context_chars"), ("candidates", "recall"), ("candidates", "hit"),
+             ("5", "context_chars"), ("3", "page_hit"), ("5", "page_hit"), ("candidates", "recall"), ("candidates", "hit"),
              ("threshold", "hit"), ("threshold", "recall"), ("threshold", "k"), ("threshold", "context_chars"))
 
 
-def score_retrieval(r, g, qdocs, threshold: float | None = None) -> dict:
+def score_retrieval(r, g, qdocs, threshold: float | None = None, pages: set | None = None) -> dict:
     """One retrieval's scores: ``{"1".."5": {hit, recall, all_gold, context_chars}, "candidates": {hit, recall, n}}``,
-    and with ``threshold`` ``"threshold"``: the scores at the shrunk k (and ``k``)."""
+    with gold ``pages`` ``{(doc, page)}`` also ``page_hit`` at each k, and with ``threshold`` ``"threshold"``:
+    the scores at the shrunk k (and ``k``)."""
     sc = score_question(r.sections, g, KS, doc=qdocs)
     row = {str(k): {m: sc[str(k)][m] for m in ("hit", "recall", "all_gold", "context_chars")} for k in KS}
+    for k in KS if pages else ():
+        row[str(k)]["page_hit"] = page_scores(r.sections[:k], pages)["page_hit"]
     cands = [Sent(c.doc, ((c.line_start, c.line_end),), len(c.text)) for c in r.candidates]
     inside = covered(cands, g)
     row["candidates"] = {"hit": float(bool(inside)), "recall": len(inside) / len(g), "n": len(cands)}
@@ -76,21 +83,26 @@ def loco_bench(sets: list[QuestionSet], *, options: dict | None = None) -> dict:
     by_key = {f"{qs.name}:{q['qid']}": (qs, q) for qs in sets for q in runnable(qs)}
     gold = {key: gold_lines(qs.gold.qrels[q["qid"]], views[qs.name].trees) for key, (qs, q) in by_key.items()}
     docs = {key: question_docs(qs, q["qid"]) for key, (qs, q) in by_key.items()}
+    companies = set_companies(sets)
+    pages = {key: gold_pages(q.get("evidence") or [],
+                             lambda d, ix=qs.index: d in ix.trees and bool(ix.page_ranges(d)))
+             for key, (qs, q) in by_key.items()}
     rows: dict[str, dict] = {v: {} for v in VARIANTS}
 
     def handset(qs, q, r):
         key = f"{qs.name}:{q['qid']}"
-        rows["handset"][key] = score_retrieval(r, gold[key], docs[key])
+        rows["handset"][key] = score_retrieval(r, gold[key], docs[key], pages=pages[key])
 
     def fitted(key, model) -> dict:
         qs, q = by_key[key]
         rr = FittedReranker(model=model, structural=structural[qs.name])
         r = views[qs.name].retrieve(q["text"], k=5, reranker=rr, **options)
-        return score_retrieval(r, gold[key], docs[key], threshold=model.threshold)
+        return score_retrieval(r, gold[key], docs[key], threshold=model.threshold, pages=pages[key])
 
     with one_torch_thread():
-        groups = collect(sets, on_retrieval=handset, views=views, structural=structural, options=options)
-        folds = loco_folds({key: frozenset(d) for key, d in docs.items()})
+        groups = collect(sets, on_retrieval=handset, views=views, structural=structural, options=options,
+                         companies=companies)
+        folds = loco_folds({key: question_companies(qs, q["qid"], companies) for key, (qs, q) in by_key.items()})
         fold_info = []
         for f in folds:
             train = set(f.train)
