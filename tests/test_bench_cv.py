@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 from bench_support import FIX, build_fixture_index
 from ppkit.bench.cv import bootstrap_ci, company_keys, loco_folds
+from ppkit.bench.loco import VARIANTS, loco_markdown, loco_pooled
 from ppkit.bench.fit_rerank import SHELF_SET, QuestionSet, question_companies, runnable, set_companies, shelf_set
 from ppkit.cli import main
 from ppkit.core.config import Config
@@ -125,3 +126,25 @@ def test_shelf_index_without_cv_is_one_message(capsys, monkeypatch):
                  "--shelf-index", "nowhere"]) == 2
     err = capsys.readouterr().err
     assert "--shelf-index pools a set into --cv loco" in err and "Traceback" not in err
+
+
+def _row(h3, h5, page=None):
+    five = {"hit": h5, "recall": h5, "all_gold": h5, "context_chars": 100, **({"page_hit": page} if page is not None else {})}
+    return {"3": {"hit": h3, "recall": h3, "all_gold": h3}, "5": five}
+
+
+def test_loco_pooled_pairs_out_of_sample_with_hand_set_per_question():
+    hand = {"a:1": _row(1.0, 1.0), "a:2": _row(0.0, 1.0), "s:1": _row(0.0, 0.0, 0.0), "s:2": _row(1.0, 1.0, 1.0)}
+    fitted = {"a:1": _row(1.0, 1.0), "a:2": _row(1.0, 1.0), "s:1": _row(0.0, 1.0, 1.0), "s:2": _row(0.0, 1.0, 1.0)}
+    pooled = loco_pooled({"per_question": {"handset": hand, "fitted_in": fitted, "fitted_loco": fitted}})
+    assert pooled["n"] == 4
+    assert pooled["handset"]["3"]["hit"]["mean"] == 0.5 and pooled["fitted_loco"]["5"]["hit"]["mean"] == 1.0
+    assert pooled["fitted_loco"]["5"]["page_hit"] == {"mean": 1.0, "lo": 1.0, "hi": 1.0, "n": 2}
+    d = pooled["paired"]
+    assert (d["3"]["hit"]["mean"], d["3"]["hit"]["won"], d["3"]["hit"]["lost"]) == (0.0, 1, 1)
+    assert (d["5"]["hit"]["mean"], d["5"]["hit"]["won"], d["5"]["hit"]["lost"]) == (0.25, 1, 0)
+    assert (d["5"]["page_hit"]["mean"], d["5"]["page_hit"]["n"]) == (0.5, 2)
+    table = loco_markdown({"folds": [], "resamples": 2000, "seed": 0, "pooled": pooled,
+                           "sets": {"a": {"n": 2, **{v: {} for v in VARIANTS}}, "s": {"n": 2, **{v: {} for v in VARIANTS}}}})
+    assert "**all sets pooled** (4 questions)" in table
+    assert "| hit@5 | +0.250 [+0.000, +0.750] | 1 | 0 |" in table

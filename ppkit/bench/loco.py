@@ -32,11 +32,12 @@ from .gold import gold_lines
 from .harness import bench_view, one_torch_thread
 from .metrics import Sent, covered, gold_pages, page_scores, score_question
 
-__all__ = ["loco_bench", "loco_markdown", "score_retrieval", "VARIANTS"]
+__all__ = ["loco_bench", "loco_markdown", "loco_pooled", "score_retrieval", "VARIANTS"]
 
 KS = (1, 2, 3, 4, 5)
 VARIANTS = {"handset": "hand-set (in-sample)", "fitted_in": "fitted (in-sample)",
             "fitted_loco": "fitted (out-of-sample, LOCO)"}
+_PAIRED = (("3", "hit"), ("5", "hit"), ("5", "recall"), ("5", "all_gold"), ("5", "page_hit"))
 _MEASURES = (("3", "hit"), ("5", "hit"), ("3", "recall"), ("5", "recall"), ("3", "all_gold"), ("5", "all_gold"),
              ("5", "context_chars"), ("3", "page_hit"), ("5", "page_hit"), ("candidates", "recall"), ("candidates", "hit"),
              ("threshold", "hit"), ("threshold", "recall"), ("threshold", "k"), ("threshold", "context_chars"))
@@ -62,7 +63,7 @@ def score_retrieval(r, g, qdocs, threshold: float | None = None, pages: set | No
 def _summary(rows: list[dict]) -> dict:
     out: dict[str, dict] = {}
     for part, m in _MEASURES:
-        vals = [r[part][m] for r in rows if part in r]
+        vals = [r[part][m] for r in rows if m in r.get(part, {})]  # page_hit: only questions with gold pages
         if vals:
             out.setdefault(part, {})[m] = bootstrap_ci(vals, resamples=RESAMPLES, seed=SEED)
     return out
@@ -74,8 +75,8 @@ def loco_bench(sets: list[QuestionSet], *, options: dict | None = None) -> dict:
     ``options``: retrieve options for every retrieval (stage 1: ``retrieval``, ``section_slots``, ...).
 
     Returns ``{"cv", "resamples", "seed", "sets": {name: {"n", variant: {part: {measure: {mean, lo, hi, n}}}}},
-    "folds": [{company, train, test, settings}], "settings_all", "per_question": {variant: {key: row}}}``
-    (``key``: ``"set:qid"``).
+    "folds": [{company, train, test, settings}], "settings_all", "per_question": {variant: {key: row}},
+    "pooled": loco_pooled(...)}`` (``key``: ``"set:qid"``).
     """
     options = dict(options or {})
     views = {qs.name: bench_view(qs.index) for qs in sets}
@@ -126,10 +127,28 @@ def loco_bench(sets: list[QuestionSet], *, options: dict | None = None) -> dict:
         keys = [k for k in by_key if by_key[k][0] is qs]
         out_sets[qs.name] = {"n": len(keys), "format": qs.fmt,
                              **{v: _summary([rows[v][k] for k in keys if k in rows[v]]) for v in VARIANTS}}
-    return {"cv": "loco", "options": options, "resamples": RESAMPLES, "seed": SEED, "sets": out_sets, "folds": fold_info,
-            "settings_all": {k: settings_all[k] for k in ("C", "domain_rules", "threshold")},
-            "coef_all": dict(zip(model_all.features, [round(c, 4) for c in model_all.coef])),
-            "per_question": rows}
+    result = {"cv": "loco", "options": options, "resamples": RESAMPLES, "seed": SEED, "sets": out_sets,
+              "folds": fold_info, "settings_all": {k: settings_all[k] for k in ("C", "domain_rules", "threshold")},
+              "coef_all": dict(zip(model_all.features, [round(c, 4) for c in model_all.coef])),
+              "per_question": rows}
+    return {**result, "pooled": loco_pooled(result)}
+
+
+def loco_pooled(result: dict) -> dict:
+    """All questions of all sets together: ``{"n", variant: summary, "paired": {part: {measure: {mean, lo, hi, n,
+    won, lost}}}}``; ``paired`` is fitted out-of-sample minus hand-set in-sample per question (the questions
+    both scored), bootstrapped the same way; ``won``/``lost``: questions where the difference is > 0 / < 0."""
+    rows = result["per_question"]
+    keys = [k for k in rows["handset"] if k in rows["fitted_loco"]]
+    out: dict = {"n": len(keys), **{v: _summary([rows[v][k] for k in keys if k in rows[v]]) for v in VARIANTS}}
+    paired: dict = {}
+    for part, m in _PAIRED:
+        both = [(rows["fitted_loco"][k][part].get(m), rows["handset"][k][part].get(m)) for k in keys]
+        diff = [a - b for a, b in both if a is not None and b is not None]
+        if diff:
+            paired.setdefault(part, {})[m] = {**bootstrap_ci(diff, resamples=RESAMPLES, seed=SEED),
+                                              "won": sum(d > 0 for d in diff), "lost": sum(d < 0 for d in diff)}
+    return {**out, "paired": paired}
 
 
 def _cell(ci: dict | None, chars: bool = False) -> str:
@@ -141,11 +160,14 @@ def _cell(ci: dict | None, chars: bool = False) -> str:
 
 
 def loco_markdown(result: dict) -> str:
-    """The in-sample and out-of-sample figures per set as Markdown tables (mean [95% CI])."""
+    """The in-sample and out-of-sample figures per set, and pooled, as Markdown tables (mean [95% CI])."""
     out = [f"Nested leave-one-company-out ({len(result['folds'])} outer folds); mean [95% bootstrap CI, "
            f"{result['resamples']} resamples, seed {result['seed']}]. Out-of-sample is the honest figure."]
     head = "| measure | " + " | ".join(VARIANTS.values()) + " |\n| --- |" + " --- |" * len(VARIANTS)
-    for name, s in result["sets"].items():
+    tables = dict(result["sets"])
+    if result.get("pooled") and len(result["sets"]) > 1:
+        tables["all sets pooled"] = result["pooled"]
+    for name, s in tables.items():
         out += ["", f"**{name}** ({s['n']} questions)", "", head]
         for part, m in _MEASURES:
             label = (f"{m}@{part}" if part.isdigit() else f"stage 1: gold {m} among candidates" if part == "candidates"
@@ -154,4 +176,11 @@ def loco_markdown(result: dict) -> str:
             if all(c == "–" for c in cells):
                 continue
             out.append(f"| {label} | " + " | ".join(cells) + " |")
+    paired = (result.get("pooled") or {}).get("paired") or {}
+    if paired:
+        out += ["", "fitted out-of-sample minus hand-set in-sample, per question, all sets pooled:", "",
+                "| measure | difference [95% CI] | won | lost |", "| --- | --- | --- | --- |"]
+        for part, ms in paired.items():
+            for m, d in ms.items():
+                out.append(f"| {m}@{part} | {d['mean']:+.3f} [{d['lo']:+.3f}, {d['hi']:+.3f}] | {d['won']} | {d['lost']} |")
     return "\n".join(out)
