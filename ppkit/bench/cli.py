@@ -29,7 +29,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..core.config import RERANKERS, RETRIEVAL_MODES, Config, figures_dir
-from ..core.data import DataNotFound, benchmark_path, data_dir
+from ..core.data import DataNotFound, benchmark_path, data_dir, financebench_dir
 from ..core.errors import InvalidInput
 from ..core.io import atomic_write
 from ..pipeline import load_index, reference_index
@@ -115,6 +115,9 @@ def add_bench_parser(subparsers, handler) -> None:
     r.add_argument("--cv-with", action="append", metavar="FILE",
                    help="with --cv: the question sets pooled with --questions (repeatable; default: the visible "
                         "sets of ppkit.bench.fit_rerank.VISIBLE_SETS)")
+    r.add_argument("--shelf-index", metavar="DIR",
+                   help="with --cv: also pool the FinanceBench questions (financebench/questions.jsonl of the data) "
+                        "asked of this index of the FinanceBench filings; folds are by company across all sets")
     r.add_argument("--section-slots", type=int, default=0, metavar="N",
                    help="with --cv: N of the 50 candidate slots go to the section channel over titles and "
                         "summaries (ppkit.retrieval.section_channel); with --retrieval, --cv uses the last one")
@@ -242,10 +245,14 @@ def _cross_validated(args, config) -> int:
     first = Path(args.questions)
     others = [Path(p) for p in args.cv_with] if args.cv_with else [benchmark_path(n) for n in VISIBLE_SETS]
     paths = list({p.resolve(): p for p in [first, *others]}.values())
+    shelf = getattr(args, "shelf_index", None)
+    if shelf:  # the FinanceBench questions are the shelf's: not asked of the reference index too
+        fb = (financebench_dir() / "questions.jsonl").resolve()
+        paths = [p for p in paths if p.resolve() != fb]
     options = {"section_slots": args.section_slots or 0}
     if args.retrieval:
         options["retrieval"] = args.retrieval[-1]
-    result = loco_bench(load_sets(paths, config, progress=not args.quiet), options=options)
+    result = loco_bench(load_sets(paths, config, progress=not args.quiet, shelf_index=shelf), options=options)
     if args.json:
         _write_json(args.json, result)
     print(loco_markdown(result))
@@ -255,6 +262,8 @@ def _cross_validated(args, config) -> int:
 def _retrieval(args, config) -> int:
     if getattr(args, "cv", None):
         return _cross_validated(args, config)
+    if getattr(args, "shelf_index", None):
+        raise InvalidInput("--shelf-index pools a set into --cv loco: add --cv loco (or use --index DIR)")
     path = Path(args.questions)
     fmt, questions = load_questions(path)
     ks = sorted(set(args.k or [3, 5]))

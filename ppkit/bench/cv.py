@@ -12,7 +12,11 @@ resample the per-question values with replacement ``resamples`` times (fixed see
 each resample, report the 2.5th and 97.5th percentiles. The sets are small: 21 questions give
 intervals of about +-0.15 around a hit rate.
 
-Neither function looks at scores or models; :mod:`ppkit.bench.fit_rerank` uses them.
+:func:`company_keys` names the company of every document of every pooled set, so that questions
+about one company fall in one fold whichever index they are asked of (the reference ``AMD`` and
+the shelf's ``AMD_2015_10K`` are one company).
+
+None of them looks at scores or models; :mod:`ppkit.bench.fit_rerank` uses them.
 """
 
 from __future__ import annotations
@@ -21,7 +25,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Fold", "loco_folds", "bootstrap_ci", "RESAMPLES", "SEED"]
+from ..documents.metadata import normalise_company
+from ..retrieval.analyze import company_groups
+
+__all__ = ["Fold", "loco_folds", "bootstrap_ci", "company_keys", "RESAMPLES", "SEED"]
 
 RESAMPLES = 2000
 SEED = 0
@@ -67,6 +74,34 @@ def loco_folds(companies: dict[str, frozenset[str] | set[str] | list[str]]) -> l
         train = tuple(qid for qid in comp if not (comp[qid] & held))
         folds.append(Fold(name, train, test))
     return folds
+
+
+def company_keys(catalogs: dict[str, dict[str, dict]]) -> dict[str, dict[str, str]]:
+    """The company of each document, agreed across sets: ``{set: {doc: key}}``.
+
+    Args:
+        catalogs: ``{set: {doc: metadata}}`` (:func:`ppkit.retrieval.analyze.catalog_of` of each set's index).
+
+    The documents of all sets are grouped together by :func:`ppkit.retrieval.analyze.company_groups`
+    (equal normalised names, one name starting the other, or a shared ticker). A group's key is its
+    shortest normalised company name; a document without a company name or ticker in any group is
+    its own company, keyed by its name (papers), so with one document per company the folds are
+    those of the documents.
+
+    >>> company_keys({"ref": {"AMD": {"company": "Advanced Micro Devices, Inc.", "ticker": "AMD"}, "CLIP": {}},
+    ...               "shelf": {"AMD_2015_10K": {"company": "Advanced Micro Devices, Inc."}}})
+    {'ref': {'AMD': 'advanced micro devices', 'CLIP': 'CLIP'}, 'shelf': {'AMD_2015_10K': 'advanced micro devices'}}
+    """
+    union = {(name, doc): meta or {} for name, cat in catalogs.items() for doc, meta in cat.items()}
+    out: dict[str, dict[str, str]] = {name: {} for name in catalogs}
+    for group in company_groups(union):
+        names = {normalise_company(union[m].get("company") or "") for m in group} - {""}
+        tickers = {str(union[m]["ticker"]).lower() for m in group if union[m].get("ticker")}
+        key = (min(names, key=lambda n: (len(n), n)) if names else min(tickers) if tickers
+               else min(doc for _, doc in group))
+        for name, doc in group:
+            out[name][doc] = key
+    return out
 
 
 def bootstrap_ci(values, *, resamples: int = RESAMPLES, seed: int = SEED, level: float = 0.95) -> dict:

@@ -21,7 +21,10 @@ training sets (file, questions, sha256) and the commit it was fitted at. The nes
 (outer folds around 2-3) is :mod:`ppkit.bench.loco`.
 
 More question sets: pass ``--with FILE`` (any file ``ppkit bench retrieval`` reads), or add it to
-:data:`VISIBLE_SETS`.
+:data:`VISIBLE_SETS`; ``--shelf-index DIR`` pools the FinanceBench questions
+(``../shared/data/financebench/questions.jsonl``) asked of an index of the FinanceBench filings
+(:func:`shelf_set`). Questions are folded by company (:func:`ppkit.bench.cv.company_keys`), so a
+company's questions share a fold whichever set and index they come from.
 """
 
 from __future__ import annotations
@@ -37,23 +40,25 @@ from pathlib import Path
 import numpy as np
 
 from ..core.config import Config
-from ..core.data import benchmark_path
+from ..core.data import benchmark_path, financebench_dir
 from ..core.errors import MissingDependency
 from ..core.ids import split_section_id
 from ..core.io import atomic_write
-from ..pipeline import reference_index
+from ..pipeline import load_index, reference_index
+from ..retrieval.analyze import catalog_of
 from ..retrieval.rerank import StructuralReranker
 from ..retrieval.rerank_fitted import DEFAULT_MODEL_PATH, FEATURES, FittedModel, design_matrix, keep_count, sigmoid
-from .cv import loco_folds
+from .cv import company_keys, loco_folds
 from .gold import GoldSet, gold_lines, load_gold
 from .harness import bench_view
 from .loaders import load_questions
 from .metrics import Sent, covered
 
-__all__ = ["VISIBLE_SETS", "QuestionSet", "Group", "load_sets", "collect", "choose", "fit_model", "C_GRID",
-           "THRESHOLD_GRID", "main"]
+__all__ = ["VISIBLE_SETS", "SHELF_SET", "QuestionSet", "Group", "load_sets", "shelf_set", "set_companies",
+           "question_companies", "collect", "choose", "fit_model", "C_GRID", "THRESHOLD_GRID", "main"]
 
 VISIBLE_SETS = ("comprehensive_questions.xlsx", "financebench_dev.jsonl", "multimodal_queries.json")
+SHELF_SET = "financebench_shelf"  # the name of the FinanceBench questions pooled on a shelf index
 C_GRID = (0.01, 0.1, 1.0, 10.0)  # logistic regularisation, strongest first (ties keep the simpler model)
 THRESHOLD_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 THRESHOLD_SLACK = 0.02  # the threshold may cost at most this much held-out recall against k=5
@@ -63,12 +68,13 @@ THRESHOLD_SLACK = 0.02  # the threshold may cost at most this much held-out reca
 class QuestionSet:
     """A question file with its gold and the index it is asked of."""
 
-    name: str  # the file's stem
+    name: str  # the file's stem (SHELF_SET for the shelf)
     path: Path
     fmt: str
     questions: list
     gold: GoldSet
     index: object
+    index_dir: str | None = None  # the index folder, when not a reference index
 
 
 @dataclass(frozen=True)
@@ -93,8 +99,19 @@ class _Stage1:  # what design_matrix reads of a candidate
     stage1_score: float
 
 
-def load_sets(paths, config: Config, *, progress: bool = False) -> list[QuestionSet]:
-    """The question sets in ``paths`` with gold, each with the reference index of its corpus."""
+def shelf_set(folder, config: Config, questions: Path | None = None) -> QuestionSet:
+    """The FinanceBench questions (``questions``, default ``financebench/questions.jsonl`` of the data)
+    with gold, asked of the index in ``folder`` (the FinanceBench filings; questions about filings the
+    index lacks are left out by :func:`runnable`)."""
+    path = Path(questions) if questions else financebench_dir() / "questions.jsonl"
+    fmt, qs = load_questions(path)
+    index = load_index(folder, config=config)
+    return QuestionSet(SHELF_SET, path, fmt, qs, load_gold(fmt, qs, path, index), index, str(folder))
+
+
+def load_sets(paths, config: Config, *, progress: bool = False, shelf_index=None) -> list[QuestionSet]:
+    """The question sets in ``paths`` with gold, each with the reference index of its corpus, and with
+    ``shelf_index`` (a folder) the FinanceBench questions on that index (:func:`shelf_set`) last."""
     indexes: dict[str, object] = {}
     out = []
     for p in paths:
@@ -105,7 +122,20 @@ def load_sets(paths, config: Config, *, progress: bool = False) -> list[Question
             indexes[corpus] = reference_index(corpus, config=config, progress=progress)
         out.append(QuestionSet(p.stem, p, fmt, questions, load_gold(fmt, questions, p, indexes[corpus]),
                                indexes[corpus]))
+    if shelf_index:
+        out.append(shelf_set(shelf_index, config))
     return out
+
+
+def set_companies(sets: list[QuestionSet]) -> dict[str, dict[str, str]]:
+    """``{set name: {doc: company key}}`` agreed across ``sets`` (:func:`ppkit.bench.cv.company_keys`)."""
+    return company_keys({qs.name: catalog_of(qs.index) for qs in sets})
+
+
+def question_companies(qs: QuestionSet, qid: str, companies: dict[str, dict[str, str]]) -> frozenset:
+    """The companies a question is about (keys of :func:`set_companies`; a document without one is its own)."""
+    keys = companies.get(qs.name, {})
+    return frozenset(keys.get(d, d) for d in question_docs(qs, qid))
 
 
 def question_docs(qs: QuestionSet, qid: str) -> list[str]:
@@ -140,13 +170,16 @@ def label(cands, g) -> np.ndarray:
 
 
 def collect(sets: list[QuestionSet], *, on_retrieval=None, views: dict | None = None,
-            structural: dict | None = None, options: dict | None = None) -> list[Group]:
+            structural: dict | None = None, options: dict | None = None,
+            companies: dict | None = None) -> list[Group]:
     """Retrieve every runnable question with the structural re-ranker and record one Group per re-rank call.
 
     ``on_retrieval(qs, q, retrieval)`` is called with each retrieval (the caller's in-sample scoring);
     ``views`` / ``structural``: per set name, the index view and structural re-ranker to use;
-    ``options``: retrieve options (:class:`ppkit.retrieval.retrieve.RetrieveOptions` fields) for stage 1.
+    ``options``: retrieve options (:class:`ppkit.retrieval.retrieve.RetrieveOptions` fields) for stage 1;
+    ``companies``: :func:`set_companies` of ``sets`` (computed when not given).
     """
+    companies = companies if companies is not None else set_companies(sets)
     groups = []
     for qs in sets:
         view = (views or {}).get(qs.name) or bench_view(qs.index)
@@ -158,7 +191,7 @@ def collect(sets: list[QuestionSet], *, on_retrieval=None, views: dict | None = 
             if on_retrieval is not None:
                 on_retrieval(qs, q, r)
             for feats, cands in rec.seen:
-                groups.append(Group(f"{qs.name}:{q['qid']}", qs.name, frozenset(question_docs(qs, q["qid"])),
+                groups.append(Group(f"{qs.name}:{q['qid']}", qs.name, question_companies(qs, q["qid"], companies),
                                     feats, np.array([c.stage1_score for c in cands]),
                                     np.array([not c.recall for c in cands]), label(cands, g)))
     return groups
@@ -270,16 +303,18 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ppkit.bench.fit_rerank", description=__doc__.split("\n\n")[0])
     ap.add_argument("--with", dest="more", action="append", default=[], metavar="FILE",
                     help="another question set to fit on (repeatable)")
+    ap.add_argument("--shelf-index", metavar="DIR",
+                    help="also fit on the FinanceBench questions asked of this index of the FinanceBench filings")
     ap.add_argument("--out", default=str(DEFAULT_MODEL_PATH), help=f"where to write the model ({DEFAULT_MODEL_PATH.name})")
     args = ap.parse_args(argv)
     config = Config.from_env()
     paths = [benchmark_path(n) for n in VISIBLE_SETS] + [Path(p) for p in args.more]
-    sets = load_sets(paths, config)
+    sets = load_sets(paths, config, shelf_index=args.shelf_index)
     groups = collect(sets)
     settings = choose(groups)
     meta = {"fitted_by": "python -m ppkit.bench.fit_rerank", "commit": _commit(),
-            "training_sets": [{"file": qs.path.name, "questions": len(runnable(qs)), "sha256": _sha256(qs.path)}
-                              for qs in sets],
+            "training_sets": [{"file": qs.path.name, "questions": len(runnable(qs)), "sha256": _sha256(qs.path),
+                               **({"index": qs.index_dir} if qs.index_dir else {})} for qs in sets],
             "groups": len(groups), "candidates": int(sum(len(g.y) for g in groups)),
             "positives": int(sum(g.y.sum() for g in groups)),
             "model": "logistic regression (scikit-learn lbfgs, class_weight=balanced) on z-scored features",
