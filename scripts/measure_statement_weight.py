@@ -15,9 +15,9 @@ Prints in-sample rows per weight and the leave-one-company-out row, per set.
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
 
+from ppkit.bench.cv import company_keys
 from ppkit.bench.fit_rerank import VISIBLE_SETS
 from ppkit.bench.gold import load_gold
 from ppkit.bench.harness import BenchPlan, run_retrieval_bench
@@ -25,12 +25,13 @@ from ppkit.bench.loaders import load_questions
 from ppkit.core.config import Config
 from ppkit.core.data import benchmark_path, financebench_dir
 from ppkit.pipeline import load_index, reference_index
-from ppkit.retrieval.analyze import catalog_of, company_groups
+from ppkit.retrieval.analyze import catalog_of
 from ppkit.retrieval.rerank import StructuralReranker
 
 
 def _sets(config: Config, shelf: str | None):
-    """(name, index, questions, gold, doc -> company) of each visible set."""
+    """(name, index, questions, gold, doc -> company) of each visible set, companies agreed across sets
+    (:func:`ppkit.bench.cv.company_keys`: the reference AMD and the shelf's AMD filings are one company)."""
     out, indexes = [], {}
     paths = [(benchmark_path(n), None) for n in VISIBLE_SETS]
     if shelf:
@@ -41,10 +42,9 @@ def _sets(config: Config, shelf: str | None):
         if corpus not in indexes:
             indexes[corpus] = load_index(folder, config=config) if folder else reference_index(corpus, config=config)
         index = indexes[corpus]
-        groups = company_groups(catalog_of(index))
-        company = {d: min(g) for g in groups for d in g}
-        out.append((Path(path).stem, index, questions, load_gold(fmt, questions, Path(path), index), company))
-    return out
+        out.append((Path(path).stem, index, questions, load_gold(fmt, questions, Path(path), index)))
+    keys = company_keys({name: catalog_of(index) for name, index, _, _ in out})
+    return [(*s, keys[s[0]]) for s in out]
 
 
 def main(argv=None) -> int:
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
                 a = p["modes"]["auto"]
                 rows.setdefault((name, p["qid"]), {})[w] = (a["3"]["hit"], a["5"]["hit"], a["5"].get("page_hit"))
                 doc = p["docs"][0]
-                company[(name, p["qid"])] = company_of.get(doc, re.split(r"_\d{4}", doc)[0])
+                company[(name, p["qid"])] = company_of[doc]
     keys = list(rows)
     chosen = {}
     for c in sorted(set(company.values())):
