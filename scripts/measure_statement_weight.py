@@ -5,8 +5,9 @@ question asks about (balance sheet for working capital, cash flows for capital e
 beside the other features. For each weight of the grid, every runnable question of the visible sets
 (Comprehensive 40 and FinanceBench dev 5 on the four 10-Ks, the multimodal 20 on the papers, and with
 ``--shelf DIR`` the FinanceBench questions on an index of the 74 filings) is retrieved with the
-pipeline's own filter; then for each company (paper) the weight is chosen on the questions of all the
-others (most hits at k=3 plus k=5; a tie keeps the smaller weight) and scored on its own questions.
+pipeline's own filter; then for each company (paper) the weight is chosen on the questions that share no
+company with its own (:func:`ppkit.bench.cv.loco_choice`: most hits at k=3 plus k=5; a tie keeps the earlier
+weight of the grid) and scored on its own questions.
 Prints in-sample rows per weight and the leave-one-company-out row, per set.
 
     python scripts/measure_statement_weight.py --shelf /work/cache/shelf/ix [--grid 0.8,1.0,1.2,1.6]
@@ -17,7 +18,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ppkit.bench.cv import company_keys
+from ppkit.bench.cv import company_keys, loco_choice
 from ppkit.bench.fit_rerank import VISIBLE_SETS
 from ppkit.bench.gold import load_gold
 from ppkit.bench.harness import BenchPlan, run_retrieval_bench
@@ -55,7 +56,7 @@ def main(argv=None) -> int:
     grid = [float(w) for w in args.grid.split(",")]
     config = Config.from_env()
     rows: dict[tuple[str, str], dict[float, tuple[float, ...]]] = {}
-    company: dict[tuple[str, str], str] = {}
+    company: dict[tuple[str, str], frozenset[str]] = {}  # every company a question is about (comparisons: several)
     for name, index, questions, gold, company_of in _sets(config, args.shelf):
         for w in grid:
             reranker = StructuralReranker.for_index(index, weights={**StructuralReranker.DEFAULT_WEIGHTS, "statement": w})
@@ -64,19 +65,18 @@ def main(argv=None) -> int:
             for p in res.per_question:
                 a = p["modes"]["auto"]
                 rows.setdefault((name, p["qid"]), {})[w] = (a["3"]["hit"], a["5"]["hit"], a["5"].get("page_hit"))
-                doc = p["docs"][0]
-                company[(name, p["qid"])] = company_of[doc]
+                company[(name, p["qid"])] = frozenset(company_of[d] for d in p["docs"])
     keys = list(rows)
-    chosen = {}
-    for c in sorted(set(company.values())):
-        train = [k for k in keys if company[k] != c]
-        chosen[c] = max(grid, key=lambda w: (sum(rows[k][w][0] + rows[k][w][1] for k in train), -w))
-    print(f"weights chosen leave-one-company-out ({len(chosen)} companies/papers): "
+    qid = {k: f"{k[0]}:{k[1]}" for k in keys}
+    chosen = loco_choice({qid[k]: {w: rows[k][w][0] + rows[k][w][1] for w in grid} for k in keys},
+                         {qid[k]: company[k] for k in keys}, grid)
+    print(f"weight chosen leave-one-company-out for each of {len(chosen)} questions "
+          f"({len(set().union(*company.values()))} companies/papers): "
           + ", ".join(f"{w}: {sum(1 for v in chosen.values() if v == w)}" for w in grid))
     print("| set | statement weight | questions | hit@3 | hit@5 | page hit@5 |\n| --- | --- | --- | --- | --- | --- |")
     for name in dict.fromkeys(k[0] for k in keys):
         ks = [k for k in keys if k[0] == name]
-        for label, pick in [*((str(w), lambda k, w=w: w) for w in grid), ("**LOCO**", lambda k: chosen[company[k]])]:
+        for label, pick in [*((str(w), lambda k, w=w: w) for w in grid), ("**LOCO**", lambda k: chosen[qid[k]])]:
             vals = [rows[k][pick(k)] for k in ks]
             pages = [v[2] for v in vals if v[2] is not None]
             page = f"{sum(pages) / len(pages):.3f}" if pages else ""

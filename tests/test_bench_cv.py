@@ -6,7 +6,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from bench_support import FIX, build_fixture_index
-from ppkit.bench.cv import bootstrap_ci, company_keys, loco_folds
+from ppkit.bench.cv import bootstrap_ci, company_keys, loco_choice, loco_folds
 from ppkit.bench.loco import VARIANTS, loco_markdown, loco_pooled
 from ppkit.bench.fit_rerank import SHELF_SET, QuestionSet, question_companies, runnable, set_companies, shelf_set
 from ppkit.cli import main
@@ -148,3 +148,16 @@ def test_loco_pooled_pairs_out_of_sample_with_hand_set_per_question():
                            "sets": {"a": {"n": 2, **{v: {} for v in VARIANTS}}, "s": {"n": 2, **{v: {} for v in VARIANTS}}}})
     assert "**all sets pooled** (4 questions)" in table
     assert "| hit@5 | +0.250 [+0.000, +0.750] | 1 | 0 |" in table
+
+
+def test_loco_choice_never_chooses_with_the_held_out_company():
+    # the setting 2 suits A's questions only, 1 suits B's and C's
+    scores = {"a1": {1: 0.0, 2: 1.0}, "a2": {1: 0.0, 2: 1.0}, "b1": {1: 1.0, 2: 0.0}, "c1": {1: 1.0, 2: 0.0},
+              "ab": {1: 0.0, 2: 5.0}}
+    companies = {"a1": {"A"}, "a2": {"A"}, "b1": {"B"}, "c1": {"C"}, "ab": {"A", "B"}}
+    chosen = loco_choice(scores, companies, [1, 2])
+    # A's fold tests a1, a2 and ab and trains on c1 only (b1 shares B with ab): 1; B's trains on a1, a2, c1 and C's on
+    # all but c1: 2 both times (ab's 5 counts only where A and B are not held out)
+    assert chosen == {"a1": 1, "a2": 1, "ab": 1, "b1": 2, "c1": 2}
+    # a tie keeps the earlier value of the grid
+    assert loco_choice({"x": {1: 1.0, 2: 1.0}, "y": {1: 1.0, 2: 1.0}}, {"x": {"X"}, "y": {"Y"}}, [2, 1]) == {"x": 2, "y": 2}

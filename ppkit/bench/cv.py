@@ -28,7 +28,7 @@ import numpy as np
 from ..documents.metadata import normalise_company
 from ..retrieval.analyze import company_groups
 
-__all__ = ["Fold", "loco_folds", "bootstrap_ci", "company_keys", "RESAMPLES", "SEED"]
+__all__ = ["Fold", "loco_folds", "loco_choice", "bootstrap_ci", "company_keys", "RESAMPLES", "SEED"]
 
 RESAMPLES = 2000
 SEED = 0
@@ -101,6 +101,30 @@ def company_keys(catalogs: dict[str, dict[str, dict]]) -> dict[str, dict[str, st
                else min(doc for _, doc in group))
         for name, doc in group:
             out[name][doc] = key
+    return out
+
+
+def loco_choice(scores: dict[str, dict], companies: dict[str, frozenset[str] | set[str] | list[str]],
+                grid: list) -> dict[str, object]:
+    """One setting chosen leave-one-company-out: for each question, the value of ``grid`` with the best
+    total score over the training questions of its fold (:func:`loco_folds`), never over its own company.
+
+    Args:
+        scores: ``{qid: {value: score}}``, each question's score under each value of ``grid``.
+        companies: ``{qid: companies}`` as :func:`loco_folds` takes them.
+        grid: the values, in order of preference: a tie keeps the earlier one.
+
+    Returns:
+        ``{qid: the value its fold chose}`` for every question tested in some fold.
+
+    >>> loco_choice({"a": {1: 1, 2: 0}, "b": {1: 0, 2: 1}, "c": {1: 0, 2: 1}},
+    ...             {"a": {"A"}, "b": {"B"}, "c": {"C"}}, [1, 2])
+    {'a': 2, 'b': 1, 'c': 1}
+    """
+    out = {}
+    for fold in loco_folds(companies):
+        best = max(grid, key=lambda v: (sum(scores[q][v] for q in fold.train), -grid.index(v)))
+        out.update({q: best for q in fold.test})
     return out
 
 
