@@ -8,9 +8,11 @@ beside the other features. For each weight of the grid, every runnable question 
 pipeline's own filter; then for each company (paper) the weight is chosen on the questions that share no
 company with its own (:func:`ppkit.bench.cv.loco_choice`: most hits at k=3 plus k=5; a tie keeps the earlier
 weight of the grid) and scored on its own questions.
-Prints in-sample rows per weight and the leave-one-company-out row, per set.
+With several ``--retrieval`` modes the grid is every (stage 1, weight) pair, chosen jointly the same way.
+Prints in-sample rows per setting and the leave-one-company-out row, per set.
 
-    python scripts/measure_statement_weight.py --shelf /work/cache/shelf/ix [--grid 0.8,1.0,1.2,1.6]
+    python scripts/measure_statement_weight.py --shelf /work/cache/shelf/ix [--grid 0.8,1.0,1.2,1.6] \
+        [--retrieval dense --retrieval hybrid+static]
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from ppkit.bench.fit_rerank import VISIBLE_SETS
 from ppkit.bench.gold import load_gold
 from ppkit.bench.harness import BenchPlan, run_retrieval_bench
 from ppkit.bench.loaders import load_questions
-from ppkit.core.config import Config
+from ppkit.core.config import RETRIEVAL_MODES, Config
 from ppkit.core.data import benchmark_path, financebench_dir
 from ppkit.pipeline import load_index, reference_index
 from ppkit.retrieval.analyze import catalog_of
@@ -52,19 +54,21 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shelf", metavar="DIR", help="an index of the FinanceBench filings (ppkit index ... --index DIR)")
     ap.add_argument("--grid", default="0.8,1.0,1.2,1.6", help="statement weights to try (default %(default)s)")
+    ap.add_argument("--retrieval", action="append", choices=RETRIEVAL_MODES,
+                    help="stage-1 recall (repeatable: chosen jointly with the weight; default the config's)")
     args = ap.parse_args(argv)
-    grid = [float(w) for w in args.grid.split(",")]
     config = Config.from_env()
-    rows: dict[tuple[str, str], dict[float, tuple[float, ...]]] = {}
+    grid = [(mode, float(w)) for mode in (args.retrieval or [config.retrieval]) for w in args.grid.split(",")]
+    rows: dict[tuple[str, str], dict[tuple[str, float], tuple[float, ...]]] = {}
     company: dict[tuple[str, str], frozenset[str]] = {}  # every company a question is about (comparisons: several)
     for name, index, questions, gold, company_of in _sets(config, args.shelf):
-        for w in grid:
+        for mode, w in grid:
             reranker = StructuralReranker.for_index(index, weights={**StructuralReranker.DEFAULT_WEIGHTS, "statement": w})
             res = run_retrieval_bench(index, questions, gold, benchmark=name,
-                                      plan=BenchPlan((3, 5), ("auto",)), reranker=reranker)
+                                      plan=BenchPlan((3, 5), (f"auto:{mode}",)), reranker=reranker)
             for p in res.per_question:
-                a = p["modes"]["auto"]
-                rows.setdefault((name, p["qid"]), {})[w] = (a["3"]["hit"], a["5"]["hit"], a["5"].get("page_hit"))
+                a = p["modes"][f"auto:{mode}"]
+                rows.setdefault((name, p["qid"]), {})[(mode, w)] = (a["3"]["hit"], a["5"]["hit"], a["5"].get("page_hit"))
                 company[(name, p["qid"])] = frozenset(company_of[d] for d in p["docs"])
     keys = list(rows)
     qid = {k: f"{k[0]}:{k[1]}" for k in keys}
@@ -72,11 +76,11 @@ def main(argv=None) -> int:
                          {qid[k]: company[k] for k in keys}, grid)
     print(f"weight chosen leave-one-company-out for each of {len(chosen)} questions "
           f"({len(set().union(*company.values()))} companies/papers): "
-          + ", ".join(f"{w}: {sum(1 for v in chosen.values() if v == w)}" for w in grid))
-    print("| set | statement weight | questions | hit@3 | hit@5 | page hit@5 |\n| --- | --- | --- | --- | --- | --- |")
+          + ", ".join(f"{m} {w}: {sum(1 for v in chosen.values() if v == (m, w))}" for m, w in grid))
+    print("| set | stage 1, statement weight | questions | hit@3 | hit@5 | page hit@5 |\n| --- | --- | --- | --- | --- | --- |")
     for name in dict.fromkeys(k[0] for k in keys):
         ks = [k for k in keys if k[0] == name]
-        for label, pick in [*((str(w), lambda k, w=w: w) for w in grid), ("**LOCO**", lambda k: chosen[qid[k]])]:
+        for label, pick in [*((f"{m} {w}", lambda k, g=(m, w): g) for m, w in grid), ("**LOCO**", lambda k: chosen[qid[k]])]:
             vals = [rows[k][pick(k)] for k in ks]
             pages = [v[2] for v in vals if v[2] is not None]
             page = f"{sum(pages) / len(pages):.3f}" if pages else ""
