@@ -32,6 +32,7 @@ import numpy as np
 from ..core.config import cache_dir
 from ..core.errors import MissingDependency
 from ..core.io import atomic_write
+from ..core.progress import progress_bar
 from .minilm import NumpyMiniLM
 
 __all__ = ["StaticEmbedder", "distill_table", "post_process", "table_path", "RECIPE"]
@@ -52,7 +53,9 @@ def distill_table(model: NumpyMiniLM, token_ids: np.ndarray, *, cls: int, sep: i
     """
     token_ids = np.asarray(token_ids, dtype=np.int64)
     out = []
-    for i in range(0, len(token_ids), batch_size):
+    starts = range(0, len(token_ids), batch_size)
+    # the whole vocabulary takes about a minute on one core: once per model and size, then cached
+    for i in progress_bar(starts, desc="static embedding table (built once)", total=len(starts)):
         t = token_ids[i : i + batch_size]
         ids = np.stack([np.full(len(t), cls), t, np.full(len(t), sep)], axis=1)  # (batch, 3)
         out.append(model.forward(ids))
