@@ -20,7 +20,7 @@ from ppkit import HashEmbedder, load_index
 from ppkit.core.config import RETRIEVAL_MODES, Config
 from ppkit.indexing.lexical import dedup_sections, rrf
 from ppkit.indexing.static import StaticEmbedder
-from ppkit.indexing.static_channel import chunks_key, static_chunk_vectors
+from ppkit.indexing.static_channel import _cache_path, chunks_key, static_chunk_vectors
 from ppkit.retrieval.hybrid import recall_sections, scope_chunk_ids
 
 
@@ -143,3 +143,23 @@ def test_static_modes_through_retrieve_config_and_filter(saved_index):
         assert all(c.doc == "Alpha" for c in r.candidates)  # the question's filter scopes the static channel too
     with pytest.raises(ValueError, match="unknown retrieval mode"):
         saved_index.retrieve("revenue", 3, retrieval="bm25+static")
+
+
+def test_an_unwritable_cache_keeps_the_vectors_in_memory_and_says_so(tmp_path, monkeypatch, tiny_bert):
+    index = make_index(tmp_path / "index")
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    monkeypatch.setenv("PPKIT_CACHE_DIR", str(blocker / "cache"))
+    e = StaticEmbedder(dims=4, model_dir=tiny_bert)
+    with pytest.warns(UserWarning) as caught:
+        ch = static_chunk_vectors(index, embedder=e)
+    # the table (built on first use) and the chunk vectors: neither could be cached, both are in memory
+    assert [str(w.message).split(" in ")[0] for w in caught] == [f"could not cache {e.table_key()}",
+                                                                  f"could not cache {_cache_name(index, e)}"]
+    assert all("kept in memory" in str(w.message) and "PPKIT_CACHE_DIR" in str(w.message) for w in caught)
+    assert ch.vectors.tobytes() == e.embed_documents([c.text for c in index.chunks]).astype(np.float32).tobytes()
+    assert blocker.read_text() == "a file where the cache folder should be"
+
+
+def _cache_name(index, embedder) -> str:
+    return _cache_path(index, embedder).name

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -35,10 +36,25 @@ from ..core.io import atomic_write
 from ..core.progress import progress_bar
 from .minilm import NumpyMiniLM
 
-__all__ = ["StaticEmbedder", "distill_table", "post_process", "table_path", "RECIPE"]
+__all__ = ["StaticEmbedder", "distill_table", "post_process", "save_cached", "table_path", "RECIPE"]
 
 RECIPE = "v1: [CLS] t [SEP] mean-pooled fp32; PCA (sign: largest coefficient positive); SIF a=1e-4 by rank"
 SIF = 1e-4
+
+
+def save_cached(path: Path, array: np.ndarray) -> bool:
+    """Write ``array`` to the cache file ``path`` (``.npy``, atomically). A cache that cannot be written (a
+    read-only or full disk) is not an error: the caller keeps the array in memory and it is computed again
+    next time; a warning says where and why. Returns whether it was written."""
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    try:
+        atomic_write(path, buf.getvalue())
+    except OSError as e:
+        warnings.warn(f"could not cache {path.name} in {path.parent} ({e}): kept in memory, computed again next "
+                      "time; set PPKIT_CACHE_DIR to a writable folder", stacklevel=2)
+        return False
+    return True
 
 
 def distill_table(model: NumpyMiniLM, token_ids: np.ndarray, *, cls: int, sep: int,
@@ -146,9 +162,7 @@ class StaticEmbedder:
             raw = distill_table(model, np.arange(tok.get_vocab_size()), cls=tok.token_to_id("[CLS]"),
                                 sep=tok.token_to_id("[SEP]"))
             table = post_process(raw, self.dim)
-            buf = io.BytesIO()
-            np.save(buf, table, allow_pickle=False)
-            atomic_write(path, buf.getvalue())
+            save_cached(path, table)
         if table.shape[1] != self.dim:
             raise ValueError(f"{path}: table has {table.shape[1]} dims, want {self.dim}")
         self._tokenizer, self._table = tok, table

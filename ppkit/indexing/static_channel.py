@@ -17,17 +17,15 @@ written: old indexes work unchanged, and a read-only index too.
 from __future__ import annotations
 
 import hashlib
-import io
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
 import numpy as np
 
 from ..core.config import cache_dir
-from ..core.io import atomic_write
 from .embed import Embedder
 from .index import SearchIndex
-from .static import StaticEmbedder
+from .static import StaticEmbedder, save_cached
 
 __all__ = ["StaticChunkVectors", "chunks_key", "static_chunk_vectors"]
 
@@ -114,9 +112,7 @@ def static_chunk_vectors(index: SearchIndex, embedder: Embedder | None = None) -
             vectors = None
     if vectors is None:
         vectors = embedder.embed_documents([c.text for c in index.chunks]).astype(np.float32)
-        buf = io.BytesIO()
-        np.save(buf, vectors, allow_pickle=False)
-        atomic_write(path, buf.getvalue())
+        save_cached(path, vectors)
     out = StaticChunkVectors(ids, vectors, embedder)
     _CHANNELS[index] = out
     return out
