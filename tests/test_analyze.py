@@ -187,6 +187,9 @@ def test_no_period_searches_the_latest_annual_report_and_what_came_after():
     later = {**SHELF, "d8": _m("Northwind Traders Holdings, Inc.", 2024, "10-Q", quarter=1),
              "d9": _m("Northwind Traders Holdings, Inc.", 2023, "earnings release", quarter=4)}
     assert analyze_catalog(later, "What does Northwind Traders sell?").docs == ["d4", "d8", "d9"]
+    # a filing of unknown year cannot be placed before or after: it stays
+    unknown = {**SHELF, "d0": _m("Northwind Traders Holdings, Inc.", None, "10-Q")}
+    assert analyze_catalog(unknown, "What does Northwind Traders sell?").docs == ["d4", "d0"]
     # no annual report: every filing of the company
     eights = {**SHELF, "k1": _m("Kestrel Foods", 2022, "8-K", end="2022-05-20"),
               "k2": _m("Kestrel Foods", 2022, "8-K", end="2022-08-19")}

@@ -380,8 +380,9 @@ def same_period(a: dict, b: dict) -> bool:
 
 def _latest_filings(catalog: dict[str, dict], docs: list[str]) -> list[str]:
     """The filings that answer a question naming no period (it asks about the present): the latest annual
-    report and every filing of its fiscal year's end or later (the full-year release, later 10-Qs, 8-Ks).
-    A company without an annual report of known year keeps all of ``docs``.
+    report and every filing of its fiscal year's end or later (the full-year release, later 10-Qs, 8-Ks), and
+    any filing whose year is unknown (it cannot be placed). A company without an annual report of known year
+    keeps all of ``docs``.
 
     >>> _latest_filings({"a": {"form_type": "10-K", "fiscal_year": 2021}, "b": {"form_type": "10-K", "fiscal_year": 2022},
     ...                  "c": {"form_type": "10-Q", "fiscal_year": 2023, "quarter": 1}}, ["a", "b", "c"])
@@ -392,7 +393,7 @@ def _latest_filings(catalog: dict[str, dict], docs: list[str]) -> list[str]:
     if not annual:
         return list(docs)
     latest = max(annual)
-    return [d for d in docs if _filing_order(catalog[d]) >= latest]
+    return [d for d in docs if not catalog[d].get("fiscal_year") or _filing_order(catalog[d]) >= latest]
 
 
 def _full_year_release(meta: dict, annual: dict) -> bool:
