@@ -18,36 +18,13 @@ Prints in-sample rows per setting and the leave-one-company-out row, per set.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from ppkit.bench.cv import company_keys, loco_choice
-from ppkit.bench.fit_rerank import VISIBLE_SETS
-from ppkit.bench.gold import load_gold
+from ppkit.bench.cv import loco_choice
+from ppkit.bench.fit_rerank import VISIBLE_SETS, load_sets, question_companies, set_companies
 from ppkit.bench.harness import BenchPlan, run_retrieval_bench
-from ppkit.bench.loaders import load_questions
 from ppkit.core.config import RETRIEVAL_MODES, Config
-from ppkit.core.data import benchmark_path, financebench_dir
-from ppkit.pipeline import load_index, reference_index
-from ppkit.retrieval.analyze import catalog_of
+from ppkit.core.data import benchmark_path
 from ppkit.retrieval.rerank import StructuralReranker
-
-
-def _sets(config: Config, shelf: str | None):
-    """(name, index, questions, gold, doc -> company) of each visible set, companies agreed across sets
-    (:func:`ppkit.bench.cv.company_keys`: the reference AMD and the shelf's AMD filings are one company)."""
-    out, indexes = [], {}
-    paths = [(benchmark_path(n), None) for n in VISIBLE_SETS]
-    if shelf:
-        paths.append((financebench_dir() / "questions.jsonl", shelf))
-    for path, folder in paths:
-        fmt, questions = load_questions(Path(path))
-        corpus = folder or ("papers" if fmt == "multimodal" else "10k")
-        if corpus not in indexes:
-            indexes[corpus] = load_index(folder, config=config) if folder else reference_index(corpus, config=config)
-        index = indexes[corpus]
-        out.append((Path(path).stem, index, questions, load_gold(fmt, questions, Path(path), index)))
-    keys = company_keys({name: catalog_of(index) for name, index, _, _ in out})
-    return [(*s, keys[s[0]]) for s in out]
 
 
 def main(argv=None) -> int:
@@ -61,15 +38,19 @@ def main(argv=None) -> int:
     grid = [(mode, float(w)) for mode in (args.retrieval or [config.retrieval]) for w in args.grid.split(",")]
     rows: dict[tuple[str, str], dict[tuple[str, float], tuple[float, ...]]] = {}
     company: dict[tuple[str, str], frozenset[str]] = {}  # every company a question is about (comparisons: several)
-    for name, index, questions, gold, company_of in _sets(config, args.shelf):
+    # the visible sets on their reference indexes, the shelf's questions on its index; companies agreed across
+    # sets (ppkit.bench.cv.company_keys: the reference AMD and the shelf's AMD filings are one company)
+    sets = load_sets([benchmark_path(n) for n in VISIBLE_SETS], config, shelf_index=args.shelf)
+    companies = set_companies(sets)
+    for qs in sets:
         for mode, w in grid:
-            reranker = StructuralReranker.for_index(index, weights={**StructuralReranker.DEFAULT_WEIGHTS, "statement": w})
-            res = run_retrieval_bench(index, questions, gold, benchmark=name,
+            reranker = StructuralReranker.for_index(qs.index, weights={**StructuralReranker.DEFAULT_WEIGHTS, "statement": w})
+            res = run_retrieval_bench(qs.index, qs.questions, qs.gold, benchmark=qs.name,
                                       plan=BenchPlan((3, 5), (f"auto:{mode}",)), reranker=reranker)
             for p in res.per_question:
                 a = p["modes"][f"auto:{mode}"]
-                rows.setdefault((name, p["qid"]), {})[(mode, w)] = (a["3"]["hit"], a["5"]["hit"], a["5"].get("page_hit"))
-                company[(name, p["qid"])] = frozenset(company_of[d] for d in p["docs"])
+                rows.setdefault((qs.name, p["qid"]), {})[(mode, w)] = (a["3"]["hit"], a["5"]["hit"], a["5"].get("page_hit"))
+                company[(qs.name, p["qid"])] = question_companies(qs, p["qid"], companies)
     keys = list(rows)
     qid = {k: f"{k[0]}:{k[1]}" for k in keys}
     chosen = loco_choice({qid[k]: {w: rows[k][w][0] + rows[k][w][1] for w in grid} for k in keys},
