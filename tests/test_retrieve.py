@@ -117,3 +117,37 @@ def test_structural_reranker_keeps_term_counts_without_changing_scores(hash_inde
     a, b = warm.features(question, cands), fresh.features(question, cands)
     assert a.keys() == b.keys() and all(a[k].tobytes() == b[k].tobytes() for k in a)
     assert a["text_lex"].tolist() == bm25_scores(question, [c.text for c in cands]).astype(float).tolist()
+
+
+def test_each_filing_of_a_small_scope_gets_the_stage_1_it_would_get_alone(hash_index):
+    q = "operating cash flow and capital expenditures"
+    both = hash_index.retrieve(q, k=3, docs=["acme", "globex"], candidates=2, statement_recall=False)
+    shared = hash_index.retrieve(q, k=3, docs=["acme", "globex"], candidates=2, statement_recall=False,
+                                 separate_filings=0)
+    assert len(shared.candidates) == 2 and not any("per filing" in n for n in shared.trace.notes)
+    assert len(both.candidates) == 4 and both.trace.candidates == 4
+    assert "stage 1 per filing: 2 filings, 2 candidates each, merged" in both.trace.notes
+    for doc in ("acme", "globex"):  # a filing's candidates are those of a search of it alone
+        alone = hash_index.retrieve(q, k=3, docs=[doc], candidates=2, statement_recall=False)
+        assert [c.section_id for c in both.candidates if c.doc == doc] == [c.section_id for c in alone.candidates]
+    assert [c.doc for c in sorted(both.candidates, key=lambda c: c.stage1_rank)][:2] in (["acme", "globex"],
+                                                                                            ["globex", "acme"])
+    assert sorted(c.stage1_rank for c in both.candidates) == [1, 2, 3, 4]
+    # a scope larger than separate_filings shares one stage 1
+    capped = hash_index.retrieve(q, k=3, docs=["acme", "globex"], candidates=2, statement_recall=False,
+                                 separate_filings=1)
+    assert [c.section_id for c in capped.candidates] == [c.section_id for c in shared.candidates]
+
+
+def test_separate_filings_setting(monkeypatch):
+    from ppkit.core.config import Config
+    from ppkit.core.errors import ConfigError
+
+    assert Config().separate_filings == 4
+    monkeypatch.setenv("PPKIT_SEPARATE_FILINGS", "0")
+    assert Config.from_env().separate_filings == 0
+    monkeypatch.setenv("PPKIT_SEPARATE_FILINGS", "all")
+    with pytest.raises(ConfigError, match="PPKIT_SEPARATE_FILINGS='all' is not an integer"):
+        Config.from_env()
+    with pytest.raises(ConfigError, match="separate_filings=-1"):
+        Config(separate_filings=-1)

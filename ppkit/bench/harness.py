@@ -455,13 +455,15 @@ def _runnable(index: SearchIndex, questions: list[dict], gold: GoldSet) -> tuple
 
 
 def _mode_summaries(per_question: list[dict], modes: tuple[str, ...], ks: list[int]) -> dict:
-    """Per mode: means at each k and of the 50 candidates; for ``auto``, how often the filter was exact."""
+    """Per mode: means at each k and of the candidates (50, or 50 per filing of a small scope, ``size``: their
+    mean number); for ``auto``, how often the filter was exact."""
     out = {}
     for mode in modes:
         entries = [r["modes"][mode] for r in per_question]
         cands = [e["candidates"] for e in entries]
         out[mode] = {**_aggregate(entries, ks),
-                     "candidates": {"hit": mean(cands, "hit"), "recall": mean(cands, "recall"), "n": len(cands)}}
+                     "candidates": {"hit": mean(cands, "hit"), "recall": mean(cands, "recall"), "n": len(cands),
+                                    "size": mean(cands, "n")}}
     if "auto" in modes and per_question:
         exact = [{"v": float(r["modes"]["auto"]["filter"] == r["docs"])} for r in per_question]
         named = [{"v": float(r["modes"]["auto"]["filter"] is not None)} for r in per_question]
@@ -526,7 +528,8 @@ def markdown_table(result: RetrievalBench | dict) -> str:
                         f"{_fmt(v['recall_overlap'])} | {_chars(v['context_chars_mean'])} | {_fmt(v['wrong_doc'], True)} |"
                         + more(v))
         c = m["candidates"]
-        rows.append(f"| ppkit 50 candidates | {mode} | 50 | {_fmt(c['hit'])} | {_fmt(c['recall'])} |" + " |" * (len(names) - 5))
+        size = f"{c['size']:.1f}" if c.get("size") is not None else "50"  # mean candidates (50 per filing searched)
+        rows.append(f"| ppkit candidates | {mode} | {size} | {_fmt(c['hit'])} | {_fmt(c['recall'])} |" + " |" * (len(names) - 5))
     for mode, by_name in result.get("baselines", {}).items():
         for name, agg in by_name.items():
             for k, v in agg.items():

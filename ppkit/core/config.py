@@ -113,6 +113,10 @@ class Config:
         chunk_size / chunk_overlap: characters per chunk and overlap between chunks.
         recall_chunks: stage-1 chunk recall (200 in the reference).
         candidates: sections kept after dedup (50 in the reference).
+        separate_filings: a search scope of 2 to this many filings (a company's annual report beside its
+            full-year release, say) gives each filing a stage 1 of its own (``recall_chunks`` chunks and
+            ``candidates`` sections, as a store of that filing alone would), the lists merged round-robin for
+            stage 2; a larger scope (a question naming no company) shares one stage 1; 0 or 1: always shared.
         k: sections handed to the synthesizer.
         section_budget: characters of one section sent to the synthesizer.
         retrieval: stage-1 recall: ``"dense"``, ``"bm25"``, ``"hybrid"``, or ``"dense+static"`` / ``"hybrid+static"``
@@ -138,6 +142,7 @@ class Config:
     chunk_overlap: int = 200
     recall_chunks: int = 200
     candidates: int = 50
+    separate_filings: int = 4
     k: int = 5
     section_budget: int = 6000
     retrieval: str = "dense"
@@ -163,6 +168,8 @@ class Config:
             raise ConfigError(f"reranker={self.reranker!r}: use one of {', '.join(RERANKERS)}")
         if not self.llm_timeout > 0:
             raise ConfigError(f"llm_timeout={self.llm_timeout!r}: give positive seconds")
+        if self.separate_filings < 0:
+            raise ConfigError(f"separate_filings={self.separate_filings!r}: give 0 (off) or a number of filings")
         if self.llm_attempts < 1:
             raise ConfigError(f"llm_attempts={self.llm_attempts!r}: give at least 1 (the first try)")
         if self.ask_deadline < 0:
@@ -174,6 +181,7 @@ class Config:
 
         Reads ``PPKIT_OFFLINE``, ``GEMINI_API_KEY``/``GOOGLE_API_KEY`` (online when a key is set),
         ``PPKIT_EMBEDDER``, ``PPKIT_K``, ``PPKIT_SECTION_BUDGET``, ``PPKIT_RETRIEVAL``, ``PPKIT_RERANKER``,
+        ``PPKIT_SEPARATE_FILINGS``,
         ``PPKIT_GEMINI_MODEL``, ``PPKIT_GEMINI_BASE_URL``, ``PPKIT_LLM_TIMEOUT``, ``PPKIT_LLM_ATTEMPTS``
         and ``PPKIT_ASK_DEADLINE``.
         """
@@ -183,6 +191,7 @@ class Config:
             embedder=os.environ.get("PPKIT_EMBEDDER", "local"),
             k=_env_int("PPKIT_K", 5),
             section_budget=_env_int("PPKIT_SECTION_BUDGET", 6000),
+            separate_filings=_env_int("PPKIT_SEPARATE_FILINGS", 4),
             retrieval=os.environ.get("PPKIT_RETRIEVAL", "dense") or "dense",
             reranker=os.environ.get("PPKIT_RERANKER", "structural") or "structural",
             gemini_model=os.environ.get("PPKIT_GEMINI_MODEL", "gemini-2.5-flash"),
