@@ -37,7 +37,7 @@ def miss_causes(result, gold, *, k: str = "5", mode: str = "auto") -> dict[str, 
     A miss is page_hit 0 where the question has an evidence page in the index, else section hit 0.
     Causes, in pipeline order: ``metadata`` (the filter from the question left out every gold
     filing), ``extraction`` (no evidence text was found in the extracted filing: its gold is the
-    page alone), ``recall`` (no gold section among the 50 candidates), ``ranking`` (a gold section
+    page alone), ``recall`` (no gold section among the candidates), ``ranking`` (a gold section
     among the candidates, none in the top k), ``trimming`` (a gold section sent, but not the lines
     of the evidence page).
 
