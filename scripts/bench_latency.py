@@ -1,6 +1,6 @@
 """Query latency after load: first-time and repeated ``retrieve`` over the visible question sets.
 
-    python scripts/bench_latency.py [--index DIR] [--retrieval MODE] [--json OUT]
+    python scripts/bench_latency.py [--index DIR] [--retrieval MODE] [--questions FILE ...] [--json OUT]
 
 Without ``--index`` it opens the cached reference index of the four 10-Ks (built if missing).
 ``--retrieval``: the stage-1 mode (default the config's, dense); with a ``+static`` mode the static
@@ -38,6 +38,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--index", help="index folder (default: the cached reference 10-K index)")
     ap.add_argument("--retrieval", choices=RETRIEVAL_MODES, help="stage-1 recall (default: the config's)")
+    ap.add_argument("--questions", action="append", metavar="FILE",
+                    help="question set(s) to ask (repeatable; default the Comprehensive and FinanceBench dev sets)")
     ap.add_argument("--json", help="write the numbers here")
     args = ap.parse_args()
     t = time.perf_counter()
@@ -47,7 +49,8 @@ def main() -> None:
     if mode.endswith("+static"):  # so does the static channel's (table, tokenizer, chunk vectors)
         static_chunk_vectors(index).embedder.embed_query("warm up")
     load_s = time.perf_counter() - t
-    questions = [q["text"] for s in SETS for q in load_questions(data_dir() / s)[1]]
+    files = args.questions or [data_dir() / s for s in SETS]
+    questions = [q["text"] for f in files for q in load_questions(f)[1]]
     out = {"index": str(index.folder), "embedder": index.embedder.name, "retrieval": mode, "load_s": round(load_s, 2)}
     for label in ("first", "repeat"):
         ms, cpu = [], []
