@@ -81,3 +81,22 @@ def tree_node(index, title):
 ])
 def test_statements_asked_reads_common_wording(question, kinds):
     assert statements_asked(question) == kinds
+
+
+NOTE_DOC = Path(__file__).parent / "fixtures" / "statements_note.md"
+
+
+def test_a_table_after_the_notes_titled_like_a_statement_is_not_the_statement():
+    tree, lines = build_tree(NOTE_DOC), read_lines(NOTE_DOC)
+    assert _kinds(tree, lines) == {
+        "GLOBEX CORP.": set(),
+        "Liquidity": set(),
+        "Free Cash Flow": set(),
+        "Note to Investors Concerning Forward-Looking Statements": set(),  # no note of the statements
+        "Consolidated Statement of Cash Flows": {"cash_flows"},
+        "Note 7 — Supplemental Financial Information": set(),
+        "Balance Sheet": set(),  # under the note: its table, not the balance sheet
+        "Statement of Cash Flows": set(),
+        "Note 8 — Impact of Adoption of New Standards": set(),
+        "Consolidated Balance Sheets": set(),  # beside a note, as a PDF's flat headings leave it: a restatement table
+    }

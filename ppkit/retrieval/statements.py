@@ -15,6 +15,11 @@ FinanceBench shelf:
 3. the title is no heading at all but a line of the body or the first cell of the statement's table,
    so the statement hides in the section before it ("Critical Audit Matter").
 
+A section after the first note ("Note 14 — Supplemental Financial Information > Statement of Cash Flows",
+"Notes to Consolidated Financial Statements", or a PDF's flat "Note 2 - Impact of Adoption of New Standards"
+then "Consolidated Statements of Operations") is a note's table, a parent company's or an investee's
+statements, not the primary statement.
+
 :func:`statement_kind` reads a title (cases 1); :func:`section_statement_kinds` reads a section of a
 tree (cases 2 and 3). A statement with no title anywhere is not recognised (content alone would also
 match the MD&A's summary tables). Nothing here is about one filer: the vocabulary is the statements'
@@ -67,6 +72,9 @@ _NOT_FILER = re.compile(r"\b(of|to|the|in|on|for|from|by|with|analysis|selected|
 _AFTER = re.compile(r"^[\s\-–—:,.]*(?:(?:for )?(?:the )?(?:fiscal )?(?:years?|quarters?|periods?|"
                     r"(?:three|six|nine|twelve|thirteen|twenty.\w+|fifty.\w+) (?:months|weeks)) ended\b.*|"
                     r"(?:at|as of)\b.*|\(.*|(?:unaudited|continued)\b.*)?$", re.I)
+# a note of the financial statements: "Note 14 — ...", "NOTE B. ...", "Notes to Consolidated Financial Statements"
+# ("NOTE TO INVESTORS CONCERNING FORWARD-LOOKING STATEMENTS" in an earnings release is none)
+_NOTE = re.compile(r"^(?:notes?\s+(?:\d+|[A-Z])\b|notes?\s+to\s+(?:the\s+)?" + _QUALIFIER + r"financial statements\b)", re.I)
 _MARKUP = re.compile(r"<[^>]+>|[*_`#>]+")
 
 
@@ -117,6 +125,23 @@ def _title_lines(lines: list[str]) -> list[str]:
     return out
 
 
+def _under_note(tree, node_id: str) -> bool:
+    """Whether a heading before the section (in document order, never the section itself) is a note of the
+    financial statements: the notes follow the primary statements, so what is titled like a statement after
+    them is a note's table or another entity's statements (a parent company's, an investee's), under the note
+    in curated Markdown and beside it in an extracted PDF.
+
+    >>> _under_note(tree, "0150")  # "Note 14 — ... > Balance Sheet > Statement of Cash Flows"  # doctest: +SKIP
+    True
+    """
+    for nid, node in tree.nodes.items():
+        if nid == node_id:
+            return False
+        if node.parent_id is not None and _NOTE.match(_plain(node.title)):
+            return True
+    return False
+
+
 def section_statement_kinds(tree, lines: list[str], node_id: str, body: list[str], *,
                             min_rows: int = 5, look_back: int = 3) -> frozenset[str]:
     """The primary statements a section holds, by its title, an empty title just before it, or a
@@ -139,6 +164,8 @@ def section_statement_kinds(tree, lines: list[str], node_id: str, body: list[str
     rows = figure_rows(body)
     if rows == 0:
         return frozenset()  # a discussion titled "Balance Sheet:" in the MD&A is not the statement
+    if _under_note(tree, node_id):
+        return frozenset()  # a note's table titled "Statement of Cash Flows" is not the statement
     own = statement_kind(tree[node_id].title)
     if own:
         return frozenset({own})
