@@ -4,7 +4,7 @@ This is the one place that reads a :class:`~ppkit.core.config.Config` to choose 
 
 * the **noise filter** when building: Gemini's over the skeleton tree when the config is
   online for noise, else the offline title rules (:mod:`ppkit.documents.noise`);
-* the **re-ranker**: Gemini's over the 50 breadcrumbs (anchor sections first) when online,
+* the **re-ranker**: Gemini's over the candidates' breadcrumbs (anchor sections first) when online,
   else the structural re-ranker, one per index so breadcrumb vectors are embedded once;
 * the **synthesizer**: Gemini's grounded answer when online, else the extractive one.
 

@@ -7,7 +7,7 @@ import pytest
 import ppkit
 from ppkit.documents.tree import build_tree, read_lines
 from ppkit.retrieval.recall import section_statements
-from ppkit.retrieval.statements import section_statement_kinds, statement_kind, statements_asked
+from ppkit.retrieval.statements import _NOTE, section_statement_kinds, statement_kind, statements_asked
 
 DOC = Path(__file__).parent / "fixtures" / "statements_pdf.md"
 
@@ -100,3 +100,16 @@ def test_a_table_after_the_notes_titled_like_a_statement_is_not_the_statement():
         "Note 8 — Impact of Adoption of New Standards": set(),
         "Consolidated Balance Sheets": set(),  # beside a note, as a PDF's flat headings leave it: a restatement table
     }
+
+
+@pytest.mark.parametrize("title, is_note", [
+    ("Note 14 — Supplemental Financial Information", True), ("NOTE B. Leases", True), ("Note 7", True),
+    ("Note 1 Summary of Significant Accounting Policies", True),
+    ("Notes to Consolidated Financial Statements", True),
+    ("NOTES TO UNAUDITED CONDENSED CONSOLIDATED FINANCIAL STATEMENTS", True),
+    ("Notes to Condensed Consolidated Interim Financial Statements", True),
+    ("Notes 4.50% due 2027", False), ("Note 2025 Outlook", False), ("Note a", False), ("Notes payable", False),
+    ("Note regarding forward-looking statements", False), ("NOTE TO INVESTORS CONCERNING FORWARD-LOOKING STATEMENTS", False),
+])
+def test_which_headings_are_notes_of_the_financial_statements(title, is_note):
+    assert bool(_NOTE.match(title)) is is_note

@@ -79,8 +79,9 @@ DEFINITIONS = {
                        "FinanceBench evidence_text, the Comprehensive reference answer's figures (numbers only); "
                        "averaged over the n_evidence questions that have such features",
     "context_chars_mean": "mean characters sent for the first k items",
-    "candidates": "the same measures over the 50 stage-1 candidate sections (their full line ranges): what "
-                  "stage 1 kept before re-ranking",
+    "candidates": "the same measures over the stage-1 candidate sections (their full line ranges): what "
+                  "stage 1 kept before re-ranking (50; 50 per filing when 2-4 filings are searched; plus the "
+                  "statements that statement recall added)",
     "wrong_doc": "share of the first k items that come from a document other than the question's",
     "wrong_company": "share of the first k items from a filing of another company (companies as the index's "
                      "metadata groups its filings: by name or ticker); only in an index of several companies",
@@ -455,8 +456,8 @@ def _runnable(index: SearchIndex, questions: list[dict], gold: GoldSet) -> tuple
 
 
 def _mode_summaries(per_question: list[dict], modes: tuple[str, ...], ks: list[int]) -> dict:
-    """Per mode: means at each k and of the candidates (50, or 50 per filing of a small scope, ``size``: their
-    mean number); for ``auto``, how often the filter was exact."""
+    """Per mode: means at each k and of the candidates (``size``: their mean number per question, the statements
+    that statement recall added included); for ``auto``, how often the filter was exact."""
     out = {}
     for mode in modes:
         entries = [r["modes"][mode] for r in per_question]

@@ -51,7 +51,7 @@ def question_markdown(row: dict, *, trees=None, reference: dict | None = None) -
     for mode, m in v["modes"].items():
         hr = ", ".join(f"hit@{k} {m['hit'][k]:.0f} recall@{k} {m['recall'][k]:.2f} ({m['chars'][k]:,} chars)"
                        for k in m["hit"])
-        out.append(f"- ppkit, filter `{mode}` ({m['filter'] or 'all documents'}): {hr}; first gold among the 50 "
+        out.append(f"- ppkit, filter `{mode}` ({m['filter'] or 'all documents'}): {hr}; first gold among the "
                    f"candidates at rank {m['first_gold_rank'] or '–'}")
         out += [f"    {i}. {'✅' if s['gold'] else '·'} {s['label']}" for i, s in enumerate(m["sections"], start=1)]
     for k, secs in v["reference"].items():
@@ -86,7 +86,7 @@ def misses_markdown(result: RetrievalBench | dict, *, k: str = "5", mode: str = 
     for r in rows:
         e = r["modes"][mode]
         rank = e["candidates"]["first_gold_rank"]
-        out.append(f"- {r['qid']}: first gold at candidate rank {rank if rank else 'not among the 50'}; "
+        out.append(f"- {r['qid']}: first gold at candidate rank {rank if rank else 'not among the candidates'}; "
                    f"sent {', '.join(e['sections'][: int(k)])}")
     return "\n".join(out)
 

@@ -73,7 +73,8 @@ class Reranker(Protocol):
 
 
 class Stage1Reranker:
-    """No re-ranking: stage-1 order (the ablation baseline)."""
+    """No re-ranking: stage-1 order (the ablation baseline; with stage 1 per filing, the filings' lists taken in
+    turn)."""
 
     name = "stage1-order"
     uses_search_text = True

@@ -17,6 +17,10 @@ statement sections stage 1 adds) is used: the fit keeps it only when leave-one-c
 validation showed it helps. Off, the statement feature is left out and the statement sections
 that stage 1 added (no stage-1 ``recall`` record) are ranked after the recalled ones.
 
+The committed model was fitted on about 50 candidates per question; with stage 1 per filing (a scope of 2-4
+filings) it scores 100-200. The z-scoring keeps the features on the scale it was fitted on; the threshold was
+chosen on the smaller lists (nested leave-one-company-out figures with stage 1 per filing: README, "Out-of-sample").
+
 This module only applies a model; fitting, and the cross-validation that chooses its settings,
 live in :mod:`ppkit.bench.fit_rerank` and :mod:`ppkit.bench.cv`.
 """

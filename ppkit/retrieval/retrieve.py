@@ -96,7 +96,8 @@ def retrieve(index: SearchIndex, question: str, k: int | None = None, *, docs: l
             question. Its ``search_text`` (names removed) is searched with only when
             ``config.strip_names`` is True (else the question as asked).
         options: :class:`RetrieveOptions` fields (``recall``, ``candidates``, ``budget``,
-            ``retrieval``, ``auto_filter``, ``decompose``, ``statement_recall``).
+            ``retrieval``, ``auto_filter``, ``decompose``, ``statement_recall``, ``section_slots``,
+            ``separate_filings``).
 
     Returns:
         A :class:`Retrieval` with the k sections, all candidates in stage-2 order, and a trace.
@@ -113,9 +114,10 @@ def retrieve(index: SearchIndex, question: str, k: int | None = None, *, docs: l
         return retrieve_decomposed(index, question, filters, k=k, reranker=reranker, options=opts)
     source = "question" if filters and filters.docs else "caller" if docs else "none"
     if docs is not None:  # the caller's documents win over the analyzer's
-        scope = {d: None for d in docs}
+        scope = _resolved(index, [(d, None) for d in docs])
     else:
         scope = filters.scope(index) if filters is not None else None
+        scope = _resolved(index, list(scope.items())) if scope is not None else None
         docs = filters.docs if filters is not None else None
     # The names that became filters stay in the search text unless config.strip_names is True:
     # stripping them measured worse (Comprehensive hit@3 0.90 -> 0.80, `ppkit bench retrieval`), since
@@ -146,6 +148,20 @@ def retrieve(index: SearchIndex, question: str, k: int | None = None, *, docs: l
     return Retrieval(question, sections, ranked, trace)
 
 
+def _resolved(index: SearchIndex, pairs: list[tuple[str, list | None]]) -> dict:
+    """``{doc: None | [Items]}`` keyed by the index's own document names: two names of one document
+    ("acme", "ACME") are one entry (all of it if either asks for all, else the union of their Items), so no
+    document is searched twice. An unknown name is a KeyError (:meth:`SearchIndex.resolve_doc`)."""
+    out: dict[str, list | None] = {}
+    for name, items in pairs:
+        doc = index.resolve_doc(name)
+        if doc not in out:
+            out[doc] = list(items) if items else None
+        elif out[doc] is not None:
+            out[doc] = None if not items else list(dict.fromkeys([*out[doc], *items]))
+    return out
+
+
 def _separate(scope: dict | None, opts: RetrieveOptions) -> bool:
     """Whether ``scope`` gets one stage 1 per filing (2 to ``opts.separate_filings`` filings)."""
     return scope is not None and 1 < len(scope) <= opts.separate_filings
@@ -168,7 +184,9 @@ def _stage1(index: SearchIndex, search_text: str, qv: np.ndarray, scope: dict | 
     latest 10-K and the 10-Qs after it) gets one stage 1 per filing, each with its own ``recall`` chunks and
     ``candidates`` sections, merged round-robin: in one shared stage 1 the filings crowd each other out of the
     50 (a short release whose every section mentions the question's words pushes a 10-K's section out), and
-    a filing's section reaches stage 2 exactly when it would in a store of that filing alone. On the
+    a filing's candidates are those of a search of that filing alone in this index (for dense recall, those
+    of a store of that filing alone; BM25 and the static channel keep the whole index's term statistics).
+    ``stage1_rank`` is then the position in the merged list (each filing's best first). On the
     74-filing FinanceBench shelf, page hit@5 0.84 -> 0.87 with the per-document store at 0.90
     (``ppkit bench retrieval --questions ../shared/data/financebench/questions.jsonl --index SHELF``).
     """

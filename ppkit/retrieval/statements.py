@@ -29,6 +29,7 @@ standard names.
 from __future__ import annotations
 
 import re
+import weakref
 from functools import lru_cache
 
 from ..core.markup import figure_rows
@@ -74,8 +75,11 @@ _AFTER = re.compile(r"^[\s\-–—:,.]*(?:(?:for )?(?:the )?(?:fiscal )?(?:years
                     r"(?:at|as of)\b.*|\(.*|(?:unaudited|continued)\b.*)?$", re.I)
 # a note of the financial statements: "Note 14 — ...", "NOTE B. ...", "Notes to Consolidated Financial Statements"
 # ("NOTE TO INVESTORS CONCERNING FORWARD-LOOKING STATEMENTS" in an earnings release is none)
-_NOTE = re.compile(r"^(?:notes?\s+(?:\d+|[A-Z])\b|notes?\s+to\s+(?:the\s+)?" + _QUALIFIER + r"financial statements\b)", re.I)
+# (a note's number is one or two digits, not "Notes 4.50% due 2027" nor "Note 2025 Outlook"; its letter a capital)
+_NOTE = re.compile(r"^(?:notes?\s+(?:\d{1,2}\b(?![.,]\d|%)|(?-i:[A-Z])\b)|notes?\s+to\s+(?:the\s+)?"
+                   r"(?:(?:unaudited|interim|consolidated|combined|condensed)\s+)*financial statements\b)", re.I)
 _MARKUP = re.compile(r"<[^>]+>|[*_`#>]+")
+_NOTE_START: dict[int, tuple] = {}  # id(tree) -> (weak reference to it, first note's position, positions)
 
 
 def _plain(text: str) -> str:
@@ -134,12 +138,21 @@ def _under_note(tree, node_id: str) -> bool:
     >>> _under_note(tree, "0150")  # "Note 14 — ... > Balance Sheet > Statement of Cash Flows"  # doctest: +SKIP
     True
     """
-    for nid, node in tree.nodes.items():
-        if nid == node_id:
-            return False
-        if node.parent_id is not None and _NOTE.match(_plain(node.title)):
-            return True
-    return False
+    first, order = _note_start(tree)
+    return first is not None and order.get(node_id, -1) > first
+
+
+def _note_start(tree) -> tuple[int | None, dict[str, int]]:
+    """(position of the tree's first note heading in document order or None, each node's position), computed
+    once per tree (a tree is immutable; the cache holds it weakly, keyed by identity)."""
+    hit = _NOTE_START.get(id(tree))
+    if hit is not None and hit[0]() is tree:
+        return hit[1], hit[2]
+    order = {nid: i for i, nid in enumerate(tree.nodes)}
+    first = next((order[nid] for nid, node in tree.nodes.items()
+                  if node.parent_id is not None and _NOTE.match(_plain(node.title))), None)
+    _NOTE_START[id(tree)] = (weakref.ref(tree), first, order)
+    return first, order
 
 
 def section_statement_kinds(tree, lines: list[str], node_id: str, body: list[str], *,

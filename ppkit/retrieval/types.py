@@ -50,7 +50,7 @@ class Candidate:
     node_id: str
     breadcrumb: str
     stage1_score: float  # best chunk similarity
-    stage1_rank: int  # 1-based, by best chunk
+    stage1_rank: int  # 1-based stage-1 order (by best chunk; with stage 1 per filing, the round-robin merge)
     chunk_hits: int  # recalled chunks of this section
     chunk_scores: tuple[float, ...]  # their similarities, best first
     line_start: int

@@ -259,7 +259,8 @@ class TreeView:
 # -- query explorer ---------------------------------------------------------------------------
 
 class QueryExplorer:
-    """Two-stage retrieval, step by step: the 200 → 50 → k funnel, the candidates and the chosen k.
+    """Two-stage retrieval, step by step: the 200 → 50 → k funnel (per filing when 2-4 filings are searched), the
+    candidates and the chosen k.
 
     Args:
         index: a loaded :class:`ppkit.Index`.
@@ -417,7 +418,8 @@ class QueryExplorer:
                 f"{_esc(t.reranker)}</small></div>")
 
     def funnel_html(self) -> str:
-        """The 200 → 50 → k funnel as a row of boxes."""
+        """The 200 → 50 → k funnel as a row of boxes (the counts are the trace's: summed over the filings when
+        each got its own stage 1)."""
         f = self.funnel_counts()
         if not f:
             return ""
