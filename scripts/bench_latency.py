@@ -6,7 +6,8 @@ Without ``--index`` it opens the cached reference index of the four 10-Ks (built
 ``--retrieval``: the stage-1 mode (default the config's, dense); with a ``+static`` mode the static
 channel's table and chunk vectors are loaded (or computed and cached) with the index, like the model.
 Prints the load time, then p50/p95/max of ``Index.retrieve`` in ms for each question asked the
-first time, and again for the same questions asked a second time (what a warm cache gives); wall
+first time, and again for the same questions asked a second time (what a warm cache gives), each also for
+the questions whose filter leaves 2-4 filings (``*_2to4_filings``: stage 1 per filing); wall
 clock and this process's CPU time (``cpu_*``: steadier on a shared machine; with 2 threads it can
 exceed the wall time).
 """
@@ -53,13 +54,17 @@ def main() -> None:
     questions = [q["text"] for f in files for q in load_questions(f)[1]]
     out = {"index": str(index.folder), "embedder": index.embedder.name, "retrieval": mode, "load_s": round(load_s, 2)}
     for label in ("first", "repeat"):
-        ms, cpu = [], []
+        ms, cpu, several = [], [], []
         for q in questions:
             t, c = time.perf_counter(), time.process_time()
-            index.retrieve(q, k=5, retrieval=mode)
+            r = index.retrieve(q, k=5, retrieval=mode)
             ms.append((time.perf_counter() - t) * 1000)
             cpu.append((time.process_time() - c) * 1000)
+            several.append(bool(r.trace.scope) and 2 <= len(r.trace.scope) <= 4)
         out[label] = _stats(ms, cpu)
+        if any(several):  # the questions whose filter leaves 2-4 filings (stage 1 per filing, unless it is off)
+            out[label + "_2to4_filings"] = _stats([m for m, s in zip(ms, several) if s],
+                                                  [c for c, s in zip(cpu, several) if s])
     print(json.dumps(out, indent=1))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
