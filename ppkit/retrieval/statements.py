@@ -152,6 +152,7 @@ def _note_start(tree) -> tuple[int | None, dict[str, int]]:
     first = next((order[nid] for nid, node in tree.nodes.items()
                   if node.parent_id is not None and _NOTE.match(_plain(node.title))), None)
     _NOTE_START[id(tree)] = (weakref.ref(tree), first, order)
+    weakref.finalize(tree, _NOTE_START.pop, id(tree), None)  # gone with the tree
     return first, order
 
 
