@@ -228,6 +228,8 @@ class SearchIndex:
 
     def resolve_doc(self, name: str) -> str:
         """The indexed document called ``name`` (case-insensitive), or a clear error."""
+        if name in self.trees:  # already the index's own name (every scope the analyzer builds)
+            return name
         for d in self.trees:
             if d.casefold() == name.casefold():
                 return d
