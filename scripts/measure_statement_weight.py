@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import argparse
 
-from ppkit.bench.cv import loco_choice
+from ppkit.bench.cv import loco_choice, loco_table
 from ppkit.bench.fit_rerank import VISIBLE_SETS, load_sets, question_companies, set_companies
 from ppkit.bench.harness import BenchPlan, run_retrieval_bench
 from ppkit.core.config import RETRIEVAL_MODES, Config
@@ -36,7 +36,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     config = Config.from_env()
     grid = [(mode, float(w)) for mode in (args.retrieval or [config.retrieval]) for w in args.grid.split(",")]
-    rows: dict[tuple[str, str], dict[tuple[str, float], tuple[float, ...]]] = {}
+    rows: dict[tuple[str, str], dict[tuple[str, float], dict]] = {}
     company: dict[tuple[str, str], frozenset[str]] = {}  # every company a question is about (comparisons: several)
     # the visible sets on their reference indexes, the shelf's questions on its index; companies agreed across
     # sets (ppkit.bench.cv.company_keys: the reference AMD and the shelf's AMD filings are one company)
@@ -49,24 +49,18 @@ def main(argv=None) -> int:
                                       plan=BenchPlan((3, 5), (f"auto:{mode}",)), reranker=reranker)
             for p in res.per_question:
                 a = p["modes"][f"auto:{mode}"]
-                rows.setdefault((qs.name, p["qid"]), {})[(mode, w)] = (a["3"]["hit"], a["5"]["hit"], a["5"].get("page_hit"))
+                rows.setdefault((qs.name, p["qid"]), {})[(mode, w)] = {"h3": a["3"]["hit"], "h5": a["5"]["hit"],
+                                                                  "p5": a["5"].get("page_hit")}
                 company[(qs.name, p["qid"])] = question_companies(qs, p["qid"], companies)
     keys = list(rows)
     qid = {k: f"{k[0]}:{k[1]}" for k in keys}
-    chosen = loco_choice({qid[k]: {w: rows[k][w][0] + rows[k][w][1] for w in grid} for k in keys},
+    chosen = loco_choice({qid[k]: {w: rows[k][w]["h3"] + rows[k][w]["h5"] for w in grid} for k in keys},
                          {qid[k]: company[k] for k in keys}, grid)
     print(f"weight chosen leave-one-company-out for each of {len(chosen)} questions "
           f"({len(set().union(*company.values()))} companies/papers): "
           + ", ".join(f"{m} {w}: {sum(1 for v in chosen.values() if v == (m, w))}" for m, w in grid))
-    print("| set | stage 1, statement weight | questions | hit@3 | hit@5 | page hit@5 |\n| --- | --- | --- | --- | --- | --- |")
-    for name in dict.fromkeys(k[0] for k in keys):
-        ks = [k for k in keys if k[0] == name]
-        for label, pick in [*((f"{m} {w}", lambda k, g=(m, w): g) for m, w in grid), ("**LOCO**", lambda k: chosen[qid[k]])]:
-            vals = [rows[k][pick(k)] for k in ks]
-            pages = [v[2] for v in vals if v[2] is not None]
-            page = f"{sum(pages) / len(pages):.3f}" if pages else ""
-            print(f"| {name} | {label} | {len(vals)} | {sum(v[0] for v in vals) / len(vals):.3f} | "
-                  f"{sum(v[1] for v in vals) / len(vals):.3f} | {page} |")
+    print("\n".join(loco_table({qid[k]: rows[k] for k in keys}, chosen, grid,
+                               [("hit@3", "h3"), ("hit@5", "h5"), ("page hit@5", "p5")], label=lambda g: f"{g[0]} {g[1]}")))
     return 0
 
 

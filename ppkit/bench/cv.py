@@ -28,7 +28,7 @@ import numpy as np
 from ..documents.metadata import normalise_company
 from ..retrieval.analyze import company_groups
 
-__all__ = ["Fold", "loco_folds", "loco_choice", "bootstrap_ci", "company_keys", "RESAMPLES", "SEED"]
+__all__ = ["Fold", "loco_folds", "loco_choice", "loco_table", "bootstrap_ci", "company_keys", "RESAMPLES", "SEED"]
 
 RESAMPLES = 2000
 SEED = 0
@@ -125,6 +125,35 @@ def loco_choice(scores: dict[str, dict], companies: dict[str, frozenset[str] | s
     for fold in loco_folds(companies):
         best = max(grid, key=lambda v: (sum(scores[q][v] for q in fold.train), -grid.index(v)))
         out.update({q: best for q in fold.test})
+    return out
+
+
+def loco_table(rows: dict[str, dict], chosen: dict[str, object], grid: list, columns: list[tuple[str, str]],
+               label=str) -> list[str]:
+    """A Markdown table of settings measured per question: for each set, one row per setting of ``grid`` and a
+    **LOCO** row, where each question has the setting its fold chose (:func:`loco_choice`).
+
+    Args:
+        rows: ``{"set:qid": {setting: {column key: value or None}}}``.
+        chosen: ``{"set:qid": setting}`` from :func:`loco_choice`.
+        columns: ``(header, key)`` pairs; a cell is the mean of the values that are not ``None``
+            (``chars`` keys as whole numbers, the others to three decimals), blank when every value is ``None``.
+        label: a setting's name in the table.
+
+    >>> loco_table({"s:a": {1: {"hit": 1.0}, 2: {"hit": 0.0}}}, {"s:a": 1}, [1, 2], [("hit@3", "hit")])[2:]
+    ['| s | 1 | 1 | 1.000 |', '| s | 2 | 1 | 0.000 |', '| s | **LOCO** | 1 | 1.000 |']
+    """
+    out = ["| set | setting | questions | " + " | ".join(h for h, _ in columns) + " |",
+           "| --- | --- | --- |" + " --- |" * len(columns)]
+    for name in dict.fromkeys(k.split(":")[0] for k in rows):
+        keys = [k for k in rows if k.split(":")[0] == name]
+        for tag, pick in [*((label(v), lambda k, v=v: v) for v in grid), ("**LOCO**", lambda k: chosen[k])]:
+            cells = []
+            for _, key in columns:
+                vals = [rows[k][pick(k)][key] for k in keys if rows[k][pick(k)][key] is not None]
+                mean = sum(vals) / len(vals) if vals else None
+                cells.append("" if mean is None else f"{mean:,.0f}" if key == "chars" else f"{mean:.3f}")
+            out.append(f"| {name} | {tag} | {len(keys)} | " + " | ".join(cells) + " |")
     return out
 
 
