@@ -6,7 +6,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from bench_support import FIX, build_fixture_index
-from ppkit.bench.cv import bootstrap_ci, company_keys, loco_choice, loco_folds
+from ppkit.bench.cv import bootstrap_ci, company_keys, loco_choice, loco_folds, loco_table
 from ppkit.bench.loco import VARIANTS, loco_markdown, loco_pooled
 from ppkit.bench.fit_rerank import SHELF_SET, QuestionSet, question_companies, runnable, set_companies, shelf_set
 from ppkit.cli import main
@@ -161,3 +161,22 @@ def test_loco_choice_never_chooses_with_the_held_out_company():
     assert chosen == {"a1": 1, "a2": 1, "ab": 1, "b1": 2, "c1": 2}
     # a tie keeps the earlier value of the grid
     assert loco_choice({"x": {1: 1.0, 2: 1.0}, "y": {1: 1.0, 2: 1.0}}, {"x": {"X"}, "y": {"Y"}}, [2, 1]) == {"x": 2, "y": 2}
+
+
+def test_loco_table_means_per_set_and_the_chosen_setting_per_question():
+    rows = {"a:1": {"x": {"hit": 1.0, "page": None, "chars": 1000}, "y": {"hit": 0.0, "page": None, "chars": 3000}},
+            "a:2": {"x": {"hit": 0.0, "page": None, "chars": 2000}, "y": {"hit": 1.0, "page": None, "chars": 5001}},
+            "b:1": {"x": {"hit": 1.0, "page": 0.0, "chars": 10}, "y": {"hit": 1.0, "page": 1.0, "chars": 20}}}
+    chosen = {"a:1": "x", "a:2": "y", "b:1": "y"}
+    lines = loco_table(rows, chosen, ["x", "y"], [("hit@3", "hit"), ("page hit", "page"), ("chars", "chars")],
+                       label=str.upper)
+    assert lines == [
+        "| set | setting | questions | hit@3 | page hit | chars |",
+        "| --- | --- | --- | --- | --- | --- |",
+        "| a | X | 2 | 0.500 |  | 1,500 |",
+        "| a | Y | 2 | 0.500 |  | 4,000 |",
+        "| a | **LOCO** | 2 | 1.000 |  | 3,000 |",  # a:1 with x (1.0, 1000), a:2 with y (1.0, 5001)
+        "| b | X | 1 | 1.000 | 0.000 | 10 |",
+        "| b | Y | 1 | 1.000 | 1.000 | 20 |",
+        "| b | **LOCO** | 1 | 1.000 | 1.000 | 20 |",
+    ]
