@@ -13,15 +13,26 @@ from .documents.chunking import Chunk, chunk_tree
 from .documents.noise import NoiseDecision, RuleNoiseFilter
 from .documents.tree import Node, Tree, build_tree, parse_markdown
 from .indexing.embed import Embedder, HashEmbedder, LocalEmbedder, get_embedder
-from .pipeline import Index, ask, build_index, cached_index, load_index, reference_index, retrieve
+from .pipeline import (
+    AskOptions,
+    Index,
+    RetrieveOptions,
+    ask,
+    build_index,
+    cached_index,
+    load_index,
+    reference_index,
+    retrieve,
+    stream,
+)
 from .retrieval.rerank import StructuralReranker
 from .retrieval.types import Candidate, Retrieval, Section
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Answer", "Candidate", "Chunk", "Config", "Embedder", "ExtractiveSynthesizer", "HashEmbedder", "Index",
-    "LocalEmbedder", "Node", "NoiseDecision", "PpkitError", "Retrieval", "RuleNoiseFilter", "Section", "StructuralReranker",
+    "Answer", "AskOptions", "Candidate", "Chunk", "Config", "Embedder", "ExtractiveSynthesizer", "HashEmbedder", "Index",
+    "LocalEmbedder", "Node", "NoiseDecision", "PpkitError", "Retrieval", "RetrieveOptions", "RuleNoiseFilter", "Section", "StructuralReranker",
     "Tree", "ask", "build_index", "build_tree", "chunk_tree", "get_embedder", "load_index", "parse_markdown",
-    "reference_index", "cached_index", "retrieve",
+    "reference_index", "cached_index", "retrieve", "stream",
 ]

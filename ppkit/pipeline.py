@@ -25,16 +25,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import replace
+from collections.abc import Generator
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
-from typing import cast
 
-from .answer.synth import Answer, ExtractiveSynthesizer
-from .answer.synth import ask as _ask
+from .answer.compose import answer_stream
+from .answer.events import AnalysisEvent, Done, ErrorEvent, Event, SectionsEvent, collect
+from .answer.synth import Answer, ExtractiveSynthesizer, Synthesizer
 from .answer.synth_gemini import GeminiSynthesizer
 from .core import data
-from .core.config import PACKAGE_DIR, Config, cache_dir
+from .core.config import PACKAGE_DIR, Config, cache_dir, check_fields
 from .core.errors import InvalidInput
 from .core.io import sha256_file
 from .documents.noise import RuleNoiseFilter
@@ -49,14 +50,56 @@ from .indexing.index import (
     SearchIndex,
 )
 from .llm.client import online_run
+from .retrieval.analyze import Analysis, analyze
+from .retrieval.conversation import rewrite_question
+from .retrieval.metric_statements import statement_sections
 from .retrieval.rerank import AnchorPriority, StructuralReranker
 from .retrieval.rerank_fitted import FittedReranker
 from .retrieval.rerank_gemini import GeminiReranker
+from .retrieval.retrieve import RetrieveOptions, checked_k
 from .retrieval.retrieve import retrieve as _retrieve
 from .retrieval.types import Retrieval
 
-__all__ = ["Index", "build_index", "load_index", "reference_index", "cached_index", "retrieve", "ask", "default_reranker",
-           "default_synthesizer", "default_noise_filter"]
+__all__ = ["Index", "AskOptions", "RetrieveOptions", "build_index", "load_index", "reference_index", "cached_index",
+           "analyze_question", "retrieve", "ask", "stream", "default_reranker", "default_synthesizer",
+           "default_noise_filter"]
+
+
+@dataclass(frozen=True)
+class AskOptions:
+    """The per-call settings of :func:`ask` and :func:`stream`.
+
+    Attributes:
+        retrieve: the retrieval's options (:class:`ppkit.retrieval.retrieve.RetrieveOptions`: ``k``, ``docs``,
+            stage-1 sizes and modes).
+        history: earlier turns, oldest first: a follow-up is rewritten into a standalone question first
+            (:mod:`ppkit.retrieval.conversation`).
+        verify: check the answer's numbers, quotes and citations against the sections
+            (:mod:`ppkit.answer.verify`) into ``Answer.verification``.
+        statements: a question asking for a financial metric also gets the primary statements it needs that
+            retrieval missed (:func:`ppkit.retrieval.metric_statements.statement_sections`; listed in the
+            trace's ``synthesis["statements_added"]``), beyond the k sections.
+    """
+
+    retrieve: RetrieveOptions = field(default_factory=RetrieveOptions)
+    history: list | None = None
+    verify: bool = True
+    statements: bool = True
+
+    @classmethod
+    def of(cls, **options) -> AskOptions:
+        """Options from keyword arguments: these fields and :class:`RetrieveOptions`' (``None`` values left
+        unset); an unknown name is an error that lists both.
+
+        >>> AskOptions.of(k=3, verify=False).retrieve.k
+        3
+        """
+        own = {f.name for f in fields(cls)} - {"retrieve"}
+        rest = {k: v for k, v in options.items() if k not in own}
+        unknown = set(rest) - {f.name for f in fields(RetrieveOptions)}
+        if unknown:
+            check_fields(cls, unknown, "ask option(s)")  # raises, naming the ask fields
+        return cls(RetrieveOptions.of(**rest), **{k: v for k, v in options.items() if k in own and v is not None})
 
 
 class Index(SearchIndex):
@@ -66,20 +109,36 @@ class Index(SearchIndex):
     corpus's with :func:`reference_index`.
     """
 
+    @classmethod
+    def of(cls, index: SearchIndex) -> Index:
+        """The same index data with the pipeline's methods (what :func:`build_index` and :func:`load_index`
+        return)."""
+        if isinstance(index, cls):
+            return index
+        out = cls.__new__(cls)
+        out.__dict__.update(index.__dict__)
+        return out
+
     @cached_property
     def structural_reranker(self) -> StructuralReranker:
         """This index's offline re-ranker, starting from the breadcrumb vectors the index stores."""
         return StructuralReranker.for_index(self)
 
     def retrieve(self, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
-                 **kw) -> Retrieval:
-        """Two-stage retrieval; see :func:`ppkit.retrieval.retrieve.retrieve` for the options."""
-        return retrieve(self, question, k, docs=docs, reranker=reranker, **kw)
+                 **options) -> Retrieval:
+        """Two-stage retrieval: :func:`retrieve` with ``options`` as :class:`RetrieveOptions` fields."""
+        return retrieve(self, question, RetrieveOptions.of(k=k, docs=docs, **options), reranker=reranker)
 
     def ask(self, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
-            synthesizer=None, history=None, **kw) -> Answer:
-        """Retrieve, then synthesize an Answer; see :func:`ppkit.answer.synth.ask` for the options."""
-        return ask(self, question, k, docs=docs, reranker=reranker, synthesizer=synthesizer, history=history, **kw)
+            synthesizer=None, **options) -> Answer:
+        """Retrieve, then synthesize a cited Answer: :func:`ask` with ``options`` as :class:`AskOptions` fields."""
+        return ask(self, question, AskOptions.of(k=k, docs=docs, **options), reranker=reranker, synthesizer=synthesizer)
+
+    def stream(self, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
+               synthesizer=None, **options) -> Generator[Event, None, Answer | None]:
+        """The answer as a stream of events: :func:`stream` with ``options`` as :class:`AskOptions` fields."""
+        return stream(self, question, AskOptions.of(k=k, docs=docs, **options), reranker=reranker,
+                      synthesizer=synthesizer)
 
 
 def default_reranker(index: SearchIndex):
@@ -97,7 +156,7 @@ def default_reranker(index: SearchIndex):
     else:
         structural = StructuralReranker.for_index(index, path_vectors=False)
     offline = FittedReranker(structural=structural) if cfg.reranker == "fitted" else structural
-    if cfg.use_gemini and cfg.rerank_online:
+    if cfg.online and cfg.rerank_online:
         # a failed call or an unusable reply falls back to the offline re-ranker, and says so
         return AnchorPriority(GeminiReranker(config=cfg, fallback=offline))
     return offline
@@ -105,7 +164,7 @@ def default_reranker(index: SearchIndex):
 
 def default_synthesizer(config: Config):
     """Gemini when the config is online for synthesis, else extractive."""
-    if config.use_gemini and config.synth_online:
+    if config.online and config.synth_online:
         return GeminiSynthesizer(config=config, fallback=ExtractiveSynthesizer())
     return ExtractiveSynthesizer()
 
@@ -113,36 +172,100 @@ def default_synthesizer(config: Config):
 def default_noise_filter(config: Config, embedder: Embedder):
     """Gemini over the skeleton tree when the config is online for noise, else the offline rules
     (with semantic matching by ``embedder``, except for the hash embedder of plumbing tests)."""
-    if config.use_gemini and config.noise_online:
+    if config.online and config.noise_online:
         return GeminiNoiseFilter(config=config)
     return RuleNoiseFilter(None if isinstance(embedder, HashEmbedder) else embedder)
 
 
-def retrieve(index: SearchIndex, question: str, k: int | None = None, *, docs: list[str] | None = None,
-             reranker=None, **kw) -> Retrieval:
-    """Two-stage retrieval with the parts the index's config calls for.
+def analyze_question(index: SearchIndex, question: str, options: RetrieveOptions | None = None) -> Analysis:
+    """What ``question`` asks, read once: its filters (unless the caller chose the documents or turned
+    filtering off; Gemini's reading when the config is online) and its metric, years, names and anchors.
 
-    >>> ppkit.retrieve(index, "What is AMD's quick ratio?", k=5).sections[0].breadcrumb  # doctest: +SKIP
+    >>> ppkit.analyze_question(index, "What is AMD's quick ratio for FY2022?").metric.name  # doctest: +SKIP
+    'quick ratio'
     """
+    opts = options or RetrieveOptions()
+    use_filters = opts.docs is None and opts.auto_filter
+    return Analysis.of(question, analyze(index, question) if use_filters else None)
+
+
+def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None = None, *,
+             reranker=None) -> Retrieval:
+    """Analyze the question once, then two-stage retrieval with the parts the index's config calls for.
+
+    >>> ppkit.retrieve(index, "What is AMD's quick ratio?", RetrieveOptions(k=5)).sections[0].breadcrumb  # doctest: +SKIP
+    """
+    opts = options or RetrieveOptions()
     with online_run(index.config.ask_deadline) as run:
         before = len(run.fallbacks)
-        r = _retrieve(index, question, k, docs=docs, reranker=reranker or default_reranker(index), **kw)
+        checked_k(question, index.config.k if opts.k is None else opts.k)
+        analysis = analyze_question(index, question, opts)
+        r = _retrieve(index, question, opts, reranker=reranker or default_reranker(index), analysis=analysis)
     return replace(r, trace=replace(r.trace, fallbacks=r.trace.fallbacks + run.fallbacks[before:]))
 
 
-def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
-        synthesizer=None, history=None, **kw) -> Answer:
-    """Retrieve, then synthesize a cited Answer, with the parts the index's config calls for.
+def ask(index: SearchIndex, question: str, options: AskOptions | None = None, *, reranker=None,
+        synthesizer: Synthesizer | None = None) -> Answer:
+    """Retrieve, then synthesize a cited Answer, with the parts the index's config calls for: :func:`stream`
+    collected. An error the stream reports is raised.
 
     >>> print(ppkit.ask(index, "What is AMD's quick ratio for FY2022?"))  # doctest: +SKIP
     """
+    events, answer = collect(stream(index, question, options, reranker=reranker, synthesizer=synthesizer))
+    if events and isinstance(events[-1], ErrorEvent):
+        raise events[-1].error
+    return answer
+
+
+def stream(index: SearchIndex, question: str, options: AskOptions | None = None, *, reranker=None,
+           synthesizer: Synthesizer | None = None) -> Generator[Event, None, Answer | None]:
+    """Answer ``question`` as a stream of events (:mod:`ppkit.answer.events`): ``analysis``, ``sections``,
+    the synthesizer's ``delta`` pieces, one ``citation`` per section cited, ``verification``, then ``done``
+    with the :class:`Answer` (also the generator's return value); or ``error`` (and None) on failure.
+
+    The one place that orders the stages: a follow-up is rewritten with the history, the question is
+    analyzed once (:func:`analyze_question`), retrieval takes the analysis, the primary statements a metric
+    needs are added, the synthesizer writes from the sections it is given, and the answer is verified. All
+    of its Gemini calls run under one deadline (``Config.ask_deadline``); the online stages that fell back
+    to their offline twins are in ``trace.fallbacks``.
+
+    >>> for event in ppkit.stream(index, "What is AMD's quick ratio for FY2022?"):  # doctest: +SKIP
+    ...     print(event.type, event.data())
+    """
+    opts = options or AskOptions()
+    synthesizer = synthesizer or default_synthesizer(index.config)
     with online_run(index.config.ask_deadline) as run:
         before = len(run.fallbacks)
-        a = _ask(index, question, k, docs=docs, reranker=reranker or default_reranker(index),
-                 synthesizer=synthesizer or default_synthesizer(index.config), history=history, **kw)
-    if a.trace is None:
-        return a
-    return replace(a, trace=replace(a.trace, fallbacks=a.trace.fallbacks + run.fallbacks[before:]))
+        try:
+            answer = yield from _answer_events(index, question, opts, reranker or default_reranker(index),
+                                               synthesizer)
+        except Exception as e:  # noqa: BLE001 - reported as the stream's last event; ask raises it
+            yield ErrorEvent(e)
+            return None
+    if answer.trace is not None:
+        answer = replace(answer, trace=replace(answer.trace, fallbacks=answer.trace.fallbacks
+                                               + run.fallbacks[before:]))
+    yield Done(answer, dict(answer.trace.seconds) if answer.trace is not None else {})
+    return answer
+
+
+def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker,
+                   synthesizer: Synthesizer) -> Generator[Event, None, Answer]:
+    """The stages of :func:`stream` in order, up to the verified Answer (without the run's fallbacks)."""
+    checked_k(question, index.config.k if opts.retrieve.k is None else opts.retrieve.k)
+    rewrite = rewrite_question(index, question, opts.history) if opts.history else None
+    if rewrite is not None:
+        question = rewrite.question
+    analysis = analyze_question(index, question, opts.retrieve)
+    yield AnalysisEvent(analysis.to_dict())
+    r = _retrieve(index, question, opts.retrieve, reranker=reranker, analysis=analysis)
+    yield SectionsEvent([{"rank": s.rank, "doc": s.doc, "node_id": s.node_id, "breadcrumb": s.breadcrumb,
+                          "line_start": s.line_start, "line_end": s.line_end, "pages": list(s.pages),
+                          "score": s.score} for s in r.sections])
+    added = (statement_sections(index, question, list(r.sections), analysis.metric,
+                                budget=index.config.section_budget) if opts.statements else [])
+    return (yield from answer_stream(question, r, synthesizer, analysis, added=added, rewrite=rewrite,
+                                     verify=opts.verify))
 
 
 def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,
@@ -158,8 +281,8 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     config = config or Config.from_env()
     embedder = embedder or get_embedder(config.embedder)
     noise_filter = noise_filter or default_noise_filter(config, embedder)
-    return cast(Index, _build.build_index(paths, folder, embedder=embedder, config=config,
-                                             noise_filter=noise_filter, index_class=Index, **options))
+    return Index.of(_build.build_index(paths, folder, embedder=embedder, config=config, noise_filter=noise_filter,
+                                       **options))
 
 
 def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = None,
@@ -169,8 +292,8 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
 
     >>> index = ppkit.load_index("/tmp/amd-index")  # doctest: +SKIP
     """
-    return cast(Index, _indexing.load_index(folder, embedder=embedder, config=config or Config.from_env(),
-                                            index_class=Index, trust=trust, qdrant_url=qdrant_url))
+    return Index.of(_indexing.load_index(folder, embedder=embedder, config=config or Config.from_env(), trust=trust,
+                                         qdrant_url=qdrant_url))
 
 
 # the modules whose code decides what goes into an index (tree, noise, chunks, vectors, labels)
@@ -223,7 +346,7 @@ def cached_index(paths, name: str, *, embedder: Embedder | None = None, config: 
         "paths": [str(Path(p).resolve()) for p in paths],
         "chunk": [config.chunk_size, config.chunk_overlap], "pipeline": PIPELINE_VERSION,
         "format": FORMAT_VERSION, "code": _code_fingerprint(),
-        "online_noise": bool(config.use_gemini and config.noise_online),
+        "online_noise": bool(config.online and config.noise_online),
     }, sort_keys=True).encode()).hexdigest()[:16]
     folder = cache_dir() / "indexes" / f"{name}-{key}"
     with _indexing.index_lock(folder):

@@ -7,6 +7,11 @@ google-genai client (pointed at it with ``HttpOptions(base_url=...)``):
   script (a queue of :class:`Reply`); with an empty queue it answers HTTP 418 with
   "no scripted reply", which the client does not retry, so a missing script fails
   the test loudly.
+* ``POST .../{model}:streamGenerateContent?alt=sse`` - the streamed form of the same call: its
+  reply comes from the same ``generateContent`` script (a generation is one, streamed or not) and a
+  successful one is sent as Server-Sent Events, the reply's text cut into pieces of at most
+  ``Reply.piece`` characters (each ``data: {json}`` a reply of its own, the usage on the last), as the
+  Gemini API streams; an error status is sent whole, as the API does before a stream starts.
 * ``POST /v1beta/models/{model}:batchEmbedContents`` - what google-genai calls for
   ``models.embed_content`` with the Gemini API (one request per call, a list of
   contents inside). Scripted replies are used first; with an empty queue it returns
@@ -46,6 +51,7 @@ class Reply:
     body: dict | str = field(default_factory=dict)
     delay: float = 0.0
     hang: bool = False  # accept the request and never answer (until the server stops, at most 60 s)
+    piece: int = 40  # streamed: characters of text per event
 
 
 def text_reply(text: str, *, tokens_in: int = 11, tokens_out: int = 7, thoughts: int = 0,
@@ -104,16 +110,20 @@ class _Handler(BaseHTTPRequestHandler):
         model, _, action = tail.partition(":")
         owner.requests.append({"path": path, "model": model, "action": action, "body": body,
                                "api_key": self.headers.get("x-goog-api-key")})
-        reply = owner._next(action, body)
+        reply = owner._next(STREAMED.get(action, action), body)
         if reply.hang:  # bounded: released when the server stops
             owner._stopping.wait(60)
             return
         if reply.delay:
             owner._stopping.wait(reply.delay)
-        payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
-        data = payload.encode()
+        if action in STREAMED and reply.status == 200 and isinstance(reply.body, dict):
+            data = "".join(f"data: {json.dumps(event)}\r\n\r\n" for event in _pieces(reply.body, reply.piece)).encode()
+            kind = "text/event-stream"
+        else:
+            data = (reply.body if isinstance(reply.body, str) else json.dumps(reply.body)).encode()
+            kind = "application/json; charset=UTF-8"
         self.send_response(reply.status)
-        self.send_header("Content-Type", "application/json; charset=UTF-8")
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
@@ -162,8 +172,8 @@ class GeminiServer:
         return len(self._queues.get(action, ()))
 
     def of(self, action: str) -> list[dict]:
-        """The recorded requests for one action."""
-        return [r for r in self.requests if r["action"] == action]
+        """The recorded requests for one action (``generateContent``: streamed ones too)."""
+        return [r for r in self.requests if STREAMED.get(r["action"], r["action"]) == action]
 
     def _next(self, action: str, body: dict) -> Reply:
         with self._lock:
@@ -199,6 +209,28 @@ class GeminiServer:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+STREAMED = {"streamGenerateContent": "generateContent"}  # a streamed action -> the action whose script it uses
+
+
+def _pieces(reply: dict, size: int) -> list[dict]:
+    """A generateContent reply as the events of its stream: the text in pieces of ``size`` characters, each
+    a reply with one text part; the finish reason and usage only on the last."""
+    cands = reply.get("candidates") or []
+    text = _content_text(cands[0].get("content", {})) if cands else ""
+    chunks = [text[i:i + size] for i in range(0, len(text), size)] or [""]
+    events = []
+    for i, chunk in enumerate(chunks):
+        last = i == len(chunks) - 1
+        cand = {"content": {"role": "model", "parts": [{"text": chunk}]}, "index": 0}
+        if last and cands and "finishReason" in cands[0]:
+            cand["finishReason"] = cands[0]["finishReason"]
+        event = {"candidates": [cand] if cands else [], "modelVersion": reply.get("modelVersion")}
+        if last:
+            event["usageMetadata"] = reply.get("usageMetadata", {})
+        events.append(event)
+    return events
 
 
 def _dim(req: dict) -> int:

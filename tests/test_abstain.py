@@ -1,6 +1,7 @@
 """Abstention (ppkit.answer.abstain) and its benchmark (ppkit bench abstain) on the fixture index."""
 
-from ppkit.answer.abstain import abstained, abstention_line, missing_from, question_years
+from ppkit.answer.abstain import abstained, abstention_line, missing_from
+from ppkit.retrieval.analyze import question_years
 from ppkit.answer.synth_gemini import NO_ANSWER
 from ppkit.bench.abstain import abstain_markdown, default_abstain_questions, run_abstain_bench, score_abstention
 from ppkit.retrieval.types import Section

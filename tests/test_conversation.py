@@ -3,7 +3,7 @@
 import pytest
 
 from _hybrid_fixtures import fixture_index  # noqa: F401
-from ppkit.answer.conversation import history_questions, rewrite_offline, rewrite_online, rewrite_question
+from ppkit.retrieval.conversation import history_questions, rewrite_offline, rewrite_online, rewrite_question
 
 
 def test_carry_companies_and_years_forward(fixture_index):

@@ -21,7 +21,9 @@ from ppkit.answer.markers import (
     parse_markers,
     visual_filter,
 )
-from ppkit.answer.synth import Answer, ExtractiveSynthesizer, ask, image_record
+from ppkit.answer.compose import answer_stream
+from ppkit.answer.events import collect
+from ppkit.answer.synth import Answer, ExtractiveSynthesizer, image_record
 from ppkit.documents.images import image_report, label_image, read_image_bytes
 from ppkit.documents.tree import Image
 from ppkit.retrieval.types import Retrieval, Section, Trace
@@ -241,7 +243,7 @@ def test_extractive_synthesizer_and_ask_carry_the_images():
     assert (info["image_threshold"], info["image_ratio"]) == (0.05, 0.4)  # the fitted defaults
     assert info["image_scores"][0]["path"] == "figures/pipeline.png"
     r = Retrieval(q, secs, [], Trace.blank())
-    answer = ask(None, q, synthesizer=ExtractiveSynthesizer(max_images=1), retrieval=r)
+    answer = collect(answer_stream(q, r, ExtractiveSynthesizer(max_images=1)))[1]
     reason = "caption match 1.00 (pipelin, stage, three, toy); in section mm_doc > Toy Vector Painter > 1. Method"
     assert answer.images == [image_record(secs[0], secs[0].images[0], reason=reason)]
     assert (answer.images[0]["width"], answer.images[0]["height"]) == (2, 2)  # from the PNG's header

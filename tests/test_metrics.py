@@ -1,6 +1,7 @@
 """Computed financial metrics (ppkit.answer.metrics): line items from primary statements, formulas, citations."""
 
-from ppkit.answer.metrics import compute_metric, detect_metric, format_metric, question_year
+from ppkit.answer.metrics import compute_metric, format_metric, question_year
+from ppkit.retrieval.metric_table import detect_metric
 from ppkit.answer.synth import ExtractiveSynthesizer
 from ppkit.answer.verify import verify_answer
 from ppkit.retrieval.types import Section

@@ -19,10 +19,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..core.text import stems
-from ..documents.anchors import find_anchors
+from ..documents.anchors import Anchor, find_anchors
 from ..documents.images import HEADING_LINE, IMAGE_LINK, caption_key
 from ..documents.tree import Image
 from ..retrieval.image_channel import image_record_text, question_terms
@@ -100,7 +101,7 @@ def _reason(via: tuple[str, ...], section, match: str) -> str:
 
 
 def score_images(question: str, sections, *, rank_decay: float = DEFAULT_RANK_DECAY,
-                 recalled: float = DEFAULT_RECALLED) -> list[ImageChoice]:
+                 recalled: float = DEFAULT_RECALLED, anchors: Sequence[Anchor] | None = None) -> list[ImageChoice]:
     """Every candidate image of ``sections`` scored against ``question``, best first.
 
     The candidates are the image channel's (:func:`ppkit.retrieval.image_channel.link_images`:
@@ -124,9 +125,9 @@ def score_images(question: str, sections, *, rank_decay: float = DEFAULT_RANK_DE
     docs += [set(stems(image_record_text(link.image))) for _, _, link in cands.values()]
     n = max(1, len(docs))
     df = Counter(t for d in docs for t in d)
-    found = find_anchors(question)
-    anchors = {(a.kind, a.number) for a in found}
-    q = question_terms(question)  # "Table 1" is the anchor's evidence, not a match term
+    found = find_anchors(question) if anchors is None else anchors  # the question's analysis has them
+    named = {(a.kind, a.number) for a in found}
+    q = question_terms(question, found)  # "Table 1" is the anchor's evidence, not a match term
     idf = {t: math.log(1 + n / (1 + df[t])) for t in q}
     total = sum(idf.values()) or 1.0
     math_asked = bool(_ASKS_MATH.search(question))
@@ -144,7 +145,7 @@ def score_images(question: str, sections, *, rank_decay: float = DEFAULT_RANK_DE
         if im.kind == "formula" and not math_asked:
             score, match = score * FORMULA_PENALTY, match + ", formula (math not asked)"
         key = caption_key(im.label)
-        if key in anchors or (im.figure and tuple(im.figure.split(" ", 1)) in anchors):
+        if key in named or (im.figure and tuple(im.figure.split(" ", 1)) in named):
             score, match = 1.0, f"{(im.figure or im.label[:12]).capitalize()} named in the question"
         out.append(ImageChoice(s, im, round(score, 4), matched, _reason(link.via, s, match), link.via, round(score, 4)))
     return with_priors(out, rank_decay=rank_decay, recalled=recalled)
@@ -166,7 +167,7 @@ def with_priors(choices: list[ImageChoice], *, rank_decay: float = DEFAULT_RANK_
 
 def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHOLD, ratio: float = DEFAULT_RATIO,
                   max_images: int = 3, scored: list[ImageChoice] | None = None,
-                  stop_at: float | None = None) -> list[ImageChoice]:
+                  stop_at: float | None = None, anchors: Sequence[Anchor] | None = None) -> list[ImageChoice]:
     """The images to show with an answer: from the sections' image channel, at least ``threshold``
     and at least ``ratio`` times the best score, at most ``max_images``.
 
@@ -179,7 +180,8 @@ def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHO
     one-term question): a single common word ("work") is not evidence; an image the question
     names by number needs none. Several images of one figure (the panels sharing a caption)
     count once: the best-scoring, then largest, is kept. The result may be empty. ``scored``: the
-    output of :func:`score_images` when the caller already has it. The defaults were fit
+    output of :func:`score_images` when the caller already has it; ``anchors``: the question's, when already
+    found. The defaults were fit
     leave-one-paper-out on the multimodal benchmark (:mod:`ppkit.bench.image_fit`).
 
     >>> [c.image.label for c in select_images("What is in Table 7?", answer.sections)]  # doctest: +SKIP
@@ -189,8 +191,8 @@ def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHO
     seen: set[tuple[str, str]] = set()
     if max_images <= 0:
         return chosen
-    need = min(2, len(question_terms(question)))
-    pool = score_images(question, sections) if scored is None else scored
+    need = min(2, len(question_terms(question, anchors)))
+    pool = score_images(question, sections, anchors=anchors) if scored is None else scored
     pool = sorted(pool, key=lambda c: (-c.score, c.section.rank, -(c.image.width * c.image.height), c.image.line))
     best = max((c.score for c in pool if not c.anchored and not c.reason.startswith("not shown")), default=0.0)
     for c in pool:

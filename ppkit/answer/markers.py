@@ -24,7 +24,7 @@ from ..documents.images import read_image_bytes
 from ..llm.client import GeminiClient
 from .synth import image_record
 
-__all__ = ["image_catalogue", "marker_instructions", "MarkerResult", "parse_markers", "visual_filter",
+__all__ = ["image_catalogue", "marker_instructions", "MarkerResult", "parse_markers", "strip_markers", "visual_filter",
            "VISUAL_PROMPT"]
 
 _MARKER = re.compile(r"\[SHOW:\s*([^\]|]*?)\s*(?:\|\s*([^\]]*?)\s*)?\]")
@@ -116,10 +116,18 @@ def parse_markers(text: str, sections, *, max_images: int = 3) -> MarkerResult:
             continue
         seen.add((s.doc, im.path))
         images.append(image_record(s, im))
+    return MarkerResult(strip_markers(text), images, notes)
+
+
+def strip_markers(text: str) -> str:
+    """``text`` without its ``[SHOW: ...]`` markers (and the blank runs they leave), stripped.
+
+    >>> strip_markers("Revenue rose.\n[SHOW: f.png | Figure 1]\n")
+    'Revenue rose.'
+    """
     clean = _MARKER.sub("", text)
     clean = re.sub(r"[ \t]+\n", "\n", clean)
-    clean = re.sub(r"\n{3,}", "\n\n", clean).strip()
-    return MarkerResult(clean, images, notes)
+    return re.sub(r"\n{3,}", "\n\n", clean).strip()
 
 
 VISUAL_PROMPT = ("Question: {question}\nThis image is {label!r} from the section {section!r}. "

@@ -1,8 +1,10 @@
 """Synthesizers: retrieved sections -> an Answer that cites them.
 
-A synthesizer is any object with ``name`` and ``synthesize(question, sections) ->
-(text, info)``. :func:`ask` runs retrieval and synthesis and returns an
-:class:`Answer`.
+A synthesizer is any object with ``name``, ``calls``, ``stream(question, sections, analysis)``
+(a generator of :mod:`ppkit.answer.events` ``delta`` events that returns ``(text, info)``) and
+``synthesize(question, sections, analysis)`` (that stream collected). It is given the sections
+and the question's analysis and never retrieves: the conductor (:func:`ppkit.pipeline.ask`)
+retrieves, calls it, verifies, and assembles the :class:`Answer`.
 
 :class:`ExtractiveSynthesizer` (offline default) writes no prose of its own: for
 each selected section it quotes the sentences and table rows that best match the
@@ -19,23 +21,23 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections import Counter
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Generator
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..core.text import expand_terms, sentences, stems
 from ..documents.tree import Image
-from ..indexing.index import SearchIndex
-from ..retrieval.retrieve import retrieve
-from ..retrieval.types import Retrieval, Section, Trace, pages_label, pages_line
+from ..retrieval.analyze import Analysis
+from ..retrieval.types import Section, Trace, pages_label, pages_line
 from .abstain import abstention_line, missing_from
-from .conversation import rewrite_question
-from .metrics import compute_metric, format_metric, statement_sections
+from .events import Delta, Event, collect
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
-from .verify import format_report, verify_answer
+from .metrics import compute_metric, format_metric
+from .verify import format_report
 
-__all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "ask", "EXTRACTIVE_NOTE"]
+__all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "image_record",
+           "line_deltas"]
 
 EXTRACTIVE_NOTE = ("[offline extractive answer: no language model was used; the passages below are quoted "
                    "from the retrieved sections, best-matching first. Set GEMINI_API_KEY for a written answer.]")
@@ -129,12 +131,31 @@ class Answer:
 
 
 class Synthesizer(Protocol):
-    """Retrieved sections -> (answer text, notes); ``calls`` lists the model calls it made (empty offline)."""
+    """Retrieved sections -> answer text and notes; ``calls`` lists the model calls it made (empty offline).
+
+    ``stream`` yields :class:`ppkit.answer.events.Delta` pieces of the text as they are written and returns
+    ``(text, info)``; ``synthesize`` returns the same pair at once. ``analysis`` is the question's
+    (:class:`ppkit.retrieval.analyze.Analysis`); without it the synthesizer reads the question itself.
+    """
 
     name: str
     calls: list[dict]
 
-    def synthesize(self, question: str, sections: list[Section]) -> tuple[str, dict]: ...
+    def stream(self, question: str, sections: list[Section],
+               analysis: Analysis | None = None) -> Generator[Event, None, tuple[str, dict]]: ...
+
+    def synthesize(self, question: str, sections: list[Section],
+                   analysis: Analysis | None = None) -> tuple[str, dict]: ...
+
+
+def line_deltas(text: str) -> Generator[Delta, None, None]:
+    """``text`` as one delta per line (each but the last keeps its newline), so the pieces join to ``text``.
+
+    >>> [d.text for d in line_deltas("a\nb")]
+    ['a\n', 'b']
+    """
+    for piece in text.splitlines(keepends=True):
+        yield Delta(piece)
 
 
 def _units(section: Section) -> list[tuple[int, str]]:
@@ -173,7 +194,16 @@ class ExtractiveSynthesizer:
         self.max_images = max_images
         self.calls: list[dict] = []  # no model calls: the Synthesizer interface's trace of them
 
-    def synthesize(self, question: str, sections: list[Section]) -> tuple[str, dict]:
+    def stream(self, question: str, sections: list[Section],
+               analysis: Analysis | None = None) -> Generator[Event, None, tuple[str, dict]]:
+        """The answer written whole, then streamed line by line; returns ``(text, info)``."""
+        text, info = self.synthesize(question, sections, analysis)
+        yield from line_deltas(text)
+        return text, info
+
+    def synthesize(self, question: str, sections: list[Section],
+                   analysis: Analysis | None = None) -> tuple[str, dict]:
+        analysis = analysis or Analysis.of(question)
         # a ratio is quoted through the line items it is computed from (quick ratio -> current assets...)
         q = set(stems(question + " " + expand_terms(question)))
         pieces = [(s, ln, p, set(stems(p))) for s in sections for ln, p in _units(s)]
@@ -182,10 +212,11 @@ class ExtractiveSynthesizer:
         out = [EXTRACTIVE_NOTE, ""]
         quoted = 0
         # what the question names (a company, a year) that no section mentions: say so first, compute nothing
-        missing = missing_from(question, sections)
+        missing = missing_from(question, sections, analysis)
         refusal = abstention_line(missing)
         # a financial metric: computed from the statements, every input cited (or which inputs are missing)
-        metric = compute_metric(question, sections) if refusal is None else None
+        metric = (compute_metric(question, sections, analysis.metric, years=analysis.years)
+                  if refusal is None and analysis.metric is not None else None)
         if refusal is not None:
             out += [refusal, ""]
         elif metric is not None:
@@ -211,7 +242,7 @@ class ExtractiveSynthesizer:
         out.append("Sources:")
         out += [f"- {s.breadcrumb} (ID: {s.node_id})" for s in sections]
         out += [pages_line(sections)] if pages_line(sections) else []
-        images, image_info = self._images(question, sections)
+        images, image_info = self._images(question, sections, analysis)
         notes = {"passages_quoted": quoted, "images": images, **image_info}
         if refusal is not None:
             notes["abstained"] = missing
@@ -221,60 +252,17 @@ class ExtractiveSynthesizer:
                                "inputs": [f"{li.doc}#{li.node_id}:{li.line}" for li in metric.inputs]}
         return "\n".join(out), notes
 
-    def _images(self, question: str, sections: list[Section]) -> tuple[list[dict], dict]:
+    def _images(self, question: str, sections: list[Section], analysis: Analysis) -> tuple[list[dict], dict]:
         """The images to show (records) and, for the trace, every candidate image's score."""
         threshold = DEFAULT_THRESHOLD if self.image_threshold is None else self.image_threshold
         ratio = DEFAULT_RATIO if self.image_ratio is None else self.image_ratio
-        scored = score_images(question, sections)
+        scored = score_images(question, sections, anchors=analysis.anchors)
         chosen = select_images(question, sections, threshold=threshold, ratio=ratio, max_images=self.max_images,
-                               scored=scored)
+                               scored=scored, anchors=analysis.anchors)
         best = [{"doc": c.section.doc, "path": c.image.path, "score": c.score, "reason": c.reason}
                 for c in scored[:10]]  # the best ten, for the trace
         return ([image_record(c.section, c.image, reason=c.reason) for c in chosen],
                 {"image_threshold": threshold, "image_ratio": ratio, "image_scores": best})
-
-
-def ask(index: SearchIndex, question: str, k: int | None = None, *, docs: list[str] | None = None, reranker=None,
-        synthesizer=None, retrieval: Retrieval | None = None, history=None, verify: bool = True,
-        statements: bool = True, **kw) -> Answer:
-    """Retrieve the top-k sections for ``question`` and synthesize a cited Answer.
-
-    ``history`` (earlier turns, oldest first) rewrites a follow-up into a standalone
-    question first (:mod:`ppkit.answer.conversation`); ``verify`` checks the answer's numbers,
-    quotes and citations against the sections (:mod:`ppkit.answer.verify`) into ``Answer.verification``.
-    ``statements``: a question asking for a financial metric also gets the primary statements it needs
-    that retrieval missed (of the best-ranked section's document, found by heading; listed in the
-    trace's ``synthesis["statements_added"]``), beyond the k sections.
-
-    >>> print(index.ask("What is AMD's quick ratio for FY2022?"))  # doctest: +SKIP
-    """
-    synthesizer = synthesizer or ExtractiveSynthesizer()  # the pipeline passes Gemini's when online
-    if isinstance(retrieval, str):  # a stage-1 mode ("dense" | "bm25" | "hybrid"), not a Retrieval
-        kw["retrieval"], retrieval = retrieval, None
-    rewrite = None
-    if history:
-        rewrite = rewrite_question(index, question, history)
-        question = rewrite.question
-    r = retrieval or retrieve(index, question, k, docs=docs, reranker=reranker, **kw)
-    t0 = time.perf_counter()
-    sections = list(r.sections)
-    added = (statement_sections(index, question, sections, budget=index.config.section_budget)
-             if statements and index is not None else [])
-    sections += added
-    calls_before = len(synthesizer.calls)
-    text, info = synthesizer.synthesize(question, sections)
-    if added:
-        info["statements_added"] = [s.section_id for s in added]
-    images = info.pop("images", [])
-    used = info.pop("synthesizer", synthesizer.name)  # a Gemini synthesizer that fell back names its twin
-    trace = AnswerTrace(**{f.name: getattr(r.trace, f.name) for f in fields(Trace)},
-                        synthesizer=used, synthesis=info,
-                        candidate_details=[c.to_dict() for c in r.candidates],
-                        rewrite=rewrite.to_dict() if rewrite is not None else None)
-    trace = replace(trace, seconds={**r.trace.seconds, "synthesize": round(time.perf_counter() - t0, 4)},
-                    model_calls=r.trace.model_calls + list(synthesizer.calls)[calls_before:])
-    verification = verify_answer(text, sections, question=question) if verify else None
-    return Answer(question, text, sections, used, images, trace, verification)
 
 
 def image_record(section: Section, image: Image, *, reason: str = "") -> dict:

@@ -1,7 +1,7 @@
 """The Gemini synthesizer: a grounded answer from the sections, citing breadcrumbs.
 
-The online twin of :class:`ppkit.answer.synth.ExtractiveSynthesizer` (same ``synthesize``
-interface): the sections go inside XML-delimited blocks, the model answers only from
+The online twin of :class:`ppkit.answer.synth.ExtractiveSynthesizer` (same ``stream`` /
+``synthesize`` interface; it streams through the client's streaming call): the sections go inside XML-delimited blocks, the model answers only from
 them and cites breadcrumbs under ``Sources:``; images are asked for with
 ``[SHOW: file | label]`` markers (:mod:`ppkit.answer.markers`).
 """
@@ -10,18 +10,22 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Generator
 
 from ..core.config import Config
 from ..core.ids import breadcrumb_titles
 from ..llm.client import LLMError, fall_back
 from ..llm.fence import DATA_RULE, block, escape
 from ..llm.parts import GeminiPart
+from ..retrieval.analyze import Analysis
 from ..retrieval.types import pages_label, pages_line
+from .events import Delta, Event, collect
 from .markers import (
     MarkerResult,
     image_catalogue,
     marker_instructions,
     parse_markers,
+    strip_markers,
     visual_filter,
 )
 
@@ -160,19 +164,55 @@ class GeminiSynthesizer(GeminiPart):
         kept, notes = visual_filter(question, shown.images, ask=ask)
         return MarkerResult(shown.text, kept, list(shown.notes) + notes)
 
-    def synthesize(self, question: str, sections) -> tuple[str, dict]:
+    def synthesize(self, question: str, sections, analysis: Analysis | None = None) -> tuple[str, dict]:
+        """The grounded answer at once: :meth:`stream` collected."""
+        return collect(self.stream(question, sections, analysis))[1]
+
+    def stream(self, question: str, sections,
+               analysis: Analysis | None = None) -> Generator[Event, None, tuple[str, dict]]:
+        """The answer as the model writes it (``delta`` events, complete lines without image markers),
+        through the client's streaming call; returns ``(text, info)``.
+
+        The deltas join to the returned text except where a step after the model changes what was shown
+        (the visual filter, or a fallback after the stream broke): the returned text is the answer.
+        """
         self.last_notes = []
+        shown_so_far = ""
+        raw: list[str] = []
         try:
-            res = self._generate(self.prompt(question, sections), system=self.system(sections), temperature=0.0)
+            gen = self._generate_stream(self.prompt(question, sections), system=self.system(sections),
+                                        temperature=0.0)
+            while True:
+                try:
+                    piece = next(gen)
+                except StopIteration as stop:
+                    res = stop.value
+                    break
+                raw.append(piece)
+                done = "".join(raw)
+                done = done[: done.rfind("\n") + 1]  # complete lines only: a marker may be half-written
+                clean = strip_markers(done)
+                if clean.startswith(shown_so_far) and len(clean) > len(shown_so_far):
+                    yield Delta(clean[len(shown_so_far):])
+                    shown_so_far = clean
         except LLMError as e:
             if self.fallback is None:
                 raise
             note = fall_back("synthesis", e, f"{self.fallback.name} synthesizer")
-            text, info = self.fallback.synthesize(question, sections)
-            self.last_notes = [note]
             banner = (f"[Gemini could not answer ({' '.join(str(e).split())[:160]}); "
                       f"this is the offline {self.fallback.name} answer instead.]")
+            yield Delta(("\n" if shown_so_far else "") + banner + "\n")
+            text, info = yield from self.fallback.stream(question, sections, analysis)
+            self.last_notes = [note]
             return f"{banner}\n{text}", {**info, "synthesizer": self.fallback.name, "notes": [note]}
+        text, info = self._finish(question, sections, res)
+        if text.startswith(shown_so_far) and len(text) > len(shown_so_far):
+            yield Delta(text[len(shown_so_far):])
+        return text, info
+
+    def _finish(self, question: str, sections, res) -> tuple[str, dict]:
+        """The model's reply made into the answer: image markers checked and taken out, citations parsed,
+        the cited sections' PDF pages added."""
         # [SHOW: file | label] markers are checked against the sections' images and taken out of the text
         shown = parse_markers(res.text.strip(), sections)
         shown = self._look_at_images(question, shown)

@@ -137,7 +137,7 @@ class _Build:
 
 
 def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,
-                config: Config | None = None, noise_filter=None, index_class: type[SearchIndex] = SearchIndex,
+                config: Config | None = None, noise_filter=None,
                 **options) -> SearchIndex:
     """Index Markdown documents and PDFs.
 
@@ -149,7 +149,6 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
         embedder: default from ``config.embedder`` (the local MiniLM).
         noise_filter: default: the offline rule/fuzzy/semantic filter using ``embedder``
             (:func:`ppkit.pipeline.build_index` passes Gemini's when the config is online).
-        index_class: the class to return (the pipeline's :class:`ppkit.pipeline.Index`).
         options: :class:`BuildOptions` fields (``fresh``, ``overrides``, ``names``, ``metadata``,
             ``progress``, ``save``, ``store``, ``qdrant_url``, ``replace``, ``extracted``, ``workers``).
 
@@ -165,11 +164,11 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     embedder = embedder or get_embedder(config.embedder)
     folder = Path(folder) if folder is not None else (default_index_dir() if opts.save else None)
     if folder is None or not opts.save:
-        return _build(paths, names, folder, embedder, config, noise_filter, index_class, opts, pdf_run)
+        return _build(paths, names, folder, embedder, config, noise_filter, opts, pdf_run)
     check_target(folder)
     with index_lock(folder):  # the whole load-modify-save: a second writer waits
         recover(folder)
-        index = _build(paths, names, folder, embedder, config, noise_filter, index_class, opts, pdf_run)
+        index = _build(paths, names, folder, embedder, config, noise_filter, opts, pdf_run)
         index.save(folder)
         drop = getattr(index.store, "drop_superseded", None)
         if drop is not None:  # a rebuild on a Qdrant server: the new index is in place, now drop the old collection
@@ -199,7 +198,7 @@ def _page_record(path: Path) -> dict:
 
 
 def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: Embedder, config: Config,
-           noise_filter, index_class: type[SearchIndex], opts: BuildOptions, pdf_run: PdfRun | None) -> SearchIndex:
+           noise_filter, opts: BuildOptions, pdf_run: PdfRun | None) -> SearchIndex:
     settings = {"chunk_size": config.chunk_size, "chunk_overlap": config.chunk_overlap, "min_chars": 40,
                 "pipeline_version": PIPELINE_VERSION}
     previous = _previous(folder, embedder, config, settings, opts) if folder is not None and not opts.fresh else None
@@ -242,7 +241,7 @@ def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: E
                   "replaced": build.replaced, "seconds_total": round(time.perf_counter() - t0, 2),
                   **({"pdfs": _pdf_summary(pdf_run)} if pdf_run is not None else {})},
     }
-    return index_class(folder, manifest, build.trees, build.noise, all_chunks, vstore, embedder, config,
+    return SearchIndex(folder, manifest, build.trees, build.noise, all_chunks, vstore, embedder, config,
                        lexical=lexical, section_meta=build.section_meta, path_vectors=path_vectors)
 
 

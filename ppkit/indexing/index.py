@@ -462,7 +462,7 @@ def _safe(doc: str) -> str:
 
 
 def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = None,
-               config: Config | None = None, index_class: type[SearchIndex] = SearchIndex,
+               config: Config | None = None,
                trust: bool = False, qdrant_url: str | None = None) -> SearchIndex:
     """Open an index folder (default: :func:`default_index_dir`).
 
@@ -474,7 +474,6 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
         folder: the index folder.
         embedder: the embedder to query with; default: the one named in the manifest.
             Another embedder is an :class:`EmbedderMismatch`.
-        index_class: the class to return (the pipeline's :class:`ppkit.pipeline.Index`).
         trust: read the document paths of an index that ppkit on this account did not write.
         qdrant_url: the Qdrant server of an index whose vectors live on one (default
             ``$QDRANT_URL``); the URL recorded in the folder is never used by itself.
@@ -489,7 +488,7 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
         raise IndexFormatError(f"{folder} is a file, not an index folder: pass --index the folder `ppkit index` wrote")
     with swap_lock(folder, shared=True):
         where = readable_copy(folder)
-        return _load(where, folder, embedder, config, index_class, trust,
+        return _load(where, folder, embedder, config, trust,
                      qdrant_url or os.environ.get("QDRANT_URL") or None)
 
 
@@ -529,7 +528,7 @@ def _manifest(where: Path, folder: Path) -> dict:
     return manifest
 
 
-def _load(where: Path, folder: Path, embedder, config, index_class, trust: bool, qdrant_url) -> SearchIndex:
+def _load(where: Path, folder: Path, embedder, config, trust: bool, qdrant_url) -> SearchIndex:
     manifest = _manifest(where, folder)
     docs = [d["doc"] for d in manifest["documents"]]
     store_entry = manifest.get("store") if isinstance(manifest.get("store"), dict) else {"name": "faiss"}
@@ -594,7 +593,7 @@ def _load(where: Path, folder: Path, embedder, config, index_class, trust: bool,
         name = manifest["embedder"]["name"]
         kind = manifest["embedder"].get("kind", name.split(":")[0].split("-")[0])
         embedder = get_embedder(kind, **manifest["embedder"].get("kwargs", {}))
-    index = index_class(folder, manifest, trees, noise, chunks, store, embedder, config, lexical=lexical,
+    index = SearchIndex(folder, manifest, trees, noise, chunks, store, embedder, config, lexical=lexical,
                         section_meta=section_meta, trusted=trust or is_stamped(manifest),
                         path_vectors=dict(zip(paths, path_vecs.astype(np.float32))), section_texts=texts)
     index.check_embedder(embedder)

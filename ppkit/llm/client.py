@@ -32,7 +32,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -356,19 +356,84 @@ class GeminiClient:
                 schema) returned text that is not JSON (``err.reply`` holds it).
         """
         model = model or self.model
+        material, path = self._generation_key(prompt, system, schema, temperature, model, images)
+        t0 = time.perf_counter()
+        cached = self._cached_generation(path, model, schema, t0)
+        if cached is not None:
+            return cached
+        cfg, contents = self._generation_request(prompt, system, schema, temperature, images)
+        resp = self._call(f"generateContent ({model})", lambda http: self._client.models.generate_content(
+            model=model, contents=contents, config=cfg.model_copy(update={"http_options": http})))
+        return self._finish_generation(resp, _reply_text(resp), material, path, prompt, schema, model, t0)
+
+    def generate_stream(self, prompt: str, *, system: str | None = None, temperature: float = 0.0,
+                        model: str | None = None) -> Generator[str, None, LLMResult]:
+        """One generation streamed: yields the reply's text pieces as they arrive and returns the
+        :class:`LLMResult` of the whole reply (a generator's return value: ``res = yield from ...``).
+
+        The same request as :meth:`generate` (and the same cache entry: a cached reply is yielded whole).
+        Opening the stream is retried like any call; a stream that breaks after its first piece is an
+        :class:`LLMError` (the pieces already yielded cannot be taken back).
+
+        >>> res = yield from GeminiClient().generate_stream("Say hi")  # doctest: +SKIP
+        """
+        model = model or self.model
+        material, path = self._generation_key(prompt, system, None, temperature, model, None)
+        t0 = time.perf_counter()
+        cached = self._cached_generation(path, model, None, t0)
+        if cached is not None:
+            yield cached.text
+            return cached
+        cfg, contents = self._generation_request(prompt, system, None, temperature, None)
+        what = f"streamGenerateContent ({model})"
+
+        def open_stream(http):  # the request goes out on the first next(): retried with the opening
+            chunks = iter(self._client.models.generate_content_stream(
+                model=model, contents=contents, config=cfg.model_copy(update={"http_options": http})))
+            return next(chunks, None), chunks
+
+        first, chunks = self._call(what, open_stream)
+        pieces: list[str] = []
+        last = first
+        try:
+            chunk = first
+            while chunk is not None:
+                last = chunk
+                piece = _reply_text(chunk)
+                if piece:
+                    pieces.append(piece)
+                    yield piece
+                chunk = next(chunks, None)
+        except PpkitError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a broken stream becomes one clear LLMError
+            raise self._failure(what, e, 1) from e
+        if last is None:
+            raise LLMError(f"Gemini {what} returned no reply. {_NOTHING_LOST}")
+        return self._finish_generation(last, "".join(pieces) or None, material, path, prompt, None, model, t0)
+
+    def _generation_key(self, prompt: str, system: str | None, schema: dict | None, temperature: float, model: str,
+                        images: list[tuple[bytes, str]] | None) -> tuple[dict, Path]:
+        """The cache material of a generation request and the file its reply is cached in."""
         material = {"v": _CACHE_VERSION, "kind": "generate", "model": model, "prompt": prompt, "system": system,
                     "schema": schema, "temperature": temperature}
         if images:
             material["images"] = [[hashlib.sha256(data).hexdigest(), mime] for data, mime in images]
-        path = self.cache_dir / "generate" / (k := _key(material))[:2] / f"{k}.json"
-        t0 = time.perf_counter()
-        if self.use_cache and path.is_file():
-            rec = json.loads(path.read_text(encoding="utf-8"))
-            data = parse_json(rec["text"]) if schema is not None else None
-            secs = time.perf_counter() - t0
-            self._log("generate", model, rec["tokens_in"], rec["tokens_out"], True, secs)
-            return LLMResult(rec["text"], data, model, rec["tokens_in"], rec["tokens_out"], True, secs)
+        return material, self.cache_dir / "generate" / (k := _key(material))[:2] / f"{k}.json"
 
+    def _cached_generation(self, path: Path, model: str, schema: dict | None, t0: float) -> LLMResult | None:
+        """The cached reply of this request (logged as a cached call), or None."""
+        if not (self.use_cache and path.is_file()):
+            return None
+        rec = json.loads(path.read_text(encoding="utf-8"))
+        data = parse_json(rec["text"]) if schema is not None else None
+        secs = time.perf_counter() - t0
+        self._log("generate", model, rec["tokens_in"], rec["tokens_out"], True, secs)
+        return LLMResult(rec["text"], data, model, rec["tokens_in"], rec["tokens_out"], True, secs)
+
+    def _generation_request(self, prompt: str, system: str | None, schema: dict | None, temperature: float,
+                            images: list[tuple[bytes, str]] | None):
+        """The SDK's config and contents for a generation."""
         types = self._types
         cfg = types.GenerateContentConfig(
             system_instruction=system, temperature=temperature,
@@ -378,15 +443,18 @@ class GeminiClient:
         contents = prompt if not images else [types.Content(role="user", parts=[
             *(types.Part.from_bytes(data=data, mime_type=mime) for data, mime in images),
             types.Part.from_text(text=prompt)])]
-        resp = self._call(f"generateContent ({model})", lambda http: self._client.models.generate_content(
-            model=model, contents=contents, config=cfg.model_copy(update={"http_options": http})))
+        return cfg, contents
+
+    def _finish_generation(self, resp, text: str | None, material: dict, path: Path, prompt: str,
+                           schema: dict | None, model: str, t0: float) -> LLMResult:
+        """Log the call, check the reply (text; JSON with a schema), cache it, and make the result.
+        ``resp`` is the reply (a stream's last chunk, which carries the usage), ``text`` its whole text."""
         secs = time.perf_counter() - t0
         usage = resp.usage_metadata
         tokens_in = int(getattr(usage, "prompt_token_count", None) or 0)
         tokens_out = int(getattr(usage, "candidates_token_count", None) or 0) + \
             int(getattr(usage, "thoughts_token_count", None) or 0)
         self._log("generate", model, tokens_in, tokens_out, False, secs)
-        text = _reply_text(resp)
         if text is None:
             reason = resp.candidates[0].finish_reason if resp.candidates else getattr(
                 resp.prompt_feedback, "block_reason", None)

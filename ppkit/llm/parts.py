@@ -50,3 +50,12 @@ class GeminiPart:
             return client.generate(prompt, **kw)
         finally:
             self.calls.extend({**c, "role": self.role} for c in client.calls[before:])
+
+    def _generate_stream(self, prompt: str, **kw):
+        """client.generate_stream (yields text pieces, returns the LLMResult), its calls copied into ``calls``."""
+        client = self.client
+        before = len(client.calls)
+        try:
+            return (yield from client.generate_stream(prompt, **kw))
+        finally:
+            self.calls.extend({**c, "role": self.role} for c in client.calls[before:])

@@ -32,6 +32,8 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from functools import lru_cache
 
+from ..core.text import STOPWORDS
+from ..documents.anchors import Anchor, find_anchors
 from ..documents.cover import parse_date
 from ..documents.metadata import (
     ITEM_TITLES,
@@ -43,8 +45,9 @@ from ..documents.metadata import (
 from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient, online_or_offline
 from ..llm.fence import DATA_RULE, block
+from .metric_table import Metric, detect_metric
 
-__all__ = ["QueryFilters", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
+__all__ = ["Analysis", "QueryFilters", "question_names", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
            "parse_periods", "choose_filings", "same_period", "company_groups", "catalog_of"]
 
 
@@ -88,6 +91,78 @@ class QueryFilters:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What one question asks, read once by the conductor (:mod:`ppkit.pipeline`) and handed to every stage.
+
+    Retrieval takes its ``filters`` (and its ``anchors`` for the image channel); the answer stage takes
+    the ``metric`` to compute, the ``years`` and ``names`` whose absence means "Not found", and the
+    ``anchors`` that choose images. No stage reads the question text for these again.
+
+    Attributes:
+        question: the question as searched (a follow-up already rewritten into a standalone question).
+        filters: the documents, periods and 10-K Items chosen from the question; None when the caller
+            chose the documents or turned filtering off.
+        metric: the financial metric asked for (:func:`ppkit.retrieval.metric_table.detect_metric`), or None.
+        years: the fiscal years named (:func:`question_years`), in order of appearance.
+        names: the capitalised names the question uses (:func:`question_names`).
+        anchors: the figures, tables, equations and sections it names (:func:`ppkit.documents.anchors.find_anchors`).
+    """
+
+    question: str
+    filters: QueryFilters | None = None
+    metric: Metric | None = None
+    years: tuple[int, ...] = ()
+    names: tuple[str, ...] = ()
+    anchors: tuple[Anchor, ...] = ()
+
+    @classmethod
+    def of(cls, question: str, filters: QueryFilters | None = None) -> Analysis:
+        """The question-only parts read from ``question``, with ``filters`` chosen by :func:`analyze`.
+
+        >>> Analysis.of("What is AMD's quick ratio for FY2022?").metric.name
+        'quick ratio'
+        """
+        return cls(question, filters, detect_metric(question), tuple(question_years(question)),
+                   tuple(question_names(question)), tuple(find_anchors(question)))
+
+    def to_dict(self) -> dict:
+        """The analysis as plain data (the ``analysis`` event of an answer stream)."""
+        return {"question": self.question, "filters": self.filters.to_dict() if self.filters is not None else None,
+                "metric": self.metric.name if self.metric is not None else None, "years": list(self.years),
+                "names": list(self.names), "anchors": [f"{a.kind} {a.number}" for a in self.anchors]}
+
+
+_CAP = re.compile(r"\b([A-Z][\w&.-]*[A-Za-z0-9])(?:['’]s)?\b")
+# capitalised words a question uses that are not names
+_GENERIC = {"fy", "q1", "q2", "q3", "q4", "usd", "us", "u.s", "gaap", "non-gaap", "ebitda", "eps", "ceo", "cfo",
+            "capex", "roa", "roe", "d/e", "ppe", "pp&e", "cogs", "sg&a", "r&d", "ai", "item", "part", "note",
+            "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+            "november", "december", "answer", "define", "round", "please", "give", "based", "using", "calculate",
+            "what", "how", "which", "who", "when", "where", "why", "does", "did", "is", "was", "are", "were",
+            "the", "in", "as", "for", "by", "according", "assume", "chief", "executive", "officer", "officers",
+            "balance", "sheet", "income", "statement", "statements", "cash", "flow", "flows", "inc", "inc.",
+            "corporation", "company", "co", "corp"}
+
+
+def question_names(question: str) -> list[str]:
+    """The capitalised words of a question that name something: not a sentence's first word, a stop word,
+    a fiscal-year token or a generic finance word ("Tesla" in "What was Tesla's revenue?").
+
+    >>> question_names("What was Tesla's revenue in FY2022?")
+    ['Tesla']
+    """
+    out = []
+    for m in _CAP.finditer(question):
+        w = m.group(1)
+        if re.fullmatch(r"\s*|.*[.?!:;]\s*", question[: m.start()], re.S) or any(ch.isdigit() for ch in w):
+            continue  # a sentence's first word ("Define ...", "Answer in ..."); "FY2022", "10-K"
+        if w.casefold() in STOPWORDS or w.casefold().rstrip(".") in _GENERIC:
+            continue
+        out.append(w)
+    return list(dict.fromkeys(out))
 
 
 # Item names distinctive enough to mean the Item when a question uses them

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import replace
 
 from ..core.text import stems
-from ..documents.anchors import find_anchors
+from ..documents.anchors import Anchor, find_anchors
 from ..documents.tree import Image
 from ..indexing.index import SearchIndex
 from .types import ImageLink, Section
@@ -39,9 +40,10 @@ def image_record_text(image: Image) -> str:
     return f"{image.label or image.alt} {image.discussion}".strip()
 
 
-def question_terms(question: str) -> set[str]:
-    """The question's stems, without the anchors it names ("Table 1" is an anchor, not a match term)."""
-    found = find_anchors(question)
+def question_terms(question: str, anchors: Sequence[Anchor] | None = None) -> set[str]:
+    """The question's stems, without the anchors it names ("Table 1" is an anchor, not a match term);
+    ``anchors``: the question's, when already found (:class:`ppkit.retrieval.analyze.Analysis`)."""
+    found = find_anchors(question) if anchors is None else anchors
     for a in found:
         question = question.replace(a.text, " ")
     return set(stems(question))
@@ -78,14 +80,15 @@ def _recalled(terms: set[str], images: list[tuple[str, Image]], max_recalled: in
 
 
 def link_images(index: SearchIndex, question: str, sections: list[Section], *, max_recalled: int = 3,
-                min_share: float = 0.25) -> list[Section]:
+                min_share: float = 0.25, anchors: Sequence[Anchor] | None = None) -> list[Section]:
     """``sections`` with their ``image_links`` filled in (new Section objects; the input is unchanged).
 
     >>> [l.via for l in link_images(index, "What does Table 1 show?", sections)[0].image_links]  # doctest: +SKIP
     [('anchor', 'in section'), ('in section',)]
     """
-    anchors = {(a.kind, a.number) for a in find_anchors(question) if a.kind in ("figure", "table")}
-    terms = question_terms(question)
+    found = find_anchors(question) if anchors is None else anchors
+    named = {(a.kind, a.number) for a in found if a.kind in ("figure", "table")}
+    terms = question_terms(question, found)
     first_of_doc: dict[str, int] = {}
     for i, s in enumerate(sections):
         first_of_doc.setdefault(s.doc, i)
@@ -100,7 +103,7 @@ def link_images(index: SearchIndex, question: str, sections: list[Section], *, m
     for doc, i0 in first_of_doc.items():
         images = _doc_images(index, doc)
         for nid, im in images:
-            if im.figure and tuple(im.figure.split(" ", 1)) in anchors:
+            if im.figure and tuple(im.figure.split(" ", 1)) in named:
                 add(i0, nid, im, "anchor")
         for nid, im, score in _recalled(terms, images, max_recalled, min_share):
             add(i0, nid, im, "recalled", score)
@@ -114,9 +117,9 @@ def link_images(index: SearchIndex, question: str, sections: list[Section], *, m
                 elif inside.intersection(im.discussed_in):
                     add(i, nid, im, "discussed in section")
     out = []
-    for s, found in zip(sections, links):
+    for s, linked in zip(sections, links):
         ordered = [ImageLink(im, nid, tuple(sorted(vias, key=_ORDER.index)), round(score, 4))
-                   for nid, vias, score, im in found.values()]
+                   for nid, vias, score, im in linked.values()]
         ordered.sort(key=lambda link: (_ORDER.index(link.via[0]), link.image.line))
         out.append(replace(s, image_links=tuple(ordered)))
     return out

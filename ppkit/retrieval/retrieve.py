@@ -15,14 +15,14 @@ gives the ranx/BEIR shape ``{section_id: score}``.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..core.config import RETRIEVAL_MODES, Config, check_fields
 from ..core.errors import InvalidInput
 from ..indexing.index import SearchIndex
-from .analyze import QueryFilters, analyze
+from .analyze import Analysis, QueryFilters, analyze
 from .hybrid import recall_sections
 from .image_channel import link_images
 from .pointers import load_sections
@@ -30,7 +30,7 @@ from .recall import statement_candidates
 from .rerank import Reranker, StructuralReranker
 from .types import Candidate, RecallInfo, Retrieval, Section, Trace
 
-__all__ = ["retrieve", "retrieve_decomposed", "merge_round_robin", "RetrieveOptions"]
+__all__ = ["retrieve", "retrieve_decomposed", "merge_round_robin", "RetrieveOptions", "checked_k"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,9 @@ class RetrieveOptions:
     """The per-call settings of :func:`retrieve`; ``None`` takes the index's Config.
 
     Attributes:
+        k: sections to return (``config.k``, 5).
+        docs: restrict to these documents (names as indexed); ``None``: the documents the question names
+            (:func:`ppkit.retrieval.analyze.analyze`), or all when it names none.
         recall / candidates: stage-1 sizes (``config.recall_chunks``, 200 / ``config.candidates``, 50).
         budget: characters of one section sent on (``config.section_budget``).
         retrieval: stage-1 recall, ``"dense"``, ``"bm25"`` or ``"hybrid"`` (RRF of the two section
@@ -55,6 +58,8 @@ class RetrieveOptions:
             (``config.separate_filings``, 4; see :func:`_stage1`).
     """
 
+    k: int | None = None
+    docs: list[str] | None = None
     recall: int | None = None
     candidates: int | None = None
     budget: int | None = None
@@ -66,11 +71,22 @@ class RetrieveOptions:
     separate_filings: int | None = None
 
     @classmethod
-    def of(cls, config: Config, **options) -> RetrieveOptions:
-        """Options from keyword arguments, the unset ones from ``config``; unknown names are an error."""
+    def of(cls, **options) -> RetrieveOptions:
+        """Options from keyword arguments (``None`` values left unset); unknown names are an error.
+
+        >>> RetrieveOptions.of(k=3, retrieval="bm25").k
+        3
+        """
         check_fields(cls, options, "retrieve option(s)")
-        o = cls(**{k: v for k, v in options.items() if v is not None})
-        o = replace(o, recall=config.recall_chunks if o.recall is None else o.recall,
+        return cls(**{k: v for k, v in options.items() if v is not None})
+
+    def resolved(self, config: Config) -> RetrieveOptions:
+        """These options with the unset ones taken from ``config``; a bad value is an error."""
+        o = self
+        k = config.k if o.k is None else o.k
+        if k < 1:
+            raise InvalidInput("k must be at least 1")
+        o = replace(o, k=k, recall=config.recall_chunks if o.recall is None else o.recall,
                     candidates=config.candidates if o.candidates is None else o.candidates,
                     budget=config.section_budget if o.budget is None else o.budget,
                     separate_filings=config.separate_filings if o.separate_filings is None else o.separate_filings,
@@ -80,36 +96,34 @@ class RetrieveOptions:
         return o
 
 
-def retrieve(index: SearchIndex, question: str, k: int | None = None, *, docs: list[str] | None = None,
-             reranker: Reranker | None = None, filters: QueryFilters | None = None, **options) -> Retrieval:
+def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None = None, *,
+             reranker: Reranker | None = None, analysis: Analysis | None = None) -> Retrieval:
     """Two-stage retrieval over ``index``.
 
     Args:
-        question: the user's question.
-        k: sections to return (default ``config.k``, 5).
-        docs: restrict to these documents (names as indexed). ``None``: the documents the
-            question names (:func:`ppkit.retrieval.analyze.analyze`), or all when it names none.
-        reranker: any :class:`ppkit.retrieval.rerank.Reranker`; default: a new structural
-            re-ranker (:func:`ppkit.pipeline.retrieve` chooses Gemini when the config is online,
-            and keeps one structural re-ranker per index).
-        filters: a :class:`ppkit.retrieval.analyze.QueryFilters` to use instead of analysing the
-            question. Its ``search_text`` (names removed) is searched with only when
+        question: the question (as searched: a follow-up already rewritten).
+        options: :class:`RetrieveOptions` (``k``, ``docs``, stage-1 sizes and modes); unset ones from the
+            index's Config.
+        reranker: any :class:`ppkit.retrieval.rerank.Reranker`; default: a new structural re-ranker
+            (the pipeline, :func:`ppkit.pipeline.retrieve`, chooses Gemini's when the config is online and
+            keeps one structural re-ranker per index).
+        analysis: the question's :class:`ppkit.retrieval.analyze.Analysis` (the conductor reads the question
+            once); without it the question is analyzed here. Its ``filters`` choose the documents unless
+            ``options.docs`` does; their ``search_text`` (names removed) is searched with only when
             ``config.strip_names`` is True (else the question as asked).
-        options: :class:`RetrieveOptions` fields (``recall``, ``candidates``, ``budget``,
-            ``retrieval``, ``auto_filter``, ``decompose``, ``statement_recall``, ``section_slots``,
-            ``separate_filings``).
 
     Returns:
         A :class:`Retrieval` with the k sections, all candidates in stage-2 order, and a trace.
 
-    >>> index.retrieve("What is AMD's quick ratio?", k=5).sections[0].breadcrumb  # doctest: +SKIP
+    >>> retrieve(index, "What is AMD's quick ratio?", RetrieveOptions(k=5)).sections[0].breadcrumb  # doctest: +SKIP
     """
-    opts = RetrieveOptions.of(index.config, **options)
-    k = _checked(question, index.config.k if k is None else k)
+    opts = (options or RetrieveOptions()).resolved(index.config)
+    k = checked_k(question, opts.k)
     reranker = reranker or StructuralReranker.for_index(index)
     t0 = time.perf_counter()
-    if filters is None and docs is None and opts.auto_filter:
-        filters = analyze(index, question)
+    if analysis is None:
+        analysis = Analysis.of(question, analyze(index, question) if opts.docs is None and opts.auto_filter else None)
+    filters, docs = analysis.filters, opts.docs
     if docs is None and opts.decompose and filters is not None and filters.comparison:
         return retrieve_decomposed(index, question, filters, k=k, reranker=reranker, options=opts)
     source = "question" if filters and filters.docs else "caller" if docs else "none"
@@ -132,7 +146,8 @@ def retrieve(index: SearchIndex, question: str, k: int | None = None, *, docs: l
     ranked, calls = _stage2(reranker, question, search_text, cands)
     t2 = time.perf_counter()
     sections = load_sections(index, ranked[:k], budget=opts.budget, query_vec=qv, query=search_text)
-    sections = link_images(index, question, sections)  # the image channel, over the untrimmed sections
+    # the image channel, over the untrimmed sections
+    sections = link_images(index, question, sections, anchors=analysis.anchors)
     t3 = time.perf_counter()
     seconds.update(info.seconds, stage1=round(t1 - t0, 4), stage2=round(t2 - t1, 4), load=round(t3 - t2, 4),
                    total=round(t3 - t0, 4))
@@ -167,7 +182,8 @@ def _separate(scope: dict | None, opts: RetrieveOptions) -> bool:
     return scope is not None and 1 < len(scope) <= opts.separate_filings
 
 
-def _checked(question: str, k: int) -> int:
+def checked_k(question: str, k: int) -> int:
+    """``k``, once the question is not empty and ``k`` is at least 1 (else an InvalidInput)."""
     if k < 1:
         raise InvalidInput("k must be at least 1")
     if not question or not question.strip():
@@ -258,7 +274,7 @@ def retrieve_decomposed(index: SearchIndex, question: str, filters: QueryFilters
         1..n) and whose trace has ``decomposition``: each sub-query, its document and
         the sections it gave; its counts are the sums over the sub-retrievals.
     """
-    opts = options or RetrieveOptions.of(index.config)
+    opts = (options or RetrieveOptions()).resolved(index.config)
     t0 = time.perf_counter()
     # one sub-retrieval per company, over the filings chosen for it (one per document without that grouping)
     groups = list(filters.company_docs.values()) or [[d] for d in (filters.docs or filters.companies)]
@@ -270,8 +286,8 @@ def retrieve_decomposed(index: SearchIndex, question: str, filters: QueryFilters
                               company_docs={filters.matched.get(doc, doc): list(group)})
         # the sub-question names only its own company (searched with when names are not stripped)
         sub_q = f"For {filters.matched.get(doc) or doc}: {filters.search_text}"
-        subs.append(retrieve(index, sub_q, k, reranker=reranker, filters=sub_filters,
-                             **{**_as_kwargs(opts), "decompose": False}))
+        subs.append(retrieve(index, sub_q, replace(opts, k=k, docs=None, decompose=False), reranker=reranker,
+                             analysis=Analysis.of(sub_q, sub_filters)))
     sections = [replace(s, rank=i) for i, s in enumerate(merge_round_robin([r.sections for r in subs], k), start=1)]
     cands = merge_round_robin([r.candidates for r in subs], sum(len(r.candidates) for r in subs))
     first, traces = subs[0].trace, [r.trace for r in subs]
@@ -293,6 +309,3 @@ def retrieve_decomposed(index: SearchIndex, question: str, filters: QueryFilters
                         "sections": [s.section_id for s in r.sections]} for d, t, r in zip(docs, traces, subs)])
     return Retrieval(question, sections, cands, trace)
 
-
-def _as_kwargs(opts: RetrieveOptions) -> dict:
-    return {f.name: getattr(opts, f.name) for f in fields(RetrieveOptions)}

@@ -27,7 +27,7 @@ from ..core.text import STOPWORDS, tokens
 from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient, online_or_offline
 from ..llm.fence import DATA_RULE, block
-from ..retrieval.analyze import analyze_query
+from .analyze import analyze_query
 
 __all__ = ["Rewrite", "rewrite_question", "rewrite_offline", "rewrite_online", "history_questions"]
 
