@@ -165,7 +165,8 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
 def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = None,
                config: Config | None = None, trust: bool = False, connection: dict | None = None) -> Index:
     """Open an index folder; see :func:`ppkit.indexing.index.load_index` (``trust``: read the document
-    paths of an index folder ppkit on this account did not write; ``connection``: its vector store's connection options, e.g. ``{"url": ...}`` for a Qdrant server).
+    paths of an index folder ppkit on this account did not write; ``connection``: its vector store's
+    connection options, e.g. ``{"url": ...}`` for a Qdrant server).
 
     >>> index = ppkit.load_index("/tmp/amd-index")  # doctest: +SKIP
     """
@@ -177,7 +178,8 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
 _INDEXING_CODE = ("core/markup.py", "documents/tree.py", "documents/noise.py", "documents/chunking.py",
                   "documents/metadata.py", "documents/images.py", "documents/anchors.py", "indexing/lexical.py",
                   "indexing/index.py", "indexing/build.py", "indexing/folder.py", "indexing/embed.py",
-                  "indexing/stores/__init__.py", "indexing/stores/base.py", "indexing/stores/faiss.py", "indexing/sections.py")
+                  "indexing/stores/__init__.py", "indexing/stores/base.py", "indexing/stores/faiss.py",
+                  "indexing/sections.py")
 
 
 def _code_fingerprint() -> str:

@@ -292,8 +292,8 @@ def _task_store(a: dict) -> dict:
         name, options = _STORES[kind]
         store = stores.create(name, vecs.shape[1], **options)
         if store.supports_where:  # payload filters: the doc of each chunk, as a build stores it
-            docs = [json.loads(line)["doc"] for line in (folder / "chunks.jsonl").read_text(encoding="utf-8").splitlines()]
-            store.add(ids, vecs, [{"doc": d} for d in docs])
+            chunks = (folder / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
+            store.add(ids, vecs, [{"doc": json.loads(line)["doc"]} for line in chunks])
         else:
             store.add(ids, vecs)
         search = store.search

@@ -31,6 +31,7 @@ from ..documents.noise import (
 )
 from ..documents.pdfcache import PdfRun, is_pdf, prepare_pdfs
 from ..documents.tree import Tree, build_tree, read_lines
+from . import stores
 from .embed import (
     Embedder,
     EmbedderMismatch,
@@ -55,7 +56,6 @@ from .index import (
     default_index_dir,
     load_index,
 )
-from . import stores
 from .lexical import LexicalIndex
 
 __all__ = ["BuildOptions", "build_index"]

@@ -50,6 +50,7 @@ from ..documents.noise import (
     kept_nodes,
 )
 from ..documents.tree import Tree, read_lines
+from . import stores
 from .embed import (
     Embedder,
     EmbedderMismatch,
@@ -71,7 +72,6 @@ from .folder import (
     swap_lock,
 )
 from .lexical import LexicalIndex, lexical_tokens
-from . import stores
 from .sections import SectionText, load_section_texts, save_section_texts, section_text
 
 __all__ = ["SearchIndex", "load_index", "StaleIndexError", "IndexFormatError", "NotAnIndex",

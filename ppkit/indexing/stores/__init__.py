@@ -34,7 +34,7 @@ __all__ = ["VectorStore", "StoreBase", "FaissStore", "QdrantStore", "REGISTRY", 
            "store_class", "create", "open", "own_files"]
 
 # name -> store class; adding a store is its module plus one line here
-REGISTRY: dict[str, type] = {
+REGISTRY: dict[str, type[StoreBase]] = {
     FaissStore.name: FaissStore,
     QdrantStore.name: QdrantStore,
 }
@@ -46,7 +46,7 @@ def names() -> list[str]:
     return list(REGISTRY)
 
 
-def store_class(name: str) -> type:
+def store_class(name: str) -> type[StoreBase]:
     """The class registered as ``name``, or :class:`InvalidInput` naming the known stores."""
     try:
         return REGISTRY[name]
@@ -54,7 +54,7 @@ def store_class(name: str) -> type:
         raise InvalidInput(f"unknown store {name!r}: use one of {', '.join(map(repr, REGISTRY))}") from None
 
 
-def _own_connection(cls: type, connection: dict | None) -> dict:
+def _own_connection(cls: type[StoreBase], connection: dict | None) -> dict:
     """The options of ``connection`` that ``cls`` takes (None values dropped); an option that no
     registered store takes is an error."""
     known = {opt for c in REGISTRY.values() for opt in c.connection_env.values()}

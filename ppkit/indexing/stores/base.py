@@ -112,6 +112,10 @@ class StoreBase:
     def create(cls, dim: int, *, folder: Path | None = None, replaces: dict | None = None, **options):
         return cls(dim, **options)  # type: ignore[call-arg]
 
+    @classmethod
+    def open(cls, entry: dict, folder: Path, dim: int, **connection):
+        raise NotImplementedError
+
     def add(self, ids: np.ndarray, vectors: np.ndarray) -> None:
         raise NotImplementedError
 
