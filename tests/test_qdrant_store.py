@@ -222,3 +222,26 @@ def test_drop_superseded_only_drops_a_collection_of_the_same_folder(tmp_path):
                                replaces=mine.manifest_entry())
     again.after_save()
     assert not shared.collection_exists(mine.collection) and again.drop_superseded() is None
+
+
+def test_qdrant_url_from_the_environment_only_opens_or_rebuilds_a_server_index(tmp_path, monkeypatch):
+    """QDRANT_URL names the server of an index already on one (loading, rebuilding it); a new build
+    reaches a server only through connection={"url": ...}."""
+    from qdrant_client import models
+
+    from ppkit import build_index
+    from ppkit.indexing.stores import qdrant as qdrant_store
+
+    server = _ServerStandIn()
+    monkeypatch.setattr(qdrant_store, "_qdrant", lambda: (server.connect, models))
+    monkeypatch.setenv("QDRANT_URL", "http://127.0.0.1:9")  # never contacted: the stand-in answers
+    emb = HashEmbedder(64)
+    local = build_index(DOCS, tmp_path / "local", embedder=emb, progress=False, store="qdrant")
+    assert local.manifest["store"]["mode"] == "local"
+    first = build_index(DOCS[:1], tmp_path / "ix", embedder=emb, progress=False, store="qdrant",
+                        connection={"url": "http://127.0.0.1:9"})
+    again = build_index(DOCS[1:], tmp_path / "ix", embedder=emb, progress=False)  # env URL, previous on a server
+    assert again.manifest["store"]["mode"] == "server" and len(again.store) == len(again.chunks)
+    on_server = [c for c in _collections(server) if c.startswith("ppkit-ix-")]  # ("ppkit": the local build's)
+    assert on_server == [again.manifest["store"]["collection"]] != [first.manifest["store"]["collection"]]
+    assert load_index(tmp_path / "ix", embedder=emb).store.collection == again.manifest["store"]["collection"]
