@@ -4,7 +4,7 @@
     ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse]
     ppkit index DOCS... [--index DIR] [--fresh] [--replace]
                         [--embedder local|local-fp32|local-bf16|static|gemini|hash]
-                        [--store faiss|qdrant] [--qdrant-url URL] [--extracted DIR] [--workers 2]   (DOCS: Markdown and PDFs)
+                        [--store faiss|qdrant|...] [--qdrant-url URL] [--extracted DIR] [--workers 2]   (DOCS: Markdown and PDFs)
     ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images]
               [--deadline SECONDS] [--llm-timeout SECONDS]
               [--trust-index] [--qdrant-url URL]
@@ -33,6 +33,7 @@ from .core.progress import progress_bar, quiet_mode
 from .documents.extract import extract_pdf
 from .documents.tree import build_tree
 from .documents.treecheck import check_tree, format_report
+from .indexing import stores
 from .indexing.embed import EMBEDDERS
 from .indexing.index import default_index_dir
 from .pipeline import build_index, load_index
@@ -67,12 +68,18 @@ def _cmd_extract(args, cfg) -> int:
     return 0
 
 
+def _connection(args) -> dict:
+    """The vector store's connection options from the command line (``--qdrant-url``: the Qdrant store's ``url``)."""
+    url = getattr(args, "qdrant_url", None)
+    return {"url": url} if url else {}
+
+
 def _cmd_index(args, cfg) -> int:
     if args.embedder:
         cfg = replace(cfg, embedder=args.embedder)
     folder = Path(args.index) if args.index else default_index_dir()
     index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet,
-                        store=getattr(args, "store", None), qdrant_url=getattr(args, "qdrant_url", None),
+                        store=getattr(args, "store", None), connection=_connection(args),
                         replace=getattr(args, "replace", False), extracted=getattr(args, "extracted", None),
                         workers=getattr(args, "workers", 2))
     b = index.manifest["build"]
@@ -99,7 +106,7 @@ def _cmd_ask(args, cfg) -> int:
     if args.reranker:
         cfg = replace(cfg, reranker=args.reranker)
     index = load_index(args.index, config=cfg, trust=getattr(args, "trust_index", False),
-                       qdrant_url=getattr(args, "qdrant_url", None))
+                       connection=_connection(args))
     docs = [index.resolve_doc(d) for d in args.doc] if args.doc else None
     extra = {"retrieval": args.retrieval} if getattr(args, "retrieval", None) else {}
     answer = index.ask(args.question, args.k, docs=docs, **extra)
@@ -146,8 +153,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="default: local MiniLM (bf16 where the CPU has it natively; local-fp32: float32; "
                         "static: word-piece vectors distilled from it)")
     i.add_argument("--quiet", action="store_true", help="no progress bars")
-    i.add_argument("--store", choices=["faiss", "qdrant"],
-                   help="vector store (default: what the index uses, else faiss; qdrant: a local collection "
+    i.add_argument("--store", choices=stores.names(),
+                   help=f"vector store (default: what the index uses, else {stores.DEFAULT}; qdrant: a local collection "
                         "kept in the index folder)")
     i.add_argument("--qdrant-url", help="with --store qdrant: a Qdrant server instead of the local collection "
                                         "(default $QDRANT_URL; never the URL an index folder records)")

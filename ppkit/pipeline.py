@@ -274,7 +274,7 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
 
     ``config`` defaults to :meth:`Config.from_env`; ``noise_filter`` to
     :func:`default_noise_filter`. ``options``: ``fresh``, ``overrides``, ``names``,
-    ``metadata``, ``progress``, ``save``, ``store``, ``qdrant_url``, ``replace``.
+    ``metadata``, ``progress``, ``save``, ``store``, ``connection``, ``replace``.
 
     >>> index = ppkit.build_index(["../shared/data/10k/AMD.md"], "/tmp/amd-index")  # doctest: +SKIP
     """
@@ -286,20 +286,22 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
 
 
 def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = None,
-               config: Config | None = None, trust: bool = False, qdrant_url: str | None = None) -> Index:
+               config: Config | None = None, trust: bool = False, connection: dict | None = None) -> Index:
     """Open an index folder; see :func:`ppkit.indexing.index.load_index` (``trust``: read the document
-    paths of an index folder ppkit on this account did not write; ``qdrant_url``: its Qdrant server).
+    paths of an index folder ppkit on this account did not write; ``connection``: its vector store's
+    connection options, e.g. ``{"url": ...}`` for a Qdrant server).
 
     >>> index = ppkit.load_index("/tmp/amd-index")  # doctest: +SKIP
     """
     return Index.of(_indexing.load_index(folder, embedder=embedder, config=config or Config.from_env(), trust=trust,
-                                         qdrant_url=qdrant_url))
+                                         connection=connection))
 
 
 # the modules whose code decides what goes into an index (tree, noise, chunks, vectors, labels)
 _INDEXING_CODE = ("core/markup.py", "documents/tree.py", "documents/noise.py", "documents/chunking.py",
                   "documents/metadata.py", "documents/images.py", "documents/anchors.py", "indexing/lexical.py",
-                  "indexing/index.py", "indexing/build.py", "indexing/folder.py", "indexing/embed.py", "indexing/store.py",
+                  "indexing/index.py", "indexing/build.py", "indexing/folder.py", "indexing/embed.py",
+                  "indexing/stores/__init__.py", "indexing/stores/base.py", "indexing/stores/faiss.py",
                   "indexing/sections.py")
 
 

@@ -123,7 +123,7 @@ def test_refuses_to_overwrite_a_foreign_folder(fixture_docs, tmp_path):
 
 
 def test_failure_while_saving_leaves_previous_index(hash_index, fixture_docs, monkeypatch):
-    from ppkit.indexing.store import FaissStore
+    from ppkit.indexing.stores import FaissStore
 
     def broken_save(self, folder):
         raise OSError("disk full")

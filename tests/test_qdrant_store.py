@@ -9,8 +9,8 @@ pytest.importorskip("qdrant_client")
 
 from _hybrid_fixtures import DOCS, fixture_index, make_index, tenk_index  # noqa: F401
 from ppkit import HashEmbedder, load_index
-from ppkit.indexing.qdrant_store import QdrantStore, sparse_vector
-from ppkit.indexing.store import FaissStore
+from ppkit.indexing.stores import FaissStore, QdrantStore
+from ppkit.indexing.stores.qdrant import sparse_vector
 
 VECS = np.random.default_rng(7).normal(size=(5, 4)).astype(np.float32)  # five points, 4 dims, no ties
 VECS = VECS / np.linalg.norm(VECS, axis=1, keepdims=True)
@@ -120,7 +120,7 @@ def test_cli_index_with_qdrant_and_ask(tmp_path, capsys):
 @pytest.mark.model
 def test_qdrant_matches_faiss_on_the_10ks(tenk_index):
     """The same vectors in Qdrant (local mode) give the same sections as FAISS, up to ties."""
-    from ppkit.indexing.qdrant_store import qdrant_index
+    from ppkit.indexing.stores.qdrant import qdrant_index
     from ppkit.retrieval.rerank import StructuralReranker
 
     qix = qdrant_index(tenk_index)
@@ -179,34 +179,34 @@ def test_server_collections_are_per_folder_and_a_rebuild_swaps_before_it_drops(t
     from qdrant_client import models
 
     from ppkit import build_index
-    from ppkit.indexing import qdrant_store
+    from ppkit.indexing.stores import qdrant as qdrant_store
 
     server = _ServerStandIn()
     monkeypatch.setattr(qdrant_store, "_qdrant", lambda: (server.connect, models))
     url = "http://127.0.0.1:9"  # never contacted: the stand-in answers
     emb = HashEmbedder(64)
-    a = build_index(DOCS, tmp_path / "a" / "ix", embedder=emb, progress=False, store="qdrant", qdrant_url=url)
-    b = build_index(DOCS, tmp_path / "b" / "ix", embedder=emb, progress=False, store="qdrant", qdrant_url=url)
+    a = build_index(DOCS, tmp_path / "a" / "ix", embedder=emb, progress=False, store="qdrant", connection={"url": url})
+    b = build_index(DOCS, tmp_path / "b" / "ix", embedder=emb, progress=False, store="qdrant", connection={"url": url})
     ca, cb = a.manifest["store"]["collection"], b.manifest["store"]["collection"]
     assert ca != cb and ca.startswith("ppkit-ix-") and cb.startswith("ppkit-ix-")
     assert _collections(server) == sorted([ca, cb])
     # a rebuild that is not saved leaves the saved index and its collection alone
-    unsaved = build_index(DOCS, tmp_path / "a" / "ix", embedder=emb, progress=False, fresh=True, qdrant_url=url,
+    unsaved = build_index(DOCS, tmp_path / "a" / "ix", embedder=emb, progress=False, fresh=True, connection={"url": url},
                           store="qdrant", save=False)
     cu = unsaved.manifest["store"]["collection"]
     assert cu not in (ca, cb) and ca in _collections(server)
     server.client.delete_collection(cu)
     # a saved rebuild (fresh): the new collection is in the saved index, the old one is gone, b's untouched
-    again = build_index(DOCS, tmp_path / "a" / "ix", embedder=emb, progress=False, fresh=True, qdrant_url=url,
+    again = build_index(DOCS, tmp_path / "a" / "ix", embedder=emb, progress=False, fresh=True, connection={"url": url},
                         store="qdrant")
     cn = again.manifest["store"]["collection"]
     assert cn != ca and cn.rsplit("-", 1)[0] == ca.rsplit("-", 1)[0]
     assert _collections(server) == sorted([cb, cn])
-    back = load_index(tmp_path / "a" / "ix", embedder=emb, qdrant_url=url)
+    back = load_index(tmp_path / "a" / "ix", embedder=emb, connection={"url": url})
     assert back.store.collection == cn and len(back.store) == len(back.chunks)
     assert back.retrieve("What commodity risks does Beta face?", 2).sections[0].section_id == "Beta#0003"
     # an incremental rebuild (previous index loaded) swaps the same way
-    third = build_index(DOCS[:1], tmp_path / "a" / "ix", embedder=emb, progress=False, qdrant_url=url)
+    third = build_index(DOCS[:1], tmp_path / "a" / "ix", embedder=emb, progress=False, connection={"url": url})
     assert _collections(server) == sorted([cb, third.manifest["store"]["collection"]])
 
 
@@ -214,10 +214,34 @@ def test_drop_superseded_only_drops_a_collection_of_the_same_folder(tmp_path):
     from qdrant_client import QdrantClient
 
     shared = QdrantClient(location=":memory:")
-    other = QdrantStore.for_chunks(4, [], None, {}, {}, url="http://x", folder=tmp_path / "other", client=shared)
-    mine = QdrantStore.for_chunks(4, [], None, {}, {}, url="http://x", folder=tmp_path / "mine", client=shared,
-                                  supersedes=other.collection)  # e.g. a crafted manifest naming another index's
+    other = QdrantStore.create(4, url="http://x", folder=tmp_path / "other", client=shared)
+    mine = QdrantStore.create(4, url="http://x", folder=tmp_path / "mine", client=shared,
+                              replaces=other.manifest_entry())  # e.g. a crafted manifest naming another index's
     assert mine.drop_superseded() is None and shared.collection_exists(other.collection)
-    again = QdrantStore.for_chunks(4, [], None, {}, {}, url="http://x", folder=tmp_path / "mine", client=shared,
-                                   supersedes=mine.collection)
-    assert again.drop_superseded() == mine.collection and not shared.collection_exists(mine.collection)
+    again = QdrantStore.create(4, url="http://x", folder=tmp_path / "mine", client=shared,
+                               replaces=mine.manifest_entry())
+    again.after_save()
+    assert not shared.collection_exists(mine.collection) and again.drop_superseded() is None
+
+
+def test_qdrant_url_from_the_environment_only_opens_or_rebuilds_a_server_index(tmp_path, monkeypatch):
+    """QDRANT_URL names the server of an index already on one (loading, rebuilding it); a new build
+    reaches a server only through connection={"url": ...}."""
+    from qdrant_client import models
+
+    from ppkit import build_index
+    from ppkit.indexing.stores import qdrant as qdrant_store
+
+    server = _ServerStandIn()
+    monkeypatch.setattr(qdrant_store, "_qdrant", lambda: (server.connect, models))
+    monkeypatch.setenv("QDRANT_URL", "http://127.0.0.1:9")  # never contacted: the stand-in answers
+    emb = HashEmbedder(64)
+    local = build_index(DOCS, tmp_path / "local", embedder=emb, progress=False, store="qdrant")
+    assert local.manifest["store"]["mode"] == "local"
+    first = build_index(DOCS[:1], tmp_path / "ix", embedder=emb, progress=False, store="qdrant",
+                        connection={"url": "http://127.0.0.1:9"})
+    again = build_index(DOCS[1:], tmp_path / "ix", embedder=emb, progress=False)  # env URL, previous on a server
+    assert again.manifest["store"]["mode"] == "server" and len(again.store) == len(again.chunks)
+    on_server = [c for c in _collections(server) if c.startswith("ppkit-ix-")]  # ("ppkit": the local build's)
+    assert on_server == [again.manifest["store"]["collection"]] != [first.manifest["store"]["collection"]]
+    assert load_index(tmp_path / "ix", embedder=emb).store.collection == again.manifest["store"]["collection"]

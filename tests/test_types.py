@@ -15,7 +15,7 @@ import pytest
 from ppkit.core.config import cache_dir
 
 ROOT = Path(__file__).resolve().parent.parent
-CHECKED = ["ppkit/core", "ppkit/retrieval/types.py", "ppkit/retrieval/rerank.py", "ppkit/indexing/store.py",
+CHECKED = ["ppkit/core", "ppkit/retrieval/types.py", "ppkit/retrieval/rerank.py", "ppkit/indexing/stores/base.py",
            "ppkit/answer/synth.py", "ppkit/answer/images.py", "ppkit/pipeline.py"]
 
 

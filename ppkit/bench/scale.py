@@ -52,16 +52,17 @@ from ..core.data import benchmark_path, data_dir, tenk_paths
 from ..core.errors import InvalidInput, MissingFile
 from ..core.io import atomic_write
 from ..documents.noise import RuleNoiseFilter
+from ..indexing import stores
 from ..indexing.embed import get_embedder
-from ..indexing.qdrant_store import QdrantStore
-from ..indexing.store import FaissStore
 from ..pipeline import build_index, load_index
 from .loaders import load_financebench
 
 __all__ = ["ScalePlan", "default_markdown_dir", "plot_scale", "replica_name", "run_scale", "scale_markdown"]
 
 GIB = 1024 ** 3
-STORES = ("faiss-exact", "faiss-hnsw", "qdrant-local")
+# the stores measured: registered stores by name (with their creation options), and FAISS HNSW (bench only)
+_STORES = {"faiss-exact": ("faiss", {}), "faiss-hnsw": None, "qdrant-local": ("qdrant", {"batch": 1024})}
+STORES = tuple(_STORES)
 
 
 @dataclass(frozen=True)
@@ -197,8 +198,9 @@ def _pct(ms: list[float]) -> dict:
 
 
 def _index_vectors(folder: Path) -> tuple[np.ndarray, np.ndarray]:
-    """(ids, vectors) of an index folder's FAISS store, in id order."""
-    store = FaissStore.load(folder, json.loads((folder / "manifest.json").read_text())["embedder"]["dim"])
+    """(ids, vectors) of an index folder's store, in id order."""
+    manifest = json.loads((folder / "manifest.json").read_text())
+    store = stores.open(manifest.get("store"), folder, manifest["embedder"]["dim"])
     n = len(store)
     ids = np.arange(n, dtype=np.int64)
     return ids, store.vectors(ids)
@@ -276,29 +278,29 @@ def _task_store(a: dict) -> dict:
     base = _rss_now()
     out_dir = Path(a["scratch"])
     out_dir.mkdir(parents=True, exist_ok=True)
+    if kind not in _STORES:
+        raise InvalidInput(f"unknown store {kind!r}: use one of {', '.join(STORES)}")
     t = time.perf_counter()
-    if kind == "faiss-exact":
-        store = FaissStore(vecs.shape[1])
-        store.add(ids, vecs)
-        search = store.search
-    elif kind == "faiss-hnsw":
+    if _STORES[kind] is None:  # FAISS HNSW: not a ppkit store
         h = _hnsw(vecs.shape[1])
         h.add(vecs)
 
         def search(v, kk):
             s, i = h.search(np.ascontiguousarray(v.reshape(1, -1), dtype=np.float32), kk)
             return i[0], s[0]
-    elif kind == "qdrant-local":
-        docs = [json.loads(line)["doc"] for line in (folder / "chunks.jsonl").read_text(encoding="utf-8").splitlines()]
-        store = QdrantStore(vecs.shape[1])
-        store.add(ids, vecs, [{"doc": d} for d in docs], batch=1024)
-        search = store.search
     else:
-        raise InvalidInput(f"unknown store {kind!r}: use one of {', '.join(STORES)}")
+        name, options = _STORES[kind]
+        store = stores.create(name, vecs.shape[1], **options)
+        if store.supports_where:  # payload filters: the doc of each chunk, as a build stores it
+            chunks = (folder / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
+            store.add(ids, vecs, [{"doc": json.loads(line)["doc"]} for line in chunks])
+        else:
+            store.add(ids, vecs)
+        search = store.search
     build_s = time.perf_counter() - t
     rss_built = _rss_now()
     t = time.perf_counter()
-    if kind == "faiss-hnsw":
+    if _STORES[kind] is None:
         faiss.write_index(h, str(out_dir / "hnsw.faiss"))
     else:
         store.save(out_dir)
@@ -313,7 +315,7 @@ def _task_store(a: dict) -> dict:
            "rss_vectors_loaded": base, "rss_store_built": rss_built, "search": _pct(times), "k": k, "n": len(ids)}
     if kind.startswith("faiss"):
         out["faiss_threads"] = 1
-    if kind == "faiss-hnsw" and a.get("real"):
+    if _STORES[kind] is None and a.get("real"):
         exact = np.argsort(-(q @ vecs.T), axis=1, kind="stable")
         cuts = {kk: min(kk, len(ids)) for kk in (10, k)}
         out["recall_vs_exact"] = {str(kk): round(float(np.mean([len(set(g[:c]) & set(e[:c].tolist())) / c

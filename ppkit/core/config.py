@@ -209,3 +209,14 @@ class Config:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def store_connection_env(variables: dict[str, str]) -> dict[str, str]:
+    """``{connection option: value}`` from the environment for a vector store's connection.
+
+    ``variables`` is ``{environment variable: connection option}`` as a store module declares it
+    (e.g. the Qdrant store's ``{"QDRANT_URL": "url", "QDRANT_API_KEY": "api_key"}``); unset or empty
+    variables are left out. The store decides when these defaults apply (see
+    :mod:`ppkit.indexing.stores`); an index folder never supplies them.
+    """
+    return {option: os.environ[var] for var, option in variables.items() if os.environ.get(var)}

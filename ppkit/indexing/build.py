@@ -9,7 +9,6 @@ Reading an index back is :func:`ppkit.indexing.index.load_index`.
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from ..documents.noise import (
 )
 from ..documents.pdfcache import PdfRun, is_pdf, prepare_pdfs
 from ..documents.tree import Tree, build_tree, read_lines
+from . import stores
 from .embed import (
     Embedder,
     EmbedderMismatch,
@@ -57,8 +57,6 @@ from .index import (
     load_index,
 )
 from .lexical import LexicalIndex
-from .qdrant_store import QdrantStore
-from .store import FaissStore, VectorStore
 
 __all__ = ["BuildOptions", "build_index"]
 
@@ -87,9 +85,12 @@ class BuildOptions:
             derives from the document and its ``<stem>.meta.json`` sidecar.
         progress: show progress bars.
         save: write the index to its folder (``False``: keep it in memory).
-        store: ``"faiss"`` or ``"qdrant"`` (a local-mode collection in the folder, or the server at
-            ``qdrant_url``); default: what the index in the folder already uses, else FAISS.
-        qdrant_url: the Qdrant server (default ``$QDRANT_URL``); never taken from the index folder.
+        store: a registered store name (:func:`ppkit.indexing.stores.names`: ``"faiss"``, ``"qdrant"``: a
+            local-mode collection in the folder, or the server named in ``connection``); default: what the
+            index in the folder already uses, else :data:`ppkit.indexing.stores.DEFAULT`.
+        connection: the store's connection options, e.g. ``{"url": ...}`` for a Qdrant server; a rebuild
+            of an index with the same store reuses the connection it was opened with (for a Qdrant
+            server: ``$QDRANT_URL`` by default). Never taken from the index folder.
         replace: let a document replace an indexed one of the same name from another file
             (without it, that is an error: ``b/AMD.md`` does not silently replace ``a/AMD.md``).
         extracted: a folder of ``ppkit extract`` output for the PDFs given (adopted into the
@@ -104,7 +105,7 @@ class BuildOptions:
     progress: bool = True
     save: bool = True
     store: str | None = None
-    qdrant_url: str | None = None
+    connection: dict | None = None
     replace: bool = False
     extracted: str | None = None
     workers: int = 2
@@ -150,7 +151,7 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
         noise_filter: default: the offline rule/fuzzy/semantic filter using ``embedder``
             (:func:`ppkit.pipeline.build_index` passes Gemini's when the config is online).
         options: :class:`BuildOptions` fields (``fresh``, ``overrides``, ``names``, ``metadata``,
-            ``progress``, ``save``, ``store``, ``qdrant_url``, ``replace``, ``extracted``, ``workers``).
+            ``progress``, ``save``, ``store``, ``connection``, ``replace``, ``extracted``, ``workers``).
 
     Returns:
         The Index (saved to ``folder`` unless ``save=False``).
@@ -170,9 +171,7 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
         recover(folder)
         index = _build(paths, names, folder, embedder, config, noise_filter, opts, pdf_run)
         index.save(folder)
-        drop = getattr(index.store, "drop_superseded", None)
-        if drop is not None:  # a rebuild on a Qdrant server: the new index is in place, now drop the old collection
-            drop()
+        index.store.after_save()  # e.g. a rebuild on a Qdrant server drops the collection it replaced
     return index
 
 
@@ -202,7 +201,7 @@ def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: E
     settings = {"chunk_size": config.chunk_size, "chunk_overlap": config.chunk_overlap, "min_chars": 40,
                 "pipeline_version": PIPELINE_VERSION}
     previous = _previous(folder, embedder, config, settings, opts) if folder is not None and not opts.fresh else None
-    store, qdrant_url = _store_choice(previous, opts)
+    store, connection = _store_choice(previous, opts)
     noise_filter = noise_filter or RuleNoiseFilter(embedder if not _is_test_embedder(embedder) else None)
 
     t0 = time.perf_counter()
@@ -218,10 +217,11 @@ def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: E
                 if build.new_chunks else None)
     embed_s = time.perf_counter() - t
     all_chunks, all_vecs = _renumbered(build, kept, new_vecs)
-    supersedes = _superseded_collection(folder, previous)
-    if store == "qdrant" and previous is not None:
-        previous.store.close()  # a local-mode collection allows one client at a time
-    vstore = _make_store(store, embedder.dim, all_chunks, all_vecs, build, qdrant_url, folder, supersedes)
+    replaces = _replaced_store(folder, previous)
+    if previous is not None:
+        previous.store.close()  # its vectors are read; a local Qdrant collection allows one client at a time
+    vstore = stores.create(store, embedder.dim, folder=folder, replaces=replaces, connection=connection)
+    vstore.add_chunks(all_chunks, np.stack(all_vecs) if all_vecs else None, build.records, build.section_meta)
     lexical = LexicalIndex.build([c.text for c in all_chunks], [c.chunk_id for c in all_chunks])
     t = time.perf_counter()
     path_vectors = _path_vectors(all_chunks, build.trees, embedder, previous)
@@ -256,16 +256,17 @@ def _path_vectors(chunks: list[Chunk], trees: dict[str, Tree], embedder: Embedde
     return {p: fresh[p] if p in fresh else known[p] for p in paths}
 
 
-def _superseded_collection(folder: Path | None, previous: SearchIndex | None) -> str | None:
-    """The Qdrant server collection of the index this build replaces in ``folder`` (also on a fresh
-    rebuild), or None; :meth:`QdrantStore.drop_superseded` drops only one named for the same folder."""
+def _replaced_store(folder: Path | None, previous: SearchIndex | None) -> dict | None:
+    """The manifest's ``"store"`` entry of the index this build replaces in ``folder`` (also on a fresh
+    rebuild), or None: what a server store cleans up after the save (the Qdrant store drops only a
+    collection named for the same folder)."""
     entry = previous.manifest.get("store", {}) if previous is not None else {}
     if previous is None and folder is not None and (folder / MANIFEST).is_file():
         try:
             entry = json.loads((folder / MANIFEST).read_text(encoding="utf-8")).get("store", {})
         except (OSError, ValueError, AttributeError):
             entry = {}
-    return entry.get("collection") if isinstance(entry, dict) and entry.get("mode") == "server" else None
+    return entry if isinstance(entry, dict) and entry else None
 
 
 def _documents(paths, names: list[str] | None) -> tuple[list[Path], list[str]]:
@@ -292,7 +293,7 @@ def _previous(folder: Path, embedder: Embedder, config: Config, settings: dict,
     if not (folder / MANIFEST).exists():
         return None
     try:
-        previous = load_index(folder, embedder=embedder, config=config, qdrant_url=opts.qdrant_url)
+        previous = load_index(folder, embedder=embedder, config=config, connection=opts.connection)
     except (IndexFormatError, EmbedderMismatch, FileNotFoundError, ValueError) as e:
         raise type(e)(f"{e}\n(to rebuild the index at {folder} from scratch, use fresh=True / --fresh)") from None
     if not previous.trusted:
@@ -304,14 +305,14 @@ def _previous(folder: Path, embedder: Embedder, config: Config, settings: dict,
     return previous
 
 
-def _store_choice(previous: SearchIndex | None, opts: BuildOptions) -> tuple[str, str | None]:
-    """The store to build (the option, else what the previous index used, else FAISS) and its server URL."""
+def _store_choice(previous: SearchIndex | None, opts: BuildOptions) -> tuple[str, dict]:
+    """The store to build (the option, else what the previous index used, else the default) and its
+    connection: the one given, over the one the previous index's store of that name was opened with
+    (the server the user named, never the one an index folder records)."""
     prev_store = previous.manifest.get("store", {}) if previous is not None else {}
-    store = opts.store or prev_store.get("name", "faiss")
-    # the server is the one the user names, never the one an index folder records
-    url = opts.qdrant_url or (os.environ.get("QDRANT_URL") or None if store == "qdrant" and
-                              prev_store.get("mode") == "server" else None)
-    return store, url
+    store = opts.store or prev_store.get("name", stores.DEFAULT)
+    reused = previous.store.connection if previous is not None and previous.store.name == store else {}
+    return store, {**reused, **{k: v for k, v in (opts.connection or {}).items() if v is not None}}
 
 
 def _add_document(build: _Build, name: str, path: Path, previous: SearchIndex | None, noise_filter,
@@ -383,19 +384,6 @@ def _renumbered(build: _Build, kept: tuple[list[Chunk], np.ndarray | None],
     for rec in build.records.values():
         rec["n_chunks"] = sum(1 for c in chunks if c.doc == rec["doc"])
     return chunks, [v for _, v in pairs]
-
-
-def _make_store(store: str, dim: int, chunks: list[Chunk], vecs: list[np.ndarray], build: _Build,
-                qdrant_url: str | None, folder: Path | None, supersedes: str | None = None) -> VectorStore:
-    if store == "qdrant":  # on a server: a new collection; the one it supersedes is dropped after the save
-        return QdrantStore.for_chunks(dim, chunks, np.stack(vecs) if vecs else None, build.records,
-                                      build.section_meta, url=qdrant_url, folder=folder, supersedes=supersedes)
-    if store == "faiss":
-        vstore = FaissStore(dim)
-        if vecs:
-            vstore.add(np.arange(len(vecs), dtype=np.int64), np.stack(vecs))
-        return vstore
-    raise InvalidInput(f"unknown store {store!r}: use 'faiss' or 'qdrant'")
 
 
 def _is_test_embedder(embedder) -> bool:

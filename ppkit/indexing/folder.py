@@ -41,6 +41,7 @@ from pathlib import Path
 
 from ..core.config import cache_dir
 from ..core.io import sha256_file
+from .stores import own_files
 
 try:
     import fcntl
@@ -55,8 +56,9 @@ MANIFEST = "manifest.json"
 # the steps of a save at which PPKIT_TEST_CRASH_AT can kill the process (in order)
 CRASH_STEPS = ("tmp-partial", "tmp-complete", "old-moved", "new-moved", "old-unmarked", "old-half-deleted")
 # files ppkit writes into an index folder (anything else means the folder is not only ppkit's)
-_OWN_FILES = re.compile(r"^(manifest\.json|chunks\.jsonl|noise\.json|sections\.json|vectors\.faiss|paths\.json|paths\.npy"
-                        r"|trees/[^/]+\.json|rendered/[^/]+\.json|bm25/[^/]+|qdrant/[^/]+)$")
+# (and the files of the registered vector stores, see _own_file)
+_OWN_FILES = re.compile(r"^(manifest\.json|chunks\.jsonl|noise\.json|sections\.json|paths\.json|paths\.npy"
+                        r"|trees/[^/]+\.json|rendered/[^/]+\.json|bm25/[^/]+)$")
 
 
 def crash_point(step: str) -> None:
@@ -181,6 +183,11 @@ def complete_manifest(folder: Path) -> dict | None:
     return m if not bad_files(folder, m["files"]) else None
 
 
+def _own_file(rel: str) -> bool:
+    """True for a path ppkit writes into an index folder (its own files, or a registered store's)."""
+    return bool(_OWN_FILES.match(rel) or own_files().fullmatch(rel))
+
+
 def foreign_files(folder: Path) -> list[str]:
     """The files in ``folder`` that ppkit does not write into an index (empty: safe to replace).
 
@@ -190,7 +197,7 @@ def foreign_files(folder: Path) -> list[str]:
     if not folder.is_dir():
         return [str(folder)] if folder.exists() or folder.is_symlink() else []
     out = [p.relative_to(folder).as_posix() for p in sorted(folder.rglob("*"))
-           if (p.is_file() or p.is_symlink()) and not _OWN_FILES.match(p.relative_to(folder).as_posix())]
+           if (p.is_file() or p.is_symlink()) and not _own_file(p.relative_to(folder).as_posix())]
     m = _read_manifest(folder)
     if (folder / MANIFEST).exists() and m is not None and not (isinstance(m, dict) and "format_version" in m):
         out.insert(0, MANIFEST + " (not a ppkit manifest)")

@@ -7,7 +7,8 @@ An index folder holds plain files only (nothing executes code on load)::
     chunks.jsonl      one chunk per line: id, doc, node id, lines, breadcrumb, text
     trees/<doc>.json  each document's tree (file names in the manifest's ``trees``)
     noise.json        the noise decision for every flagged node: category, filter, reason
-    vectors.faiss     the vectors (faiss.write_index); or qdrant/ (a local-mode Qdrant collection)
+    vectors.faiss     the vectors, as the index's store writes them (FAISS: this file; Qdrant: qdrant/,
+                      a local-mode collection; see ppkit.indexing.stores)
     bm25/             the BM25 index over the same chunks (.npy + JSON, see ppkit.indexing.lexical)
     sections.json     per-section metadata: the 10-K Item of each section (see ppkit.documents.metadata)
     paths.json        every indexed section's breadcrumb path (the breadcrumb without its document), and
@@ -40,7 +41,7 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 
 from ..core.config import Config, cache_dir
-from ..core.errors import ConfigError, InvalidInput, MissingFile, NotFound, PpkitError
+from ..core.errors import InvalidInput, MissingFile, NotFound, PpkitError
 from ..core.io import sha256_file
 from ..core.markup import render
 from ..documents.chunking import Chunk, section_units
@@ -49,6 +50,7 @@ from ..documents.noise import (
     kept_nodes,
 )
 from ..documents.tree import Tree, read_lines
+from . import stores
 from .embed import (
     Embedder,
     EmbedderMismatch,
@@ -70,9 +72,7 @@ from .folder import (
     swap_lock,
 )
 from .lexical import LexicalIndex, lexical_tokens
-from .qdrant_store import QdrantStore
 from .sections import SectionText, load_section_texts, save_section_texts, section_text
-from .store import FaissStore
 
 __all__ = ["SearchIndex", "load_index", "StaleIndexError", "IndexFormatError", "NotAnIndex",
            "UntrustedIndex", "IndexWriteError", "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "index_lock", "check_target"]
@@ -463,7 +463,7 @@ def _safe(doc: str) -> str:
 
 def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = None,
                config: Config | None = None,
-               trust: bool = False, qdrant_url: str | None = None) -> SearchIndex:
+               trust: bool = False, connection: dict | None = None) -> SearchIndex:
     """Open an index folder (default: :func:`default_index_dir`).
 
     Reading never writes: every file is read (and checked against its checksum) while no save
@@ -475,8 +475,9 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
         embedder: the embedder to query with; default: the one named in the manifest.
             Another embedder is an :class:`EmbedderMismatch`.
         trust: read the document paths of an index that ppkit on this account did not write.
-        qdrant_url: the Qdrant server of an index whose vectors live on one (default
-            ``$QDRANT_URL``); the URL recorded in the folder is never used by itself.
+        connection: the vector store's connection options, e.g. ``{"url": ...}``: the Qdrant server of an
+            index whose vectors live on one (default ``$QDRANT_URL``); what the folder records is never
+            used by itself (see :mod:`ppkit.indexing.stores`).
 
     Raises:
         MissingFile: no index there (says how to build one).
@@ -488,8 +489,7 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
         raise IndexFormatError(f"{folder} is a file, not an index folder: pass --index the folder `ppkit index` wrote")
     with swap_lock(folder, shared=True):
         where = readable_copy(folder)
-        return _load(where, folder, embedder, config, trust,
-                     qdrant_url or os.environ.get("QDRANT_URL") or None)
+        return _load(where, folder, embedder, config, trust, connection)
 
 
 def _damaged(folder: Path, what: str) -> IndexFormatError:
@@ -528,14 +528,18 @@ def _manifest(where: Path, folder: Path) -> dict:
     return manifest
 
 
-def _load(where: Path, folder: Path, embedder, config, trust: bool, qdrant_url) -> SearchIndex:
+def _load(where: Path, folder: Path, embedder, config, trust: bool, connection: dict | None) -> SearchIndex:
     manifest = _manifest(where, folder)
     docs = [d["doc"] for d in manifest["documents"]]
-    store_entry = manifest.get("store") if isinstance(manifest.get("store"), dict) else {"name": "faiss"}
+    store_entry = manifest.get("store") if isinstance(manifest.get("store"), dict) else {"name": stores.DEFAULT}
+    try:
+        store_class = stores.store_class(store_entry.get("name", stores.DEFAULT))
+    except InvalidInput as e:
+        raise _damaged(folder, f"{where / MANIFEST}: {e}") from None
     needed = ["chunks.jsonl", "noise.json", "sections.json", "paths.json", "paths.npy"]
     stored_texts = manifest["format_version"] >= 4  # format 3: no rendered/ (see READABLE_FORMATS)
     needed += [f"{sub}/{manifest['trees'][d]}" for d in docs for sub in ("trees", "rendered")[:1 + stored_texts]]
-    needed += ["vectors.faiss"] if store_entry.get("name", "faiss") == "faiss" else []
+    needed += list(store_class.required_files)
     unlisted = [n for n in needed if n not in manifest["files"]]
     bad = [f"{where / n} is not listed in the manifest's checksums" for n in unlisted]
     bad += bad_files(where, manifest["files"])
@@ -572,16 +576,7 @@ def _load(where: Path, folder: Path, embedder, config, trust: bool, qdrant_url) 
         raise _damaged(folder, f"{current} cannot be read ({type(e).__name__}: {e})") from None
     _check_ids(folder, trees, chunks, noise)
     dim = manifest["embedder"]["dim"]
-    if store_entry.get("name", "faiss") == "faiss":
-        store = FaissStore.load(where, dim)
-    elif store_entry.get("mode") == "server":
-        if not qdrant_url:
-            raise ConfigError(f"the vectors of the index at {folder} live on a Qdrant server; ppkit contacts a "
-                              "server only when you name it: pass --qdrant-url URL or set QDRANT_URL "
-                              f"(the folder records {str(store_entry.get('url'))[:100]!r})")
-        store = QdrantStore.load(where, dim, {**store_entry, "url": qdrant_url})
-    else:
-        store = QdrantStore.load(where, dim, {**store_entry, "mode": "local"})
+    store = stores.open(store_entry, where, dim, connection=connection)
     if len(store) != len(chunks):
         raise _damaged(folder, f"{len(store)} vectors for {len(chunks)} chunks")
     lexical = None

@@ -33,7 +33,7 @@ def test_readers_during_rebuilds_see_one_whole_index(tmp_path, docs, monkeypatch
 
     The reader's disk is made slow (50 ms before the vectors are read) so that a save landing in
     the middle of a load is likely, not a rare accident."""
-    from ppkit.indexing.store import FaissStore
+    from ppkit.indexing.stores import FaissStore
 
     slow_load = FaissStore.load.__func__
 

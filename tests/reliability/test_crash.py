@@ -61,7 +61,7 @@ def test_two_crashes_in_a_row_recover_the_complete_copy_not_the_newest(tmp_path,
 
 
 def test_disk_full_while_saving_keeps_the_previous_index(tmp_path, docs, monkeypatch):
-    from ppkit.indexing.store import FaissStore
+    from ppkit.indexing.stores import FaissStore
 
     folder = tmp_path / "ix"
     ppkit.build_index([docs["acme"]], folder, embedder=ppkit.HashEmbedder(), progress=False)

@@ -14,18 +14,19 @@ Two ways to run it:
   re-creates the in-memory collection from them. qdrant-client's own on-disk local mode
   (``path=``) is deliberately not used: it stores every point pickled in SQLite and
   unpickles it on load, and a ppkit index never executes code when loaded.
-* **server**: ``url=`` talks to a Qdrant server or cluster (``QDRANT_API_KEY`` from the
-  environment when set); the points live there and the index folder records where, for
-  the user to see: loading contacts only the server the user names (``--qdrant-url`` or
-  ``QDRANT_URL``), never the URL an index folder holds, so a crafted folder cannot send
-  the key elsewhere.
+* **server**: the connection option ``url`` talks to a Qdrant server or cluster (``api_key``,
+  default ``QDRANT_API_KEY`` from the environment); the points live there and the index folder
+  records where, for the user to see: opening contacts only the server the user names (the
+  ``url`` connection option, ``--qdrant-url``, or ``QDRANT_URL``), never the URL an index folder
+  holds, so a crafted folder cannot send the key elsewhere. A build takes ``QDRANT_URL`` only
+  through a rebuild of an index already on a server (:attr:`QdrantStore.connection`).
 
 **Server collections are never shared and never dropped before their replacement is in place.**
 Each build writes a new collection named ``ppkit-<folder name>-<12 hex of the folder's absolute
 path>-<build token>`` (:func:`server_collection`): two index folders never share one, even with the
 same folder name, and a rebuild fills its own collection while the previous one still serves the
 index on disk. Only after the new index folder has been swapped in does the build drop the
-collection it replaces (:meth:`QdrantStore.drop_superseded`); a crash in between leaves the old
+collection it replaces (:meth:`QdrantStore.after_save`); a crash in between leaves the old
 collection behind (unreferenced, named with the folder's prefix), never an index without its vectors.
 
 It does not embed, tokenise questions for the dense side, or re-rank.
@@ -35,7 +36,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import secrets
 import time
@@ -43,12 +43,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.errors import InvalidInput, MissingDependency, MissingFile, NotFound
-from .lexical import bm25_term_weights, lexical_tokens
+from ...core.config import store_connection_env
+from ...core.errors import ConfigError, InvalidInput, MissingDependency, MissingFile, NotFound
+from ..lexical import bm25_term_weights, lexical_tokens
+from .base import StoreBase
 
 __all__ = ["QdrantStore", "qdrant_index", "server_collection", "sparse_vector", "term_id"]
 
 _DENSE, _SPARSE = "dense", "bm25"
+_ENV = {"QDRANT_URL": "url", "QDRANT_API_KEY": "api_key"}  # environment variable -> connection option
 
 
 def _qdrant():
@@ -97,7 +100,7 @@ def server_collection(folder: Path | None) -> str:
     return f"ppkit-{slug}-{hashlib.sha256(str(where).encode()).hexdigest()[:12]}-{token}"
 
 
-class QdrantStore:
+class QdrantStore(StoreBase):
     """Dense + sparse vectors with payloads in a Qdrant collection.
 
     Args:
@@ -105,26 +108,33 @@ class QdrantStore:
         url: a Qdrant server (``None``: local mode in memory).
         collection: the collection name.
         client: an existing ``QdrantClient`` (tests).
+        api_key: the server's key (default ``QDRANT_API_KEY``).
         create: (re)create the collection; an existing collection of that name is dropped.
             ``False`` opens an existing one (what :meth:`load` does for a server).
         supersedes: the collection this one replaces (a rebuild's previous collection on the same
             server), dropped by :meth:`drop_superseded` once the new index is saved.
+        batch: points per upsert in :meth:`add`.
     """
 
     name = "qdrant"
     supports_where = True  # ppkit.retrieval.hybrid passes filters as payload conditions
     DIRNAME = "qdrant"
+    files = DIRNAME + "/[^/]+"
+    connection_env = _ENV
 
     def __init__(self, dim: int, *, url: str | None = None, collection: str = "ppkit", client=None,
-                 api_key: str | None = None, create: bool = True, supersedes: str | None = None):
+                 api_key: str | None = None, create: bool = True, supersedes: str | None = None,
+                 batch: int = 256):
         QdrantClient, models = _qdrant()
         self.dim = dim
         self.url = url
         self.collection = collection
         self.supersedes = supersedes if supersedes != collection else None
+        self.batch = batch
+        self.connection = {k: v for k, v in (("url", url), ("api_key", api_key)) if v}
         self._m = models
         if client is None:
-            client = QdrantClient(url=url, api_key=api_key or os.environ.get("QDRANT_API_KEY")) if url \
+            client = QdrantClient(url=url, api_key=api_key or store_connection_env(_ENV).get("api_key")) if url \
                 else QdrantClient(location=":memory:")
         self.client = client
         if create:
@@ -146,6 +156,40 @@ class QdrantStore:
     def close(self) -> None:
         self.client.close()
 
+    @classmethod
+    def create(cls, dim: int, *, folder: Path | None = None, replaces: dict | None = None, url: str | None = None,
+               api_key: str | None = None, collection: str | None = None, client=None,
+               batch: int = 256) -> QdrantStore:
+        """A new collection for a build of the index at ``folder``: on a server (``url``), a new collection
+        named by :func:`server_collection`, superseding the server collection ``replaces`` records (dropped
+        by :meth:`after_save`); in local mode, an in-memory collection of its own (``"ppkit"``).
+
+        Args:
+            client: an existing ``QdrantClient`` (tests: a local-mode client standing in for a server).
+        """
+        if collection is None:
+            collection = server_collection(folder) if url else "ppkit"
+        old = replaces if isinstance(replaces, dict) and replaces.get("mode") == "server" else {}
+        return cls(dim, url=url, api_key=api_key, collection=collection, client=client,
+                   supersedes=old.get("collection") if url else None, batch=batch)
+
+    @classmethod
+    def open(cls, entry: dict, folder: Path, dim: int, *, url: str | None = None,
+             api_key: str | None = None) -> QdrantStore:
+        """The store an index folder records: its local collection's files, or its server collection on the
+        server the caller names (``url``), never the one ``entry`` records."""
+        if entry.get("mode") != "server":
+            return cls.load(folder, dim, {**entry, "mode": "local"})
+        if not url:
+            raise ConfigError(f"the vectors of the index at {folder} live on a Qdrant server; ppkit contacts a "
+                              "server only when you name it: pass --qdrant-url URL or set QDRANT_URL "
+                              f"(the folder records {str(entry.get('url'))[:100]!r})")
+        return cls.load(folder, dim, {**entry, "url": url}, api_key=api_key)
+
+    def after_save(self) -> None:
+        """Drop the server collection this build superseded (see :meth:`drop_superseded`)."""
+        self.drop_superseded()
+
     def drop_superseded(self) -> str | None:
         """Drop the collection this store replaces (call it after the new index folder is saved);
         returns its name, or None when there was none to drop. Only a collection named for the same
@@ -159,8 +203,9 @@ class QdrantStore:
 
     # -- writing ---------------------------------------------------------------------------
     def add(self, ids: np.ndarray, vectors: np.ndarray, payloads: list[dict] | None = None,
-            sparse: list[tuple[list[int], list[float]]] | None = None, *, batch: int = 256) -> None:
-        """Upsert points: ids, unit vectors, and optionally payloads and sparse (indices, values)."""
+            sparse: list[tuple[list[int], list[float]]] | None = None, *, batch: int | None = None) -> None:
+        """Upsert points: ids, unit vectors, and optionally payloads and sparse (indices, values);
+        ``batch`` points per upsert (default: the store's)."""
         m = self._m
         vectors = np.asarray(vectors, dtype=np.float32)
         ids = np.asarray(ids, dtype=np.int64)
@@ -175,6 +220,7 @@ class QdrantStore:
             if sparse is not None and sparse[j][0]:
                 vec[_SPARSE] = m.SparseVector(indices=list(sparse[j][0]), values=[float(x) for x in sparse[j][1]])
             points.append(m.PointStruct(id=int(i), vector=vec, payload=(payloads[j] if payloads else {})))
+        batch = batch or self.batch
         for s in range(0, len(points), batch):
             self.client.upsert(self.collection, points=points[s : s + batch], wait=True)
 
@@ -277,7 +323,7 @@ class QdrantStore:
 
     # -- persistence -----------------------------------------------------------------------
     def manifest_entry(self) -> dict:
-        entry = {"name": "qdrant", "collection": self.collection, "dir": self.DIRNAME}
+        entry = {"name": self.name, "collection": self.collection, "dir": self.DIRNAME}
         entry.update({"mode": "server", "url": self.url} if self.url else {"mode": "local"})
         return entry
 
@@ -309,13 +355,14 @@ class QdrantStore:
                 f.write(json.dumps(p.payload or {}, ensure_ascii=False) + "\n")
 
     @classmethod
-    def load(cls, folder: Path, dim: int, entry: dict | None = None) -> QdrantStore:
-        """Open the store an index folder records (``entry`` = the manifest's ``store``)."""
+    def load(cls, folder: Path, dim: int, entry: dict | None = None, *, api_key: str | None = None) -> QdrantStore:
+        """Open the store an index folder records (``entry`` = the manifest's ``store``, its ``url``
+        the server to contact: :meth:`open` puts the caller's there)."""
         entry = entry or {}
         d = Path(folder) / entry.get("dir", cls.DIRNAME)
         collection = entry.get("collection", "ppkit")
         if entry.get("mode") == "server":
-            store = cls(dim, url=entry["url"], collection=collection, create=False)
+            store = cls(dim, url=entry["url"], collection=collection, create=False, api_key=api_key)
             if not store.client.collection_exists(collection):
                 raise MissingFile(f"the Qdrant server at {entry['url']} has no collection {collection!r}: "
                                         "rebuild the index with `ppkit index ... --store qdrant --qdrant-url URL --fresh`")
@@ -339,26 +386,16 @@ class QdrantStore:
         return store
 
     # -- construction from chunks ------------------------------------------------------------
-    @classmethod
-    def for_chunks(cls, dim: int, chunks, vectors: np.ndarray | None, records: dict[str, dict],
-                   section_items: dict[str, dict[str, str]], *, url: str | None = None,
-                   folder: Path | None = None, collection: str | None = None, supersedes: str | None = None,
-                   client=None) -> QdrantStore:
-        """A store holding ``chunks`` with their vectors, BM25 sparse vectors and metadata payloads.
+    def add_chunks(self, chunks, vectors: np.ndarray | None, records: dict[str, dict],
+                   section_items: dict[str, dict[str, str]]) -> None:
+        """Add ``chunks`` with their vectors, BM25 sparse vectors and metadata payloads.
 
         Args:
             records: ``{doc: manifest document record}`` (its ``metadata`` goes into the payload).
             section_items: ``{doc: {node_id: Item}}``.
-            url: a Qdrant server; ``None`` for local mode (an in-memory collection of its own, ``"ppkit"``).
-            folder: the index folder (a server collection gets a new name from :func:`server_collection`).
-            supersedes: the server collection of the index this build replaces (see :meth:`drop_superseded`).
-            client: an existing ``QdrantClient`` (tests: a local-mode client standing in for a server).
         """
-        if collection is None:
-            collection = server_collection(folder) if url else "ppkit"
-        store = cls(dim, url=url, collection=collection, client=client, supersedes=supersedes if url else None)
         if not chunks:
-            return store
+            return
         toks = [len(lexical_tokens(c.text)) for c in chunks]
         avgdl = sum(toks) / len(toks)
         payloads = []
@@ -367,9 +404,8 @@ class QdrantStore:
             payloads.append({"doc": c.doc, "node_id": c.node_id, "company": meta.get("company"),
                              "ticker": meta.get("ticker"), "fiscal_year": meta.get("fiscal_year"),
                              "form_type": meta.get("form_type"), "item": section_items.get(c.doc, {}).get(c.node_id)})
-        store.add(np.asarray([c.chunk_id for c in chunks], dtype=np.int64), vectors, payloads,
-                  [sparse_vector(c.text, avgdl) for c in chunks])
-        return store
+        self.add(np.asarray([c.chunk_id for c in chunks], dtype=np.int64), vectors, payloads,
+                 [sparse_vector(c.text, avgdl) for c in chunks])
 
     @classmethod
     def from_index(cls, index, *, url: str | None = None, collection: str | None = None) -> QdrantStore:
@@ -377,8 +413,9 @@ class QdrantStore:
         ids = np.asarray([c.chunk_id for c in index.chunks], dtype=np.int64)
         records = {r["doc"]: r for r in index.manifest["documents"]}
         items = {d: index.section_items(d) for d in index.docs}
-        return cls.for_chunks(index.embedder.dim, index.chunks, index.store.vectors(ids), records, items, url=url,
-                              folder=index.folder, collection=collection)
+        store = cls.create(index.embedder.dim, folder=index.folder, url=url, collection=collection)
+        store.add_chunks(index.chunks, index.store.vectors(ids), records, items)
+        return store
 
 
 def qdrant_index(index, *, url: str | None = None, collection: str | None = None):

@@ -1,64 +1,25 @@
-"""Vector stores: ids + unit vectors -> nearest ids by inner product.
+"""The FAISS store: exact inner-product search, embedded in the process, one file in the index folder.
 
-:class:`FaissStore` is the embedded default: an exact ``IndexFlatIP`` inside an
-``IndexIDMap2`` (so chunk ids survive removals), persisted with
-``faiss.write_index``. At this project's scale (a few thousand chunks) exact
-search takes well under a millisecond. Filters are applied *before* search with an
-``IDSelectorBatch``, so a filtered query is still exact over the allowed ids.
+:class:`FaissStore` is the default store: an exact ``IndexFlatIP`` inside an ``IndexIDMap2``
+(so chunk ids survive removals), persisted with ``faiss.write_index`` as ``vectors.faiss``.
+Search is exact at this project's scale (a few thousand chunks). Filters are applied *before*
+search with an ``IDSelectorBatch``, so a filtered query is still exact over the allowed ids.
 
-The Qdrant store (:mod:`ppkit.indexing.qdrant_store`) implements the same protocol for
-corpora that outgrow one machine.
+It has no payloads (filters are chunk ids, ``supports_where`` is False) and no connection.
+The protocol it implements and the registry are in :mod:`ppkit.indexing.stores`.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Protocol
 
 import numpy as np
 
-from ..core.errors import InvalidInput, MissingDependency, MissingFile
+from ...core.errors import InvalidInput, MissingDependency, MissingFile
+from .base import StoreBase
 
-__all__ = ["VectorStore", "FaissStore"]
-
-
-class VectorStore(Protocol):
-    """Chunk ids and their unit vectors; nearest ids by inner product.
-
-    Attributes:
-        dim: the vectors' dimension.
-        name: recorded in the index manifest (``"faiss"``, ``"qdrant"``).
-        supports_where: ``search`` also takes ``where={doc: None | [10-K Items]}`` (payload filters).
-    """
-
-    dim: int
-    name: str
-    supports_where: bool
-
-    def add(self, ids: np.ndarray, vectors: np.ndarray) -> None: ...
-
-    def remove(self, ids: np.ndarray) -> None: ...
-
-    def search(self, query: np.ndarray, k: int, allowed_ids: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(ids, scores) of the ``k`` nearest vectors, best first; ``allowed_ids`` restricts the search."""
-        ...
-
-    def vectors(self, ids: np.ndarray) -> np.ndarray:
-        """The stored vectors of ``ids``, in that order."""
-        ...
-
-    def manifest_entry(self) -> dict:
-        """What the index manifest records about this store (its ``"store"`` entry)."""
-        ...
-
-    def close(self) -> None:
-        """Release the store (a local Qdrant collection allows one client at a time)."""
-        ...
-
-    def __len__(self) -> int: ...
-
-    def save(self, folder: Path) -> None: ...
+__all__ = ["FaissStore"]
 
 
 def _faiss():
@@ -69,12 +30,14 @@ def _faiss():
     return faiss
 
 
-class FaissStore:
+class FaissStore(StoreBase):
     """Exact inner-product search over unit vectors (FAISS ``IndexIDMap2(IndexFlatIP)``)."""
 
     FILENAME = "vectors.faiss"
     name = "faiss"
     supports_where = False  # filters are chunk ids (allowed_ids)
+    files = r"vectors\.faiss"
+    required_files = (FILENAME,)
 
     def __init__(self, dim: int, index=None):
         faiss = _faiss()
@@ -131,15 +94,17 @@ class FaissStore:
     def manifest_entry(self) -> dict:
         return {"name": self.name, "file": self.FILENAME}
 
-    def close(self) -> None:
-        """Nothing to release: the index lives in this process."""
-
     def save(self, folder: Path) -> None:
         faiss = _faiss()
         folder = Path(folder)
         tmp = folder / (self.FILENAME + ".tmp")
         faiss.write_index(self.index, str(tmp))
         os.replace(tmp, folder / self.FILENAME)
+
+    @classmethod
+    def open(cls, entry: dict, folder: Path, dim: int) -> FaissStore:
+        """The store saved in ``folder`` (its manifest ``entry`` names nothing else to find)."""
+        return cls.load(folder, dim)
 
     @classmethod
     def load(cls, folder: Path, dim: int) -> FaissStore:
