@@ -1,13 +1,32 @@
-"""Where things are, and which parts the pipeline uses.
+"""Where things are, and which parts the pipeline uses: the one reader of the environment.
 
-One module knows the paths (project root, data, figures, cache), built from
-``Path(__file__)`` and overridable by the environment:
+No other module of ``ppkit`` reads ``os.environ`` (``tests/test_config_env.py`` checks it): each
+setting has one small function here, or a :class:`Config` field filled by :meth:`Config.from_env`.
 
-* ``PPKIT_DATA_DIR``  - the reference corpora (see :mod:`ppkit.core.data`)
-* ``PPKIT_CACHE_DIR`` - generated indexes and the LLM response cache
-* ``PPKIT_FIGURES_DIR`` - where plots are written
-* ``PPKIT_OFFLINE=1`` - never use Gemini even when a key is set
-* ``GEMINI_API_KEY`` / ``GOOGLE_API_KEY`` - switch the LLM roles online
+Paths, built from ``Path(__file__)`` and overridable by the environment:
+
+* ``PPKIT_DATA_DIR``  - the reference corpora (:func:`data_dir_override`, see :mod:`ppkit.core.data`)
+* ``PPKIT_CACHE_DIR`` (else ``XDG_CACHE_HOME``) - generated indexes and the LLM response cache (:func:`cache_dir`)
+* ``PPKIT_FIGURES_DIR`` - where plots are written (:func:`figures_dir`)
+* ``PPKIT_INDEX`` - the index ``ppkit index`` writes and ``ppkit ask`` reads (:func:`index_dir_override`)
+* ``PPKIT_CONFIG_DIR`` (else ``XDG_CONFIG_HOME``) - the index-stamp key's folder (:func:`config_dir`)
+
+Switches and keys:
+
+* ``PPKIT_OFFLINE=1`` - never use Gemini or LlamaParse even when a key is set (:func:`offline_forced`)
+* ``GEMINI_API_KEY`` / ``GOOGLE_API_KEY`` - switch the LLM roles online (:func:`gemini_key`)
+* ``LLAMA_CLOUD_API_KEY`` - LlamaParse for PDF extraction (:func:`llama_cloud_key`)
+* ``PPKIT_GEMINI_BASE_URL`` - another Gemini server, e.g. the tests' own (:func:`gemini_base_url`)
+* ``PPKIT_QUIET=1`` - no progress bars (:func:`quiet_forced`)
+* ``PPKIT_TEST_CRASH_AT`` - test hook: the save/extraction step at which to kill the process (:func:`crash_step`)
+
+:class:`Config` fields (read by :meth:`Config.from_env`, see :data:`ENV_FIELDS`):
+
+* index-time (recorded in an index folder; changing them means rebuilding it): ``PPKIT_EMBEDDER``
+* query-time: ``PPKIT_K``, ``PPKIT_SECTION_BUDGET``, ``PPKIT_SEPARATE_FILINGS``, ``PPKIT_RETRIEVAL``,
+  ``PPKIT_RERANKER``
+* LLM: ``PPKIT_GEMINI_MODEL``, ``PPKIT_GEMINI_BASE_URL``, ``PPKIT_LLM_TIMEOUT``, ``PPKIT_LLM_ATTEMPTS``,
+  ``PPKIT_ASK_DEADLINE``
 
 Nothing here has side effects at import time: folders are created by the code
 that writes into them.
@@ -16,13 +35,14 @@ that writes into them.
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from .errors import ConfigError
 
 __all__ = ["PACKAGE_DIR", "project_root", "cache_dir", "figures_dir", "gemini_key", "offline_forced", "Config",
-           "RETRIEVAL_MODES", "check_fields"]
+           "RETRIEVAL_MODES", "check_fields", "ENV_FIELDS", "INDEX_TIME_FIELDS", "data_dir_override",
+           "index_dir_override", "config_dir", "quiet_forced", "llama_cloud_key", "gemini_base_url", "crash_step"]
 
 RETRIEVAL_MODES = ("dense", "bm25", "hybrid", "dense+static", "hybrid+static")  # stage-1 recall ("+static": the static channel too)
 RERANKERS = ("structural", "fitted")  # offline stage 2
@@ -66,6 +86,49 @@ def gemini_key() -> str | None:
     if offline_forced():
         return None
     return os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None
+
+
+def _env_text(name: str) -> str | None:
+    """``$name``, or None when it is unset or empty."""
+    return os.environ.get(name) or None
+
+
+def data_dir_override() -> str | None:
+    """``$PPKIT_DATA_DIR`` as given (None when unset or empty): the reference data folder to use."""
+    return _env_text("PPKIT_DATA_DIR")
+
+
+def index_dir_override() -> Path | None:
+    """``$PPKIT_INDEX`` (None when unset or empty): the index folder ``ppkit index`` writes and ``ppkit ask`` reads."""
+    env = _env_text("PPKIT_INDEX")
+    return Path(env).expanduser() if env else None
+
+
+def config_dir() -> Path:
+    """ppkit's settings folder (the index-stamp key): ``$PPKIT_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/ppkit``,
+    else ``~/.config/ppkit``."""
+    env = _env_text("PPKIT_CONFIG_DIR")
+    return Path(env).expanduser() if env else Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config")) / "ppkit"
+
+
+def quiet_forced() -> bool:
+    """``PPKIT_QUIET`` is set (to anything but ``0``): no progress bars (the test suite sets it)."""
+    return os.environ.get("PPKIT_QUIET", "").strip() not in ("", "0")
+
+
+def llama_cloud_key() -> str | None:
+    """``$LLAMA_CLOUD_API_KEY`` (None when unset or empty): LlamaParse's key. ``PPKIT_OFFLINE`` is the caller's check."""
+    return _env_text("LLAMA_CLOUD_API_KEY")
+
+
+def gemini_base_url() -> str | None:
+    """``$PPKIT_GEMINI_BASE_URL`` (None when unset or empty): the Gemini server to talk to instead of Google's."""
+    return _env_text("PPKIT_GEMINI_BASE_URL")
+
+
+def crash_step() -> str | None:
+    """Test hook: ``$PPKIT_TEST_CRASH_AT``, the step of a save or an extraction at which the process kills itself."""
+    return os.environ.get("PPKIT_TEST_CRASH_AT")
 
 
 def check_fields(cls, names, what: str) -> None:

@@ -39,7 +39,7 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from ..core.config import Config, cache_dir
+from ..core.config import Config, cache_dir, index_dir_override
 from ..core.errors import ConfigError, InvalidInput, MissingFile, NotFound, PpkitError
 from ..core.io import sha256_file
 from ..core.markup import render
@@ -108,8 +108,7 @@ class IndexWriteError(PpkitError, OSError):
 
 def default_index_dir() -> Path:
     """``$PPKIT_INDEX`` or ``<cache>/index``: where ``ppkit index`` writes and ``ppkit ask`` reads."""
-    env = os.environ.get("PPKIT_INDEX")
-    return Path(env).expanduser() if env else cache_dir() / "index"
+    return index_dir_override() or cache_dir() / "index"
 
 
 @dataclass(frozen=True)
