@@ -139,23 +139,41 @@ def check_fields(cls, names, what: str) -> None:
                           + ", ".join(f.name for f in fields(cls)))
 
 
-def _env_number(name: str, default, kind=int, what: str = "an integer"):
-    """``$name`` as ``kind`` (``default`` when unset or empty); anything else is a ConfigError saying ``what`` it must be."""
+_KINDS = {str: "text", int: "an integer", float: "a number (seconds)"}
+
+# Config field -> the variable Config.from_env reads it from, and the field's type; the groups say when a
+# field matters (a field not listed here is set in code only).
+ENV_FIELDS: dict[str, tuple[str, type]] = {
+    # index-time (recorded in the index folder: see INDEX_TIME_FIELDS)
+    "embedder": ("PPKIT_EMBEDDER", str),
+    # query-time: retrieval and what the synthesizer is sent
+    "k": ("PPKIT_K", int),
+    "section_budget": ("PPKIT_SECTION_BUDGET", int),
+    "separate_filings": ("PPKIT_SEPARATE_FILINGS", int),
+    "retrieval": ("PPKIT_RETRIEVAL", str),
+    "reranker": ("PPKIT_RERANKER", str),
+    # query-time: the LLM
+    "gemini_model": ("PPKIT_GEMINI_MODEL", str),
+    "gemini_base_url": ("PPKIT_GEMINI_BASE_URL", str),
+    "llm_timeout": ("PPKIT_LLM_TIMEOUT", float),
+    "llm_attempts": ("PPKIT_LLM_ATTEMPTS", int),
+    "ask_deadline": ("PPKIT_ASK_DEADLINE", float),
+}
+
+# the fields that decide what goes into an index; an index folder records them (its manifest's "embedder"
+# and "settings"), and opening it with a Config that sets one explicitly to another value is an error
+INDEX_TIME_FIELDS = ("embedder", "chunk_size", "chunk_overlap")
+
+
+def _env_field(name: str, kind: type):
+    """``$name`` as ``kind``, or None when unset or blank; a value of another type is a ConfigError."""
     v = os.environ.get(name)
     if v is None or v.strip() == "":
-        return default
+        return None
     try:
         return kind(v)
     except ValueError:
-        raise ConfigError(f"{name}={v!r} is not {what}") from None
-
-
-def _env_int(name: str, default: int) -> int:
-    return _env_number(name, default)
-
-
-def _env_float(name: str, default: float) -> float:
-    return _env_number(name, default, float, "a number (seconds)")
+        raise ConfigError(f"{name}={v!r} is not {_KINDS[kind]}") from None
 
 
 @dataclass(frozen=True)
@@ -197,12 +215,22 @@ class Config:
         ask_deadline: seconds for all the Gemini calls of one ``ask`` (or one benchmark question)
             together; past it no call starts and the online stages left fall back to their
             offline twins (0: no deadline).
+        explicit: the names of the fields that were set rather than left at their defaults: every field
+            whose value is not the default, plus those set by a variable in :meth:`from_env`, by its
+            overrides or by :meth:`set` even to the default's value (``Config(k=5)`` cannot be told from
+            ``Config()``: use ``Config().set(k=5)``). It carries over through ``dataclasses.replace``, is
+            left out of comparisons, ``repr`` and :meth:`to_dict`, and is what lets an index refuse a
+            Config that contradicts its index-time settings while the defaults open any index.
     """
 
+    # The field order is the order of to_dict(); the comments group the fields by when they matter.
+    # -- which parts: the LLM roles online or not
     online: bool = False
+    # -- index-time (INDEX_TIME_FIELDS: recorded in the index folder, a change means a rebuild)
     embedder: str = "local"
     chunk_size: int = 2000
     chunk_overlap: int = 200
+    # -- query-time: retrieval
     recall_chunks: int = 200
     candidates: int = 50
     separate_filings: int = 4
@@ -211,11 +239,13 @@ class Config:
     retrieval: str = "dense"
     reranker: str = "structural"
     strip_names: bool = False
-    noise_online: bool = True
+    # -- query-time: which LLM roles run online (when ``online``)
+    noise_online: bool = True  # the noise filter runs at index time
     analyze_online: bool = True
     rerank_online: bool = True
     synth_online: bool = True
     rewrite_online: bool = True
+    # -- the LLM client (query-time; index-time too for online noise filtering)
     gemini_model: str = "gemini-2.5-flash"
     gemini_embed_model: str = "gemini-embedding-001"
     gemini_embed_dim: int = 1536
@@ -223,6 +253,8 @@ class Config:
     llm_timeout: float = 60.0
     llm_attempts: int = 5
     ask_deadline: float = 120.0
+    # -- bookkeeping, not a setting: the names of the fields set explicitly (see the class docstring)
+    explicit: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     def __post_init__(self):
         if self.retrieval not in RETRIEVAL_MODES:
@@ -237,33 +269,29 @@ class Config:
             raise ConfigError(f"llm_attempts={self.llm_attempts!r}: give at least 1 (the first try)")
         if self.ask_deadline < 0:
             raise ConfigError(f"ask_deadline={self.ask_deadline!r}: give seconds, or 0 for no deadline")
+        changed = {f.name for f in fields(self) if f.name != "explicit" and getattr(self, f.name) != f.default}
+        object.__setattr__(self, "explicit", frozenset(self.explicit) | changed)
 
     @classmethod
     def from_env(cls, **overrides) -> Config:
-        """Defaults from the environment, then ``overrides``.
+        """The dataclass defaults, then the environment, then ``overrides``.
 
-        Reads ``PPKIT_OFFLINE``, ``GEMINI_API_KEY``/``GOOGLE_API_KEY`` (online when a key is set),
-        ``PPKIT_EMBEDDER``, ``PPKIT_K``, ``PPKIT_SECTION_BUDGET``, ``PPKIT_RETRIEVAL``, ``PPKIT_RERANKER``,
-        ``PPKIT_SEPARATE_FILINGS``,
-        ``PPKIT_GEMINI_MODEL``, ``PPKIT_GEMINI_BASE_URL``, ``PPKIT_LLM_TIMEOUT``, ``PPKIT_LLM_ATTEMPTS``
-        and ``PPKIT_ASK_DEADLINE``.
+        Reads ``PPKIT_OFFLINE`` and ``GEMINI_API_KEY``/``GOOGLE_API_KEY`` (``online`` when a key is set), and
+        one variable per field of :data:`ENV_FIELDS` (``PPKIT_EMBEDDER``, ``PPKIT_K``, ...); an unset or blank
+        variable leaves the field's default. The fields a variable or an override sets are ``explicit``
+        (``online=None`` as an override: from the key, as without it).
         """
         check_fields(cls, overrides, "Config field(s)")
-        cfg = cls(
-            online=gemini_key() is not None,
-            embedder=os.environ.get("PPKIT_EMBEDDER", "local"),
-            k=_env_int("PPKIT_K", 5),
-            section_budget=_env_int("PPKIT_SECTION_BUDGET", 6000),
-            separate_filings=_env_int("PPKIT_SEPARATE_FILINGS", 4),
-            retrieval=os.environ.get("PPKIT_RETRIEVAL", "dense") or "dense",
-            reranker=os.environ.get("PPKIT_RERANKER", "structural") or "structural",
-            gemini_model=os.environ.get("PPKIT_GEMINI_MODEL", "gemini-2.5-flash"),
-            gemini_base_url=os.environ.get("PPKIT_GEMINI_BASE_URL") or None,
-            llm_timeout=_env_float("PPKIT_LLM_TIMEOUT", 60.0),
-            llm_attempts=_env_int("PPKIT_LLM_ATTEMPTS", 5),
-            ask_deadline=_env_float("PPKIT_ASK_DEADLINE", 120.0),
-        )
-        return replace(cfg, **{k: v for k, v in overrides.items() if k != "online" or v is not None})
+        from_vars = {name: v for name, (var, kind) in ENV_FIELDS.items() if (v := _env_field(var, kind)) is not None}
+        return cls(online=gemini_key() is not None, **from_vars, explicit=frozenset(from_vars)).set(
+            **{k: v for k, v in overrides.items() if k != "online" or v is not None})
+
+    def set(self, **changes) -> Config:
+        """A copy with ``changes``, which count as set explicitly (``dataclasses.replace`` marks only
+        values other than the defaults)."""
+        if "explicit" in changes:
+            raise ConfigError("explicit is bookkeeping, not a setting: set the fields themselves")
+        return replace(self, **changes, explicit=self.explicit | set(changes))
 
     @property
     def use_gemini(self) -> bool:
@@ -271,4 +299,7 @@ class Config:
         return self.online
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The settings (every field but ``explicit``), in field order."""
+        d = asdict(self)
+        del d["explicit"]
+        return d
