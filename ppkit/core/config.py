@@ -293,11 +293,6 @@ class Config:
             raise ConfigError("explicit is bookkeeping, not a setting: set the fields themselves")
         return replace(self, **changes, explicit=self.explicit | set(changes))
 
-    @property
-    def use_gemini(self) -> bool:
-        """True when the LLM roles run online."""
-        return self.online
-
     def to_dict(self) -> dict:
         """The settings (every field but ``explicit``), in field order."""
         d = asdict(self)
