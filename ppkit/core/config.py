@@ -180,8 +180,8 @@ def _env_field(name: str, kind: type):
 class Config:
     """Which parts the pipeline uses and their settings: every switch is a field.
 
-    ``Config()`` is the offline default. :meth:`from_env` is the one place that reads the
-    ``PPKIT_*`` variables and the Gemini key; the entry points (``ppkit`` commands,
+    ``Config()`` is the offline default. :meth:`from_env` reads the fields' ``PPKIT_*`` variables
+    (:data:`ENV_FIELDS`) and the Gemini key; the entry points (``ppkit`` commands,
     :func:`ppkit.build_index`, :func:`ppkit.load_index`, :func:`ppkit.reference_index`) call
     it when no Config is given and pass the result down.
 
@@ -291,7 +291,7 @@ class Config:
         values other than the defaults)."""
         if "explicit" in changes:
             raise ConfigError("explicit is bookkeeping, not a setting: set the fields themselves")
-        return replace(self, **changes, explicit=self.explicit | set(changes))
+        return replace(self, **changes, explicit=self.explicit | frozenset(changes))
 
     def to_dict(self) -> dict:
         """The settings (every field but ``explicit``), in field order."""
