@@ -76,7 +76,7 @@ def _connection(args) -> dict:
 
 def _cmd_index(args, cfg) -> int:
     if args.embedder:
-        cfg = replace(cfg, embedder=args.embedder)
+        cfg = cfg.set(embedder=args.embedder)  # explicit: checked against an existing index
     folder = Path(args.index) if args.index else default_index_dir()
     index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet,
                         store=getattr(args, "store", None), connection=_connection(args),

@@ -332,7 +332,7 @@ def _retrieval(args, config) -> int:
 
 def _answers(args, config) -> int:
     cfg = config
-    if not cfg.use_gemini:
+    if not cfg.online:
         raise NeedsKey("`ppkit bench answers` needs a Gemini key: set GEMINI_API_KEY (or GOOGLE_API_KEY) and unset "
                        "PPKIT_OFFLINE. Offline, use `ppkit bench retrieval` (it measures retrieval without an LLM).")
     path = Path(args.questions)

@@ -1,13 +1,32 @@
-"""Where things are, and which parts the pipeline uses.
+"""Where things are, and which parts the pipeline uses: the one reader of the environment.
 
-One module knows the paths (project root, data, figures, cache), built from
-``Path(__file__)`` and overridable by the environment:
+No other module of ``ppkit`` reads ``os.environ`` (``tests/test_config_env.py`` checks it): each
+setting has one small function here, or a :class:`Config` field filled by :meth:`Config.from_env`.
 
-* ``PPKIT_DATA_DIR``  - the reference corpora (see :mod:`ppkit.core.data`)
-* ``PPKIT_CACHE_DIR`` - generated indexes and the LLM response cache
-* ``PPKIT_FIGURES_DIR`` - where plots are written
-* ``PPKIT_OFFLINE=1`` - never use Gemini even when a key is set
-* ``GEMINI_API_KEY`` / ``GOOGLE_API_KEY`` - switch the LLM roles online
+Paths, built from ``Path(__file__)`` and overridable by the environment:
+
+* ``PPKIT_DATA_DIR``  - the reference corpora (:func:`data_dir_override`, see :mod:`ppkit.core.data`)
+* ``PPKIT_CACHE_DIR`` (else ``XDG_CACHE_HOME``) - generated indexes and the LLM response cache (:func:`cache_dir`)
+* ``PPKIT_FIGURES_DIR`` - where plots are written (:func:`figures_dir`)
+* ``PPKIT_INDEX`` - the index ``ppkit index`` writes and ``ppkit ask`` reads (:func:`index_dir_override`)
+* ``PPKIT_CONFIG_DIR`` (else ``XDG_CONFIG_HOME``) - the index-stamp key's folder (:func:`config_dir`)
+
+Switches and keys:
+
+* ``PPKIT_OFFLINE=1`` - never use Gemini or LlamaParse even when a key is set (:func:`offline_forced`)
+* ``GEMINI_API_KEY`` / ``GOOGLE_API_KEY`` - switch the LLM roles online (:func:`gemini_key`)
+* ``LLAMA_CLOUD_API_KEY`` - LlamaParse for PDF extraction (:func:`llama_cloud_key`)
+* ``PPKIT_GEMINI_BASE_URL`` - another Gemini server, e.g. the tests' own (:func:`gemini_base_url`)
+* ``PPKIT_QUIET=1`` - no progress bars (:func:`quiet_forced`)
+* ``PPKIT_TEST_CRASH_AT`` - test hook: the save/extraction step at which to kill the process (:func:`crash_step`)
+
+:class:`Config` fields (read by :meth:`Config.from_env`, see :data:`ENV_FIELDS`):
+
+* index-time (recorded in an index folder; changing them means rebuilding it): ``PPKIT_EMBEDDER``
+* query-time: ``PPKIT_K``, ``PPKIT_SECTION_BUDGET``, ``PPKIT_SEPARATE_FILINGS``, ``PPKIT_RETRIEVAL``,
+  ``PPKIT_RERANKER``
+* LLM: ``PPKIT_GEMINI_MODEL``, ``PPKIT_GEMINI_BASE_URL``, ``PPKIT_LLM_TIMEOUT``, ``PPKIT_LLM_ATTEMPTS``,
+  ``PPKIT_ASK_DEADLINE``
 
 Nothing here has side effects at import time: folders are created by the code
 that writes into them.
@@ -16,13 +35,14 @@ that writes into them.
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 from .errors import ConfigError
 
 __all__ = ["PACKAGE_DIR", "project_root", "cache_dir", "figures_dir", "gemini_key", "offline_forced", "Config",
-           "RETRIEVAL_MODES", "check_fields"]
+           "RETRIEVAL_MODES", "check_fields", "ENV_FIELDS", "INDEX_TIME_FIELDS", "data_dir_override",
+           "index_dir_override", "config_dir", "quiet_forced", "llama_cloud_key", "gemini_base_url", "crash_step"]
 
 RETRIEVAL_MODES = ("dense", "bm25", "hybrid", "dense+static", "hybrid+static")  # stage-1 recall ("+static": the static channel too)
 RERANKERS = ("structural", "fitted")  # offline stage 2
@@ -68,6 +88,49 @@ def gemini_key() -> str | None:
     return os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY") or None
 
 
+def _env_text(name: str) -> str | None:
+    """``$name``, or None when it is unset or empty."""
+    return os.environ.get(name) or None
+
+
+def data_dir_override() -> str | None:
+    """``$PPKIT_DATA_DIR`` as given (None when unset or empty): the reference data folder to use."""
+    return _env_text("PPKIT_DATA_DIR")
+
+
+def index_dir_override() -> Path | None:
+    """``$PPKIT_INDEX`` (None when unset or empty): the index folder ``ppkit index`` writes and ``ppkit ask`` reads."""
+    env = _env_text("PPKIT_INDEX")
+    return Path(env).expanduser() if env else None
+
+
+def config_dir() -> Path:
+    """ppkit's settings folder (the index-stamp key): ``$PPKIT_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/ppkit``,
+    else ``~/.config/ppkit``."""
+    env = _env_text("PPKIT_CONFIG_DIR")
+    return Path(env).expanduser() if env else Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config")) / "ppkit"
+
+
+def quiet_forced() -> bool:
+    """``PPKIT_QUIET`` is set (to anything but ``0``): no progress bars (the test suite sets it)."""
+    return os.environ.get("PPKIT_QUIET", "").strip() not in ("", "0")
+
+
+def llama_cloud_key() -> str | None:
+    """``$LLAMA_CLOUD_API_KEY`` (None when unset or empty): LlamaParse's key. ``PPKIT_OFFLINE`` is the caller's check."""
+    return _env_text("LLAMA_CLOUD_API_KEY")
+
+
+def gemini_base_url() -> str | None:
+    """``$PPKIT_GEMINI_BASE_URL`` (None when unset or empty): the Gemini server to talk to instead of Google's."""
+    return _env_text("PPKIT_GEMINI_BASE_URL")
+
+
+def crash_step() -> str | None:
+    """Test hook: ``$PPKIT_TEST_CRASH_AT``, the step of a save or an extraction at which the process kills itself."""
+    return os.environ.get("PPKIT_TEST_CRASH_AT")
+
+
 def check_fields(cls, names, what: str) -> None:
     """Refuse names that are not fields of the dataclass ``cls``, listing the ones that are."""
     unknown = sorted(set(names) - {f.name for f in fields(cls)})
@@ -76,31 +139,49 @@ def check_fields(cls, names, what: str) -> None:
                           + ", ".join(f.name for f in fields(cls)))
 
 
-def _env_number(name: str, default, kind=int, what: str = "an integer"):
-    """``$name`` as ``kind`` (``default`` when unset or empty); anything else is a ConfigError saying ``what`` it must be."""
+_KINDS = {str: "text", int: "an integer", float: "a number (seconds)"}
+
+# Config field -> the variable Config.from_env reads it from, and the field's type; the groups say when a
+# field matters (a field not listed here is set in code only).
+ENV_FIELDS: dict[str, tuple[str, type]] = {
+    # index-time (recorded in the index folder: see INDEX_TIME_FIELDS)
+    "embedder": ("PPKIT_EMBEDDER", str),
+    # query-time: retrieval and what the synthesizer is sent
+    "k": ("PPKIT_K", int),
+    "section_budget": ("PPKIT_SECTION_BUDGET", int),
+    "separate_filings": ("PPKIT_SEPARATE_FILINGS", int),
+    "retrieval": ("PPKIT_RETRIEVAL", str),
+    "reranker": ("PPKIT_RERANKER", str),
+    # query-time: the LLM
+    "gemini_model": ("PPKIT_GEMINI_MODEL", str),
+    "gemini_base_url": ("PPKIT_GEMINI_BASE_URL", str),
+    "llm_timeout": ("PPKIT_LLM_TIMEOUT", float),
+    "llm_attempts": ("PPKIT_LLM_ATTEMPTS", int),
+    "ask_deadline": ("PPKIT_ASK_DEADLINE", float),
+}
+
+# the fields that decide what goes into an index; an index folder records them (its manifest's "embedder"
+# and "settings"), and opening it with a Config that sets one explicitly to another value is an error
+INDEX_TIME_FIELDS = ("embedder", "chunk_size", "chunk_overlap")
+
+
+def _env_field(name: str, kind: type):
+    """``$name`` as ``kind``, or None when unset or blank; a value of another type is a ConfigError."""
     v = os.environ.get(name)
     if v is None or v.strip() == "":
-        return default
+        return None
     try:
         return kind(v)
     except ValueError:
-        raise ConfigError(f"{name}={v!r} is not {what}") from None
-
-
-def _env_int(name: str, default: int) -> int:
-    return _env_number(name, default)
-
-
-def _env_float(name: str, default: float) -> float:
-    return _env_number(name, default, float, "a number (seconds)")
+        raise ConfigError(f"{name}={v!r} is not {_KINDS[kind]}") from None
 
 
 @dataclass(frozen=True)
 class Config:
     """Which parts the pipeline uses and their settings: every switch is a field.
 
-    ``Config()`` is the offline default. :meth:`from_env` is the one place that reads the
-    ``PPKIT_*`` variables and the Gemini key; the entry points (``ppkit`` commands,
+    ``Config()`` is the offline default. :meth:`from_env` reads the fields' ``PPKIT_*`` variables
+    (:data:`ENV_FIELDS`) and the Gemini key; the entry points (``ppkit`` commands,
     :func:`ppkit.build_index`, :func:`ppkit.load_index`, :func:`ppkit.reference_index`) call
     it when no Config is given and pass the result down.
 
@@ -134,12 +215,22 @@ class Config:
         ask_deadline: seconds for all the Gemini calls of one ``ask`` (or one benchmark question)
             together; past it no call starts and the online stages left fall back to their
             offline twins (0: no deadline).
+        explicit: the names of the fields that were set rather than left at their defaults: every field
+            whose value is not the default, plus those set by a variable in :meth:`from_env`, by its
+            overrides or by :meth:`set` even to the default's value (``Config(k=5)`` cannot be told from
+            ``Config()``: use ``Config().set(k=5)``). It carries over through ``dataclasses.replace``, is
+            left out of comparisons, ``repr`` and :meth:`to_dict`, and is what lets an index refuse a
+            Config that contradicts its index-time settings while the defaults open any index.
     """
 
+    # The field order is the order of to_dict(); the comments group the fields by when they matter.
+    # -- which parts: the LLM roles online or not
     online: bool = False
+    # -- index-time (INDEX_TIME_FIELDS: recorded in the index folder, a change means a rebuild)
     embedder: str = "local"
     chunk_size: int = 2000
     chunk_overlap: int = 200
+    # -- query-time: retrieval
     recall_chunks: int = 200
     candidates: int = 50
     separate_filings: int = 4
@@ -148,11 +239,13 @@ class Config:
     retrieval: str = "dense"
     reranker: str = "structural"
     strip_names: bool = False
-    noise_online: bool = True
+    # -- query-time: which LLM roles run online (when ``online``)
+    noise_online: bool = True  # the noise filter runs at index time
     analyze_online: bool = True
     rerank_online: bool = True
     synth_online: bool = True
     rewrite_online: bool = True
+    # -- the LLM client (query-time; index-time too for online noise filtering)
     gemini_model: str = "gemini-2.5-flash"
     gemini_embed_model: str = "gemini-embedding-001"
     gemini_embed_dim: int = 1536
@@ -160,6 +253,8 @@ class Config:
     llm_timeout: float = 60.0
     llm_attempts: int = 5
     ask_deadline: float = 120.0
+    # -- bookkeeping, not a setting: the names of the fields set explicitly (see the class docstring)
+    explicit: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     def __post_init__(self):
         if self.retrieval not in RETRIEVAL_MODES:
@@ -174,41 +269,35 @@ class Config:
             raise ConfigError(f"llm_attempts={self.llm_attempts!r}: give at least 1 (the first try)")
         if self.ask_deadline < 0:
             raise ConfigError(f"ask_deadline={self.ask_deadline!r}: give seconds, or 0 for no deadline")
+        changed = {f.name for f in fields(self) if f.name != "explicit" and getattr(self, f.name) != f.default}
+        object.__setattr__(self, "explicit", frozenset(self.explicit) | changed)
 
     @classmethod
     def from_env(cls, **overrides) -> Config:
-        """Defaults from the environment, then ``overrides``.
+        """The dataclass defaults, then the environment, then ``overrides``.
 
-        Reads ``PPKIT_OFFLINE``, ``GEMINI_API_KEY``/``GOOGLE_API_KEY`` (online when a key is set),
-        ``PPKIT_EMBEDDER``, ``PPKIT_K``, ``PPKIT_SECTION_BUDGET``, ``PPKIT_RETRIEVAL``, ``PPKIT_RERANKER``,
-        ``PPKIT_SEPARATE_FILINGS``,
-        ``PPKIT_GEMINI_MODEL``, ``PPKIT_GEMINI_BASE_URL``, ``PPKIT_LLM_TIMEOUT``, ``PPKIT_LLM_ATTEMPTS``
-        and ``PPKIT_ASK_DEADLINE``.
+        Reads ``PPKIT_OFFLINE`` and ``GEMINI_API_KEY``/``GOOGLE_API_KEY`` (``online`` when a key is set), and
+        one variable per field of :data:`ENV_FIELDS` (``PPKIT_EMBEDDER``, ``PPKIT_K``, ...); an unset or blank
+        variable leaves the field's default. The fields a variable or an override sets are ``explicit``
+        (``online=None`` as an override: from the key, as without it).
         """
         check_fields(cls, overrides, "Config field(s)")
-        cfg = cls(
-            online=gemini_key() is not None,
-            embedder=os.environ.get("PPKIT_EMBEDDER", "local"),
-            k=_env_int("PPKIT_K", 5),
-            section_budget=_env_int("PPKIT_SECTION_BUDGET", 6000),
-            separate_filings=_env_int("PPKIT_SEPARATE_FILINGS", 4),
-            retrieval=os.environ.get("PPKIT_RETRIEVAL", "dense") or "dense",
-            reranker=os.environ.get("PPKIT_RERANKER", "structural") or "structural",
-            gemini_model=os.environ.get("PPKIT_GEMINI_MODEL", "gemini-2.5-flash"),
-            gemini_base_url=os.environ.get("PPKIT_GEMINI_BASE_URL") or None,
-            llm_timeout=_env_float("PPKIT_LLM_TIMEOUT", 60.0),
-            llm_attempts=_env_int("PPKIT_LLM_ATTEMPTS", 5),
-            ask_deadline=_env_float("PPKIT_ASK_DEADLINE", 120.0),
-        )
-        return replace(cfg, **{k: v for k, v in overrides.items() if k != "online" or v is not None})
+        from_vars = {name: v for name, (var, kind) in ENV_FIELDS.items() if (v := _env_field(var, kind)) is not None}
+        return cls(online=gemini_key() is not None, **from_vars, explicit=frozenset(from_vars)).set(
+            **{k: v for k, v in overrides.items() if k != "online" or v is not None})
 
-    @property
-    def use_gemini(self) -> bool:
-        """True when the LLM roles run online."""
-        return self.online
+    def set(self, **changes) -> Config:
+        """A copy with ``changes``, which count as set explicitly (``dataclasses.replace`` marks only
+        values other than the defaults)."""
+        if "explicit" in changes:
+            raise ConfigError("explicit is bookkeeping, not a setting: set the fields themselves")
+        return replace(self, **changes, explicit=self.explicit | frozenset(changes))
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The settings (every field but ``explicit``), in field order."""
+        d = asdict(self)
+        del d["explicit"]
+        return d
 
 
 def store_connection_env(variables: dict[str, str]) -> dict[str, str]:

@@ -12,11 +12,10 @@ This module never writes into the first two: they may be read-only.
 
 from __future__ import annotations
 
-import os
 import urllib.request
 from pathlib import Path
 
-from .config import cache_dir, project_root
+from .config import cache_dir, data_dir_override, project_root
 from .errors import MissingFile
 
 __all__ = ["data_dir", "tenk_paths", "paper_paths", "benchmark_path", "financebench_dir", "download", "DataNotFound"]
@@ -40,7 +39,7 @@ class DataNotFound(MissingFile):
 
 def _candidates() -> list[Path]:
     out = []
-    env = os.environ.get("PPKIT_DATA_DIR")
+    env = data_dir_override()
     if env:
         out.append(Path(env).expanduser())
     root = project_root()
@@ -63,7 +62,7 @@ def data_dir(root: Path | None = None) -> Path:
         if not Path(root).is_dir():
             raise DataNotFound(f"reference data folder {root} does not exist")
         return Path(root).resolve()
-    env = os.environ.get("PPKIT_DATA_DIR")
+    env = data_dir_override()
     if env and not Path(env).expanduser().is_dir():
         raise DataNotFound(f"PPKIT_DATA_DIR={env!r} is not a folder")
     tried = _candidates()

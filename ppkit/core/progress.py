@@ -7,9 +7,10 @@ Quiet with ``PPKIT_QUIET=1`` (the test suite sets it) or inside :func:`quiet_mod
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+from .config import quiet_forced
 
 __all__ = ["progress_bar", "quiet", "quiet_mode"]
 
@@ -18,7 +19,7 @@ _QUIET = [False]  # set by quiet_mode (a command's --quiet)
 
 def quiet() -> bool:
     """True when ``PPKIT_QUIET`` or :func:`quiet_mode` asks for no progress output."""
-    return _QUIET[0] or os.environ.get("PPKIT_QUIET", "").strip() not in ("", "0")
+    return _QUIET[0] or quiet_forced()
 
 
 @contextmanager

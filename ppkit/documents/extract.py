@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from ..core.config import offline_forced
+from ..core.config import llama_cloud_key, offline_forced
 from ..core.errors import InvalidInput, MissingDependency, MissingFile
 from ..core.io import atomic_write
 from ..core.progress import progress_bar
@@ -250,7 +249,7 @@ class LlamaParseExtractor:
 
     def __init__(self, *, api_key: str | None = None, tier: str = "agentic", version: str = "latest",
                  timeout: float = 1800.0):
-        key = api_key or os.environ.get("LLAMA_CLOUD_API_KEY")
+        key = api_key or llama_cloud_key()
         if not key:
             raise ExtractionError(
                 "LlamaParse needs an API key: set LLAMA_CLOUD_API_KEY, or use the offline backend "
@@ -303,7 +302,7 @@ def get_extractor(backend: str = "auto", **kwargs) -> Extractor:
     is not, else offline.
     """
     if backend == "auto":
-        online = os.environ.get("LLAMA_CLOUD_API_KEY") and not offline_forced()
+        online = llama_cloud_key() and not offline_forced()
         backend = "llamaparse" if online else "offline"
     if backend == "offline":
         return OfflineExtractor(**kwargs)

@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
 
-from ..core.config import cache_dir
+from ..core.config import cache_dir, crash_step
 from ..core.errors import MissingDependency, MissingFile
 from ..core.io import atomic_write, sha256_file
 from ..core.progress import progress_bar
@@ -194,7 +194,7 @@ def _die_with_parent() -> None:
 
 
 def _crash_point(n: int) -> None:
-    if os.environ.get("PPKIT_TEST_CRASH_AT") == f"extracted-{n}":
+    if crash_step() == f"extracted-{n}":
         sys.stdout.flush()
         os.kill(os.getpid(), signal.SIGKILL)
 

@@ -39,7 +39,7 @@ import sys
 import threading
 from pathlib import Path
 
-from ..core.config import cache_dir
+from ..core.config import cache_dir, config_dir, crash_step
 from ..core.io import sha256_file
 from .stores import own_files
 
@@ -63,7 +63,7 @@ _OWN_FILES = re.compile(r"^(manifest\.json|chunks\.jsonl|noise\.json|sections\.j
 
 def crash_point(step: str) -> None:
     """Test hook: SIGKILL this process at ``step`` when ``PPKIT_TEST_CRASH_AT`` names it."""
-    if os.environ.get("PPKIT_TEST_CRASH_AT") == step:
+    if crash_step() == step:
         sys.stdout.flush()
         os.kill(os.getpid(), signal.SIGKILL)
 
@@ -293,9 +293,7 @@ def fsync_tree(folder: Path) -> None:
 # -- trust ----------------------------------------------------------------------------------------
 def _key_paths() -> list[Path]:
     """Where the stamp key lives: the config folder, else (when that cannot be written) the cache."""
-    env = os.environ.get("PPKIT_CONFIG_DIR")
-    base = Path(env).expanduser() if env else Path(os.environ.get("XDG_CONFIG_HOME", Path.home() / ".config")) / "ppkit"
-    return [base / "index-key", cache_dir() / "index-key"]
+    return [config_dir() / "index-key", cache_dir() / "index-key"]
 
 
 def _keys() -> list[bytes]:

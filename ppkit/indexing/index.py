@@ -40,8 +40,8 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 
-from ..core.config import Config, cache_dir
-from ..core.errors import InvalidInput, MissingFile, NotFound, PpkitError
+from ..core.config import ENV_FIELDS, INDEX_TIME_FIELDS, Config, cache_dir, index_dir_override
+from ..core.errors import ConfigError, InvalidInput, MissingFile, NotFound, PpkitError
 from ..core.io import sha256_file
 from ..core.markup import render
 from ..documents.chunking import Chunk, section_units
@@ -75,7 +75,8 @@ from .lexical import LexicalIndex, lexical_tokens
 from .sections import SectionText, load_section_texts, save_section_texts, section_text
 
 __all__ = ["SearchIndex", "load_index", "StaleIndexError", "IndexFormatError", "NotAnIndex",
-           "UntrustedIndex", "IndexWriteError", "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "index_lock", "check_target"]
+           "UntrustedIndex", "IndexWriteError", "FORMAT_VERSION", "PIPELINE_VERSION", "default_index_dir", "index_lock", "check_target",
+           "SettingsMismatch", "check_settings", "built_with"]
 
 FORMAT_VERSION = 4  # 2: checksums of every file, generation, stamp, tree file names; 3: paths.json + paths.npy;
 # 4: rendered/ (each section's rendered lines and BM25 terms)
@@ -94,6 +95,10 @@ class IndexFormatError(InvalidInput):
     """The index folder is not a readable ppkit index."""
 
 
+class SettingsMismatch(ConfigError):
+    """A Config sets an index-time setting explicitly to another value than the index was built with."""
+
+
 class NotAnIndex(IndexFormatError):
     """The folder holds files ppkit did not write: it is never replaced or deleted."""
 
@@ -108,8 +113,7 @@ class IndexWriteError(PpkitError, OSError):
 
 def default_index_dir() -> Path:
     """``$PPKIT_INDEX`` or ``<cache>/index``: where ``ppkit index`` writes and ``ppkit ask`` reads."""
-    env = os.environ.get("PPKIT_INDEX")
-    return Path(env).expanduser() if env else cache_dir() / "index"
+    return index_dir_override() or cache_dir() / "index"
 
 
 @dataclass(frozen=True)
@@ -584,6 +588,7 @@ def _load(where: Path, folder: Path, embedder, config, trust: bool, connection: 
         lexical = LexicalIndex.load(where / "bm25")
         if len(lexical) != len(chunks):
             raise _damaged(folder, f"{where / 'bm25'}: BM25 over {len(lexical)} chunks, the index has {len(chunks)}")
+    given = ("embedder",) if embedder is not None else ()  # an embedder passed in is checked against the manifest
     if embedder is None:
         name = manifest["embedder"]["name"]
         kind = manifest["embedder"].get("kind", name.split(":")[0].split("-")[0])
@@ -592,7 +597,44 @@ def _load(where: Path, folder: Path, embedder, config, trust: bool, connection: 
                         section_meta=section_meta, trusted=trust or is_stamped(manifest),
                         path_vectors=dict(zip(paths, path_vecs.astype(np.float32))), section_texts=texts)
     index.check_embedder(embedder)
+    check_settings(manifest, config, folder, skip=given)
     return index
+
+
+def built_with(manifest: dict) -> dict:
+    """The index-time settings (:data:`ppkit.core.config.INDEX_TIME_FIELDS`) an index was built with, read
+    from what its manifest records: ``embedder`` as the Config names it (``"local-bf16"``, ``"hash"``...),
+    ``chunk_size`` and ``chunk_overlap`` from its ``"settings"`` (absent ones are left out)."""
+    emb = manifest["embedder"]
+    kind = emb.get("kind", emb["name"].split(":")[0].split("-")[0])
+    if kind == "local":  # the resolved precision is in the name (see LocalEmbedder)
+        kind += "-bf16" if "+bf16" in emb["name"] else "-fp32"
+    settings = {k: manifest["settings"][k] for k in INDEX_TIME_FIELDS if k in manifest["settings"]}
+    return {"embedder": kind, **settings}
+
+
+def check_settings(manifest: dict, config: Config | None, folder: Path, *, skip=()) -> None:
+    """Refuse a Config that sets an index-time setting explicitly (``config.explicit``) to another value than
+    the index was built with; a setting left at its default opens any index (the index's value is used).
+    ``"local"`` (MiniLM at the CPU's precision) matches an index built with either precision.
+
+    Raises:
+        SettingsMismatch: names the setting, both values and what to do.
+    """
+    if config is None:
+        return
+    have = built_with(manifest)
+    for name in INDEX_TIME_FIELDS:
+        asked = getattr(config, name)
+        if name in skip or name not in config.explicit or name not in have or asked == have[name] \
+                or (name == "embedder" and have[name].startswith(f"{asked}-")):
+            continue
+        var = ENV_FIELDS[name][0] if name in ENV_FIELDS else None
+        drop = f"unset {var} / leave {name} out of the Config" if var else f"leave {name} out of the Config"
+        raise SettingsMismatch(
+            f"the index at {folder} was built with {name}={have[name]!r}, but the settings ask for "
+            f"{name}={asked!r}: rebuild it with that setting (`ppkit index DOCS... --index {folder} --fresh`), "
+            f"or {drop} to use the index as built")
 
 
 def _check_ids(folder: Path, trees: dict[str, Tree], chunks: list[Chunk], noise: dict) -> None:

@@ -28,7 +28,6 @@ import copy
 import hashlib
 import io
 import json
-import os
 import random
 import re
 import time
@@ -40,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.config import Config, gemini_key, offline_forced
+from ..core.config import Config, gemini_base_url, gemini_key, offline_forced
 from ..core.config import cache_dir as _default_cache_dir
 from ..core.errors import InvalidInput, MissingDependency, PpkitError
 from ..core.io import atomic_write
@@ -235,7 +234,7 @@ class GeminiClient:
         except ImportError:
             raise MissingDependency("talking to Gemini needs google-genai: pip install 'ppkit[gemini]'") from None
         self._types = types
-        self.base_url = base_url or self.config.gemini_base_url or os.environ.get("PPKIT_GEMINI_BASE_URL") or None
+        self.base_url = base_url or self.config.gemini_base_url or gemini_base_url()
         self.model = model or self.config.gemini_model
         self.cache_dir = Path(cache_dir) if cache_dir is not None else _default_cache_dir() / "llm"
         self.use_cache = use_cache

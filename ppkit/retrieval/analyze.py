@@ -615,7 +615,7 @@ def analyze(index: SearchIndex, question: str, *, online: bool | None = None, cl
     """
     cfg = index.config
     if online is None:
-        online = bool(cfg.use_gemini and cfg.analyze_online)
+        online = bool(cfg.online and cfg.analyze_online)
     if not online:
         return analyze_query(index, question)
     res, note = online_or_offline(lambda: analyze_query_online(index, question, client=client),

@@ -153,7 +153,7 @@ def rewrite_question(index: SearchIndex, question: str, history, *, online: bool
     """
     cfg = index.config
     if online is None:
-        online = bool(cfg.use_gemini and cfg.rewrite_online)
+        online = bool(cfg.online and cfg.rewrite_online)
     if not history_questions(history):
         return Rewrite(question, question, "none", notes=["no history"])
     if not online:
