@@ -15,7 +15,7 @@ import time
 
 import ppkit
 from ppkit.core import data
-from ppkit.bench.loaders import load_questions
+from ppkit.bench.data.loaders import load_questions
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ Each rule takes the structural re-ranker's order (hand-set weights, the default)
 down; the bench scores the result on every runnable question of the visible sets (Comprehensive 40 and
 FinanceBench dev 5 on the four 10-Ks, the multimodal 20 on the papers, and with ``--shelf DIR`` the
 FinanceBench questions on an index of the 74 filings). The rule used for a company's questions is then
-chosen on the questions that share no company with them (:func:`ppkit.bench.cv.loco_choice`: most hits at
+chosen on the questions that share no company with them (:func:`ppkit.bench.fit.cv.loco_choice`: most hits at
 k=3 and k=5 plus recall@5 and all-gold@5; a tie keeps ``none``), and scored on its own questions: the
 out-of-sample row. None of these rules is in the package: this script is the record of what was measured
 for them (README, "Tried for issue 15 and not kept").
@@ -30,14 +30,14 @@ import re
 
 import numpy as np
 
-from ppkit.bench.cv import loco_choice, loco_table
-from ppkit.bench.fit_rerank import (
+from ppkit.bench.fit.cv import loco_choice, loco_table
+from ppkit.bench.fit.rerank import (
     VISIBLE_SETS,
     load_sets,
     question_companies,
     set_companies,
 )
-from ppkit.bench.harness import BenchPlan, run_retrieval_bench
+from ppkit.bench.runs.harness import BenchPlan, run_retrieval_bench
 from ppkit.core.config import Config
 from ppkit.core.data import benchmark_path
 from ppkit.core.ids import breadcrumb_path, breadcrumb_titles

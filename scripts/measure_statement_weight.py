@@ -6,7 +6,7 @@ beside the other features. For each weight of the grid, every runnable question 
 (Comprehensive 40 and FinanceBench dev 5 on the four 10-Ks, the multimodal 20 on the papers, and with
 ``--shelf DIR`` the FinanceBench questions on an index of the 74 filings) is retrieved with the
 pipeline's own filter; then for each company (paper) the weight is chosen on the questions that share no
-company with its own (:func:`ppkit.bench.cv.loco_choice`: most hits at k=3 plus k=5; a tie keeps the earlier
+company with its own (:func:`ppkit.bench.fit.cv.loco_choice`: most hits at k=3 plus k=5; a tie keeps the earlier
 weight of the grid) and scored on its own questions.
 With several ``--retrieval`` modes the grid is every (stage 1, weight) pair, chosen jointly the same way.
 Prints in-sample rows per setting and the leave-one-company-out row, per set.
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import argparse
 
-from ppkit.bench.cv import loco_choice, loco_table
-from ppkit.bench.fit_rerank import VISIBLE_SETS, load_sets, question_companies, set_companies
-from ppkit.bench.harness import BenchPlan, run_retrieval_bench
+from ppkit.bench.fit.cv import loco_choice, loco_table
+from ppkit.bench.fit.rerank import VISIBLE_SETS, load_sets, question_companies, set_companies
+from ppkit.bench.runs.harness import BenchPlan, run_retrieval_bench
 from ppkit.core.config import RETRIEVAL_MODES, Config
 from ppkit.core.data import benchmark_path
 from ppkit.retrieval.rerank import StructuralReranker
@@ -39,7 +39,7 @@ def main(argv=None) -> int:
     rows: dict[tuple[str, str], dict[tuple[str, float], dict]] = {}
     company: dict[tuple[str, str], frozenset[str]] = {}  # every company a question is about (comparisons: several)
     # the visible sets on their reference indexes, the shelf's questions on its index; companies agreed across
-    # sets (ppkit.bench.cv.company_keys: the reference AMD and the shelf's AMD filings are one company)
+    # sets (ppkit.bench.fit.cv.company_keys: the reference AMD and the shelf's AMD filings are one company)
     sets = load_sets([benchmark_path(n) for n in VISIBLE_SETS], config, shelf_index=args.shelf)
     companies = set_companies(sets)
     for qs in sets:

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from ppkit import HashEmbedder
-from ppkit.bench.scale import _ReplayEmbedder, capacity, replica_name, write_replicas
+from ppkit.bench.runs.scale import _ReplayEmbedder, capacity, replica_name, write_replicas
 
 FIX = Path(__file__).parent / "fixtures" / "peers"
 

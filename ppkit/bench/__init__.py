@@ -9,10 +9,10 @@ Modules load lazily what they need (matplotlib, ipywidgets, Gemini) so importing
 this package is cheap.
 """
 
-from .baselines import build_baselines
-from .gold import GoldSet, comprehensive_gold, financebench_gold, multimodal_gold
-from .harness import markdown_table, run_retrieval_bench
-from .loaders import (
+from .runs.baselines import build_baselines
+from .data.gold import GoldSet, comprehensive_gold, financebench_gold, multimodal_gold
+from .runs.harness import markdown_table, run_retrieval_bench
+from .data.loaders import (
     MarkdownDocs,
     detect_format,
     load_comprehensive,
@@ -20,8 +20,8 @@ from .loaders import (
     load_multimodal_queries,
     load_questions,
 )
-from .metrics import Sent, hit_at_k, recall_at_k
-from .reference import load_run_logs, parse_run_log, parse_scorecard
+from .measures.metrics import Sent, hit_at_k, recall_at_k
+from .data.reference import load_run_logs, parse_run_log, parse_scorecard
 
 __all__ = [
     "GoldSet", "MarkdownDocs", "Sent", "build_baselines", "comprehensive_gold", "detect_format", "financebench_gold",

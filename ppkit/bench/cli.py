@@ -33,39 +33,39 @@ from ..core.data import DataNotFound, benchmark_path, data_dir, financebench_dir
 from ..core.errors import InvalidInput
 from ..core.io import atomic_write
 from ..pipeline import load_index, reference_index
-from .abstain import (
+from .runs.abstain import (
     abstain_markdown,
     default_abstain_questions,
     load_abstain_questions,
     run_abstain_bench,
 )
-from .answers import NeedsKey, run_answers_bench
-from .baselines import BASELINES, build_baselines
-from .computed import metric_markdown, run_metric_bench
-from .fit_rerank import VISIBLE_SETS, load_sets
-from .gold import load_gold
-from .harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
-from .loaders import load_questions
-from .loco import loco_bench, loco_markdown
-from .metadata_bench import metadata_markdown, run_metadata_bench
-from .peers import PEERS, peers_markdown, plot_peers, run_peers
-from .plots import plot_retrieval
-from .reproduce import (
+from .runs.answers import NeedsKey, run_answers_bench
+from .runs.baselines import BASELINES, build_baselines
+from .runs.computed import metric_markdown, run_metric_bench
+from .fit.rerank import VISIBLE_SETS, load_sets
+from .data.gold import load_gold
+from .runs.harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
+from .data.loaders import load_questions
+from .fit.loco import loco_bench, loco_markdown
+from .runs.metadata import metadata_markdown, run_metadata_bench
+from .runs.peers import PEERS, peers_markdown, plot_peers, run_peers
+from .views.plots import plot_retrieval
+from .runs.reproduce import (
     failure_analysis,
     failure_markdown,
     reference_summary,
     summary_markdown,
 )
-from .scale import (
+from .runs.scale import (
     ScalePlan,
     default_markdown_dir,
     plot_scale,
     run_scale,
     scale_markdown,
 )
-from .shelf import miss_causes
-from .transfer import gold_from_reference
-from .verify_bench import run_verify_bench, verify_markdown
+from .data.shelf import miss_causes
+from .runs.transfer import gold_from_reference
+from .runs.verify import run_verify_bench, verify_markdown
 
 __all__ = ["add_bench_parser", "run_bench"]
 
@@ -111,10 +111,10 @@ def add_bench_parser(subparsers, handler) -> None:
     r.add_argument("--no-figure", action="store_true", help="do not draw the figure")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
     r.add_argument("--cv", choices=["loco"], help="in-sample and out-of-sample figures with 95%% bootstrap intervals: "
-                   "nested leave-one-company-out over this set and the other visible sets (ppkit.bench.loco)")
+                   "nested leave-one-company-out over this set and the other visible sets (ppkit.bench.fit.loco)")
     r.add_argument("--cv-with", action="append", metavar="FILE",
                    help="with --cv: the question sets pooled with --questions (repeatable; default: the visible "
-                        "sets of ppkit.bench.fit_rerank.VISIBLE_SETS)")
+                        "sets of ppkit.bench.fit.rerank.VISIBLE_SETS)")
     r.add_argument("--shelf-index", metavar="DIR",
                    help="with --cv: also pool the FinanceBench questions (financebench/questions.jsonl of the data) "
                         "asked of this index of the FinanceBench filings; folds are by company across all sets")

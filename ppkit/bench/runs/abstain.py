@@ -17,15 +17,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..answer.abstain import abstained
-from ..core.errors import InvalidInput, MissingFile
-from ..indexing.index import SearchIndex
-from .loaders import jsonl_records
+from ...answer.abstain import abstained
+from ...core.errors import InvalidInput, MissingFile
+from ...indexing.index import SearchIndex
+from ..data.loaders import jsonl_records
 
 __all__ = ["load_abstain_questions", "default_abstain_questions", "run_abstain_bench", "abstain_markdown",
            "ABSTAIN_QUESTIONS"]
 
-ABSTAIN_QUESTIONS = Path(__file__).parent / "data" / "abstain_questions.jsonl"
+ABSTAIN_QUESTIONS = Path(__file__).parent.parent / "data" / "abstain_questions.jsonl"
 
 
 def load_abstain_questions(path) -> list[dict]:

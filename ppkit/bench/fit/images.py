@@ -16,7 +16,7 @@ image hit + image precision, and reported two ways:
 Nothing is fit to single questions: the grid has five parameters (six with ``--stop-at``) shared by all. Retrieval runs
 once per question (at the largest k); each k scores the first k sections.
 
-    python -m ppkit.bench.image_fit --questions ../shared/data/benchmarks/multimodal_queries.json --k 1 --k 3 --k 5
+    python -m ppkit.bench.fit.images --questions ../shared/data/benchmarks/multimodal_queries.json --k 1 --k 3 --k 5
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..answer.images import ImageChoice, score_images, select_images, with_priors
-from ..core.config import Config
-from ..pipeline import default_reranker, reference_index
-from .gold import load_gold
-from .loaders import load_questions
-from .metrics import image_hit, image_key, image_precision, mean
+from ...answer.images import ImageChoice, score_images, select_images, with_priors
+from ...core.config import Config
+from ...pipeline import default_reranker, reference_index
+from ..data.gold import load_gold
+from ..data.loaders import load_questions
+from ..measures.metrics import image_hit, image_key, image_precision, mean
 
 __all__ = ["Scored", "collect", "evaluate", "fit", "lopo", "explain", "GRID_THRESHOLDS", "GRID_RATIOS"]
 
@@ -167,7 +167,7 @@ def explain(r: Scored, chosen_keys: list[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ppkit.bench.image_fit", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m ppkit.bench.fit.images", description=__doc__.split("\n\n")[0])
     ap.add_argument("--questions", required=True)
     ap.add_argument("--k", type=int, action="append")
     ap.add_argument("--json")

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.errors import InvalidInput
-from ..core.ids import split_section_id
-from ..indexing.index import SearchIndex
-from .gold import comprehensive_gold, gold_lines
-from .loaders import load_comprehensive, resolve_doc_name
-from .metrics import covered
-from .reference import load_run_logs, parse_scorecard, scorecard_summary
+from ...core.errors import InvalidInput
+from ...core.ids import split_section_id
+from ...indexing.index import SearchIndex
+from ..data.gold import comprehensive_gold, gold_lines
+from ..data.loaders import load_comprehensive, resolve_doc_name
+from ..measures.metrics import covered
+from ..data.reference import load_run_logs, parse_scorecard, scorecard_summary
 from .results import RetrievalBench, as_json
 
 __all__ = ["reference_summary", "summary_markdown", "reference_runs", "failure_analysis", "failure_markdown",
@@ -166,7 +166,7 @@ def failure_markdown(rows: list[dict]) -> str:
 
 def per_question_comparison(index: SearchIndex, bench_dir, result: RetrievalBench | dict, *, questions: list[dict] | None = None) -> list[dict]:
     """Per Comprehensive question: the gold recall of the reference's k=3 and k=5 node lists (by id)
-    beside ppkit's (by heading lines, from a :func:`ppkit.bench.harness.run_retrieval_bench` result).
+    beside ppkit's (by heading lines, from a :func:`ppkit.bench.runs.harness.run_retrieval_bench` result).
 
     Returns rows ``{"qid", "reference_k3", "reference_k5", "ppkit_k3", "ppkit_k5"}`` (recall values).
     """
@@ -192,7 +192,7 @@ def per_question_comparison(index: SearchIndex, bench_dir, result: RetrievalBenc
 
 def reference_sections(index: SearchIndex, bench_dir, questions: list[dict]) -> dict[str, dict[str, list[str]]]:
     """The reference run's sections per question id: ``{qid: {"3": [section ids], "5": [...]}}``
-    (the shape :func:`ppkit.bench.views.question_browser` takes)."""
+    (the shape :func:`ppkit.bench.views.questions.question_browser` takes)."""
     runs = reference_runs(bench_dir, index)
     out = {}
     for q in questions:

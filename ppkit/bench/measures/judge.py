@@ -15,7 +15,7 @@
 
 Reasons for a miss: ``no_number``, ``abstained`` (the answer says it did not compute), ``unit``,
 ``sign``, ``value``. Not applicable when the ground truth holds no number. The lenient check beside
-the LLM judge in :mod:`ppkit.bench.answers` (``numeric_check``: any number, 2%, sign ignored) is a
+the LLM judge in :mod:`ppkit.bench.runs.answers` (``numeric_check``: any number, 2%, sign ignored) is a
 different, looser measure.
 """
 
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import re
 
-from ..answer.abstain import abstained
-from ..answer.verify import numbers_with_values
+from ...answer.abstain import abstained
+from ...answer.verify import numbers_with_values
 
 __all__ = ["judge_numeric", "expected_value", "stated_result"]
 

@@ -26,7 +26,7 @@ characters (``len(item.text)``, or ``item.chars``). A gold section is
     A number given in billions or millions with a decimal part (``$23.6 billion``) is
     also found where the sent text holds a figure one unit down that rounds to it
     (``23,601`` in a table in millions; half up: ``23,650`` is 23.7);
-  - **key phrases** (prose evidence only, see :func:`ppkit.bench.evidence.evidence_kind`):
+  - **key phrases** (prose evidence only, see :func:`ppkit.bench.data.evidence.evidence_kind`):
     the evidence's words cut into consecutive, non-overlapping runs of eight normalised
     tokens (the same tokens as the evidence mapping's); a phrase is found when its
     eight tokens occur in that order in the sent text. PDF table cells come out in
@@ -76,8 +76,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import PurePosixPath
 
-from ..answer.synth import ExtractiveSynthesizer, Synthesizer
-from .evidence import evidence_kind, evidence_tokens, normalise
+from ...answer.synth import ExtractiveSynthesizer, Synthesizer
+from ..data.evidence import evidence_kind, evidence_tokens, normalise
 
 __all__ = ["Sent", "covered", "hit_at_k", "recall_at_k", "all_gold_at_k", "context_chars", "score_question", "mean",
            "evidence_features", "text_features", "evidence_recall", "findable", "EvidenceFeatures", "image_key",

@@ -18,10 +18,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..core.config import project_root
-from ..core.errors import MissingFile
-from ..core.ids import split_section_id
-from ..indexing.index import SearchIndex
+from ...core.config import project_root
+from ...core.errors import MissingFile
+from ...core.ids import split_section_id
+from ...indexing.index import SearchIndex
 
 __all__ = ["contamination", "measure_contamination", "load_comparison_questions", "gold_hit"]
 

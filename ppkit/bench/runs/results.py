@@ -1,6 +1,6 @@
 """The retrieval benchmark's result as types: the headline scores per k and the run around them.
 
-:class:`RetrievalBench` is what :func:`ppkit.bench.harness.run_retrieval_bench` returns;
+:class:`RetrievalBench` is what :func:`ppkit.bench.runs.harness.run_retrieval_bench` returns;
 ``to_dict()`` is the ``ppkit bench retrieval --json`` file (its keys are frozen by
 ``tests/test_interfaces.py``) and :meth:`RetrievalBench.from_dict` reads such a file back.
 :class:`KScores` are the headline measures at one cut-off (see ``DEFINITIONS`` in the
@@ -91,7 +91,7 @@ class RetrievalBench:
     seconds: float
     questions_file: str | None = None  # set by the command line
     format: str | None = None
-    transfer: dict | None = None  # gold carried from the reference Markdown (see ppkit.bench.transfer)
+    transfer: dict | None = None  # gold carried from the reference Markdown (see ppkit.bench.runs.transfer)
     extra: dict = field(default_factory=dict)  # keys of a loaded file this class does not know
 
     @classmethod

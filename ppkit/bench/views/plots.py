@@ -10,7 +10,7 @@ size it costs.
 
 from __future__ import annotations
 
-from .results import RetrievalBench, as_json
+from ..runs.results import RetrievalBench, as_json
 
 __all__ = ["retrieval_points", "plot_retrieval", "plot_reference_vs_ppkit", "page_points", "plot_page_hits"]
 
@@ -18,7 +18,7 @@ __all__ = ["retrieval_points", "plot_retrieval", "plot_reference_vs_ppkit", "pag
 def retrieval_points(result: RetrievalBench | dict, *, mode: str = "auto") -> list[dict]:
     """The plotted rows: ``{"system", "k", "hit", "recall", "context_chars"}`` for ppkit and each baseline in ``mode``.
 
-    ``result``: a :class:`~ppkit.bench.results.RetrievalBench` or its JSON form (a ``--json`` file).
+    ``result``: a :class:`~ppkit.bench.runs.results.RetrievalBench` or its JSON form (a ``--json`` file).
     """
     result = as_json(result)
     rows = []
@@ -79,7 +79,7 @@ def plot_reference_vs_ppkit(rows: list[dict], *, figsize=(7, 3.6)):
     """Per-question bars of the reference's and ppkit's gold coverage at k=3 and k=5.
 
     ``rows``: ``{"qid", "reference_k3", "reference_k5", "ppkit_k3", "ppkit_k5"}`` (recall values, 0..1),
-    e.g. from :func:`ppkit.bench.reproduce.per_question_comparison`.
+    e.g. from :func:`ppkit.bench.runs.reproduce.per_question_comparison`.
 
     Returns:
         (means per column, Figure).

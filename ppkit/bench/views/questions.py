@@ -2,17 +2,17 @@
 
 The static renderings are what a headless run (nbmake, CI) shows; the widget is a
 dropdown over the questions that shows the same HTML. Neither re-runs retrieval:
-they read a :func:`ppkit.bench.harness.run_retrieval_bench` result.
+they read a :func:`ppkit.bench.runs.harness.run_retrieval_bench` result.
 """
 
 from __future__ import annotations
 
 import html
 
-from ..core.errors import MissingDependency
-from ..core.ids import split_section_id
-from ..core.style import block
-from .results import RetrievalBench, as_json
+from ...core.errors import MissingDependency
+from ...core.ids import split_section_id
+from ...core.style import block
+from ..runs.results import RetrievalBench, as_json
 
 __all__ = ["question_view", "question_markdown", "question_html", "misses_markdown", "question_browser"]
 

@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.data import financebench_dir
-from ..documents.extract import pdf_page_count
+from ...core.data import financebench_dir
+from ...documents.extract import pdf_page_count
 from .loaders import load_financebench
-from .results import as_json
+from ..runs.results import as_json
 
 __all__ = ["shelf", "small_filings", "miss_causes", "CAUSES"]
 
 
 def shelf(root: Path | None = None) -> tuple[list[Path], list[dict]]:
-    """The shelf's PDFs (sorted by name) and its questions (:func:`ppkit.bench.loaders.load_financebench`)."""
+    """The shelf's PDFs (sorted by name) and its questions (:func:`ppkit.bench.data.loaders.load_financebench`)."""
     d = financebench_dir(root)
     return sorted((d / "pdfs").glob("*.pdf")), load_financebench(d / "questions.jsonl")
 
@@ -42,8 +42,8 @@ def miss_causes(result, gold, *, k: str = "5", mode: str = "auto") -> dict[str, 
     of the evidence page).
 
     Args:
-        result: a :class:`~ppkit.bench.results.RetrievalBench` or its JSON form.
-        gold: the run's :class:`~ppkit.bench.gold.GoldSet` (its evidence placements).
+        result: a :class:`~ppkit.bench.runs.results.RetrievalBench` or its JSON form.
+        gold: the run's :class:`~ppkit.bench.data.gold.GoldSet` (its evidence placements).
     """
     out: dict[str, list[str]] = {c: [] for c in CAUSES}
     for row in as_json(result)["per_question"]:

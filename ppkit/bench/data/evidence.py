@@ -33,7 +33,7 @@ import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..core.ids import ROOT_ID
+from ...core.ids import ROOT_ID
 
 __all__ = ["EvidenceMatch", "DocText", "map_evidence", "map_evidence_on_page", "normalise", "evidence_kind"]
 

@@ -3,7 +3,7 @@
 For every ``metrics-generated`` question (FinanceBench's computed financial metrics) whose filing
 is in the index, :func:`run_metric_bench` asks the question at each k (the offline extractive
 answer computes the metric from the primary statements, :mod:`ppkit.answer.metrics`), and scores
-the stated result with :func:`ppkit.bench.judge.judge_numeric` (1%, unit and sign checked).
+the stated result with :func:`ppkit.bench.measures.judge.judge_numeric` (1%, unit and sign checked).
 
 A question's filing is in the index when its ``doc_name`` names an indexed document's company *and*
 fiscal year (``PEPSICO_2022_10K`` -> ``PepsiCo`` with fiscal_year 2022; ``PEPSICO_2021_10K`` is not
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import re
 
-from ..indexing.index import SearchIndex
-from .judge import judge_numeric
-from .loaders import resolve_doc_name
+from ...indexing.index import SearchIndex
+from ..measures.judge import judge_numeric
+from ..data.loaders import resolve_doc_name
 
 __all__ = ["run_metric_bench", "metric_markdown", "indexed_doc"]
 

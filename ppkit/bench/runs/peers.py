@@ -2,7 +2,7 @@
 
 Every recipe chunks the same Markdown, is embedded by the index's own embedder, searched by dense
 similarity with the question's text and document filter, and scored by the retrieval benchmark's
-harness (:func:`ppkit.bench.harness.run_retrieval_bench`: the recipes run as its baselines, so
+harness (:func:`ppkit.bench.runs.harness.run_retrieval_bench`: the recipes run as its baselines, so
 hit@k, recall@k and *equal context* — as many top chunks as fit in the characters ppkit sent at
 k=5 — are computed exactly as for ppkit and the built-in baselines). The recipes:
 
@@ -37,12 +37,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.config import cache_dir
-from ..core.errors import MissingDependency
+from ...core.config import cache_dir
+from ...core.errors import MissingDependency
 from .baselines import ChunkCorpus, DenseBaseline, blind_chunks, embed_corpus
-from .gold import GoldSet
+from ..data.gold import GoldSet
 from .harness import BenchPlan, run_retrieval_bench
-from .metrics import Sent
+from ..measures.metrics import Sent
 
 __all__ = ["PEERS", "build_peers", "locate_chunks", "peer_corpora", "peers_markdown", "plot_peers", "run_peers"]
 

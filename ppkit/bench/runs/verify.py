@@ -31,12 +31,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..answer.verify import column_years, find_number, numbers_with_values, verify_answer
-from ..core.data import benchmark_path
-from ..retrieval.pointers import load_sections
-from ..retrieval.types import Candidate
-from .loaders import resolve_doc_name
-from .reference import load_run_logs, parse_scorecard
+from ...answer.verify import column_years, find_number, numbers_with_values, verify_answer
+from ...core.data import benchmark_path
+from ...retrieval.pointers import load_sections
+from ...retrieval.types import Candidate
+from ..data.loaders import resolve_doc_name
+from ..data.reference import load_run_logs, parse_scorecard
 
 __all__ = ["plant_errors", "verification_cases", "run_verify_bench", "verify_markdown", "KINDS"]
 

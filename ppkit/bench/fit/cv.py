@@ -16,7 +16,7 @@ intervals of about +-0.15 around a hit rate.
 about one company fall in one fold whichever index they are asked of (the reference ``AMD`` and
 the shelf's ``AMD_2015_10K`` are one company).
 
-None of them looks at scores or models; :mod:`ppkit.bench.fit_rerank` uses them.
+None of them looks at scores or models; :mod:`ppkit.bench.fit.rerank` uses them.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..documents.metadata import normalise_company
-from ..retrieval.analyze import company_groups
+from ...documents.metadata import normalise_company
+from ...retrieval.analyze import company_groups
 
 __all__ = ["Fold", "loco_folds", "loco_choice", "loco_table", "bootstrap_ci", "company_keys", "RESAMPLES", "SEED"]
 

@@ -17,7 +17,7 @@ A question is a dict (the BEIR shape plus what each set carries)::
 ``doc`` is the name of the document the question is about *as the question set
 writes it* (``AMD_2022_10K``, ``Pepsico_2022``); :func:`resolve_doc_name` turns it
 into an indexed document name. This module does not decide gold sections (see
-:mod:`ppkit.bench.gold`) and does not retrieve.
+:mod:`ppkit.bench.data.gold`) and does not retrieve.
 """
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ import re
 import zipfile
 from pathlib import Path
 
-from ..core.errors import InvalidInput, MissingDependency, MissingFile
-from ..documents.metadata import metadata_from_name
-from ..documents.tree import build_tree, read_lines
+from ...core.errors import InvalidInput, MissingDependency, MissingFile
+from ...documents.metadata import metadata_from_name
+from ...documents.tree import build_tree, read_lines
 
 __all__ = ["norm_name", "detect_format", "load_questions", "load_comprehensive", "load_financebench",
            "load_multimodal_queries", "resolve_doc_name", "MarkdownDocs", "DOC_ALIASES", "QuestionSetError"]

@@ -12,7 +12,7 @@ Offline the command says that it needs a key and stops (:class:`NeedsKey`).
   it, a fraction and a percentage being the same number (``0.542`` = ``54.2%``).
   It is reported beside the verdict so that a lenient judge is visible.
 * The run writes a timestamped log in the reference's log format and a scorecard in
-  the reference's Markdown format (which :func:`ppkit.bench.reference.parse_scorecard` reads back).
+  the reference's Markdown format (which :func:`ppkit.bench.data.reference.parse_scorecard` reads back).
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ import re
 import time
 from pathlib import Path
 
-from ..core.config import cache_dir, project_root
-from ..core.errors import InvalidInput, PpkitError
-from ..indexing.index import SearchIndex
-from ..llm.client import GeminiClient
-from .judge import judge_numeric
+from ...core.config import cache_dir, project_root
+from ...core.errors import InvalidInput, PpkitError
+from ...indexing.index import SearchIndex
+from ...llm.client import GeminiClient
+from ..measures.judge import judge_numeric
 
 __all__ = ["NeedsKey", "RUBRIC", "numeric_check", "judge_answer", "run_answers_bench", "format_log_entry",
            "scorecard_markdown"]
@@ -169,7 +169,7 @@ def scorecard_markdown(rows: list[dict], *, k: int, title: str = "Proxy-Pointer 
             f"(questions whose ground truth holds a number)."]
     if strict:
         tail.append(f"**Strict numeric judge:** {sum(1 for r in strict if r['strict']['ok'])} / {len(strict)} metric "
-                    "questions within 1% of the ground truth, unit and sign agreeing (ppkit.bench.judge).")
+                    "questions within 1% of the ground truth, unit and sign agreeing (ppkit.bench.measures.judge).")
     return "\n".join(head + body + tail) + "\n"
 
 

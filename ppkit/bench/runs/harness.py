@@ -9,14 +9,14 @@ depend on k, and each section's text is trimmed on its own):
   possible: ``wrong_doc`` is the share of sent sections from another document);
 * ``gold``: restricted to the question's gold document(s).
 
-It records hit@k, recall@k and context characters (:mod:`ppkit.bench.metrics`), and
+It records hit@k, recall@k and context characters (:mod:`ppkit.bench.measures.metrics`), and
 "gold in the candidates": whether the 50 sections that stage 1 handed to the
 re-ranker held a gold heading (what stage 1 lost versus what stage 2 lost). The
-baselines (:mod:`ppkit.bench.baselines`) search with the same query text and the
+baselines (:mod:`ppkit.bench.runs.baselines`) search with the same query text and the
 same document filter as ppkit in that mode, at k=3, 5, 10 and at *equal context*:
 as many top chunks as fit in the characters ppkit sent at k=5 for that question.
 
-Output (:func:`run_retrieval_bench`, a :class:`ppkit.bench.results.RetrievalBench`) is, as JSON, the
+Output (:func:`run_retrieval_bench`, a :class:`ppkit.bench.runs.results.RetrievalBench`) is, as JSON, the
 ``bench retrieval --json`` contract::
 
     {"benchmark", "n", "results": {"3": {"hit", "recall", "context_chars_mean", ...}, "5": {...}},
@@ -33,14 +33,14 @@ import time
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from ..core.errors import InvalidInput
-from ..core.ids import split_section_id
-from ..core.progress import progress_bar
-from ..indexing.index import SearchIndex
-from ..pipeline import default_reranker
-from ..retrieval.analyze import catalog_of, company_groups, same_period
-from .gold import GoldSet, gold_lines
-from .metrics import (
+from ...core.errors import InvalidInput
+from ...core.ids import split_section_id
+from ...core.progress import progress_bar
+from ...indexing.index import SearchIndex
+from ...pipeline import default_reranker
+from ...retrieval.analyze import catalog_of, company_groups, same_period
+from ..data.gold import GoldSet, gold_lines
+from ..measures.metrics import (
     EvidenceFeatures,
     Sent,
     covered,
@@ -58,7 +58,7 @@ from .results import KScores, RetrievalBench, as_json
 __all__ = ["BenchPlan", "run_retrieval_bench", "markdown_table", "DEFINITIONS", "MODES", "bench_view", "one_torch_thread"]
 
 MODES = ("auto", "none", "gold")
-# the multimodal set's image measures (ppkit.bench.metrics), per question and averaged
+# the multimodal set's image measures (ppkit.bench.measures.metrics), per question and averaged
 IMAGE_KEYS = ("image_hit", "image_precision", "image_reachable", "image_hit_by_caption", "image_precision_by_caption")
 
 DEFINITIONS = {
@@ -370,11 +370,11 @@ def run_retrieval_bench(index: SearchIndex, questions: list[dict], gold: GoldSet
             ``skipped``, never dropped silently.
         gold: the :class:`GoldSet` for these questions.
         plan: cut-offs and modes (:class:`BenchPlan`; default k=3 and 5, modes auto, none, gold).
-        baselines: ``{name: baseline}`` from :func:`ppkit.bench.baselines.build_baselines` (``None``: none).
+        baselines: ``{name: baseline}`` from :func:`ppkit.bench.runs.baselines.build_baselines` (``None``: none).
         reranker: stage 2 (default: the index's default re-ranker, created once and reused).
 
     Returns:
-        A :class:`ppkit.bench.results.RetrievalBench`; ``to_dict()`` is the JSON (see the module docstring).
+        A :class:`ppkit.bench.runs.results.RetrievalBench`; ``to_dict()`` is the JSON (see the module docstring).
 
     >>> run_retrieval_bench(index, questions, gold, benchmark="comprehensive").results["5"].hit  # doctest: +SKIP
     """

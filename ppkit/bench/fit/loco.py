@@ -5,32 +5,32 @@ Three stage-2 variants, each question retrieved for real (own document filter, k
 * ``handset``: the structural re-ranker with its hand-set weights. They were set by looking at
   these very questions, so its figures are in-sample only (an optimistic bound on its
   out-of-sample ones).
-* ``fitted_in``: the fitted model (:mod:`ppkit.bench.fit_rerank`) chosen and fitted on *all* the
+* ``fitted_in``: the fitted model (:mod:`ppkit.bench.fit.rerank`) chosen and fitted on *all* the
   questions, scored on the same questions (in-sample).
 * ``fitted_loco``: nested leave-one-company-out. For each company (outer fold), the settings are
   chosen by leave-one-company-out over the *other* companies' questions (inner folds), the model
   is fitted on them, and the held-out company's questions are scored: the out-of-sample figure.
 
 Each measure is a mean over questions with its 95% percentile-bootstrap interval
-(:func:`ppkit.bench.cv.bootstrap_ci`, 2000 resamples, seed 0). ``candidates`` is stage 1: the share
+(:func:`ppkit.bench.fit.cv.bootstrap_ci`, 2000 resamples, seed 0). ``candidates`` is stage 1: the share
 of gold sections among the candidate sections handed to stage 2. ``threshold`` rows are the fitted
 model with its relevance cut (:func:`ppkit.retrieval.rerank_fitted.relevant_k`): k shrinks below 5
 when the candidates are weak. ``page_hit`` (questions whose evidence names PDF pages, on an index
 that holds the page map: the FinanceBench shelf): a gold page among the pages of the sections sent.
-Folds are by company (:func:`ppkit.bench.fit_rerank.set_companies`): a company's questions share a
+Folds are by company (:func:`ppkit.bench.fit.rerank.set_companies`): a company's questions share a
 fold whichever set and index they come from. Everything is deterministic.
 """
 
 from __future__ import annotations
 
-from ..retrieval.rerank import StructuralReranker
-from ..retrieval.rerank_fitted import FittedReranker, keep_count
+from ...retrieval.rerank import StructuralReranker
+from ...retrieval.rerank_fitted import FittedReranker, keep_count
 from .cv import RESAMPLES, SEED, bootstrap_ci, loco_folds
-from .fit_rerank import (QuestionSet, choose, collect, fit_model, question_companies, question_docs, runnable,
+from .rerank import (QuestionSet, choose, collect, fit_model, question_companies, question_docs, runnable,
                          set_companies)
-from .gold import gold_lines
-from .harness import bench_view, one_torch_thread
-from .metrics import Sent, covered, gold_pages, page_scores, score_question
+from ..data.gold import gold_lines
+from ..runs.harness import bench_view, one_torch_thread
+from ..measures.metrics import Sent, covered, gold_pages, page_scores, score_question
 
 __all__ = ["loco_bench", "loco_markdown", "loco_pooled", "score_retrieval", "VARIANTS"]
 

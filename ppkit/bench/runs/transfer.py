@@ -12,7 +12,7 @@ used, and both are recorded:
   title (``Revenues`` under each segment) pairs with its own occurrence.
 * **Text.** The gold section's own text (heading to next heading) is placed in the
   other document by its rare word 8-grams and distinctive numbers, exactly as
-  FinanceBench evidence is (:func:`ppkit.bench.evidence.map_evidence`); the node
+  FinanceBench evidence is (:func:`ppkit.bench.data.evidence.map_evidence`); the node
   whose own text holds most of it is where the text went.
 
 Decision for one gold heading (``how`` in the result):
@@ -35,7 +35,7 @@ Decision for one gold heading (``how`` in the result):
 =====================  ==============================================================
 
 The result names the indexed documents (``doc_map`` reference -> target name), so
-the transferred gold plugs into :func:`ppkit.bench.harness.run_retrieval_bench`
+the transferred gold plugs into :func:`ppkit.bench.runs.harness.run_retrieval_bench`
 unchanged. Repair never moves a heading line or changes a node id, so the gold
 transferred onto a raw extraction names the same headings in its repaired copy.
 
@@ -48,16 +48,16 @@ import bisect
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from ..core import data
-from ..core.errors import InvalidInput, NotFound
-from ..core.ids import ROOT_ID, section_id, split_section_id
-from ..documents.titles import normalize_title
-from ..documents.treecheck import lcs_pairs
-from ..indexing.index import SearchIndex
-from .evidence import DocText, map_evidence
-from .gold import GoldSet, load_gold
+from ...core import data
+from ...core.errors import InvalidInput, NotFound
+from ...core.ids import ROOT_ID, section_id, split_section_id
+from ...documents.titles import normalize_title
+from ...documents.treecheck import lcs_pairs
+from ...indexing.index import SearchIndex
+from ..data.evidence import DocText, map_evidence
+from ..data.gold import GoldSet, load_gold
 from .harness import MODES, BenchPlan, run_retrieval_bench
-from .loaders import MarkdownDocs, load_questions, resolve_doc_name
+from ..data.loaders import MarkdownDocs, load_questions, resolve_doc_name
 from .results import RetrievalBench
 
 __all__ = ["SectionTransfer", "TransferReport", "transfer_sections", "transfer_gold", "reference_docs_for",
@@ -270,9 +270,9 @@ def transfer_sections(section_ids, reference_docs, target_docs, *, doc_map: dict
     Args:
         section_ids: reference section ids (``"Boeing#0107"``).
         reference_docs / target_docs: anything with ``trees`` and ``lines(doc)`` (an Index or
-            :class:`ppkit.bench.loaders.MarkdownDocs`).
+            :class:`ppkit.bench.data.loaders.MarkdownDocs`).
         doc_map: ``{reference doc: target doc}``; default: the same name, else
-            :func:`ppkit.bench.loaders.resolve_doc_name`.
+            :func:`ppkit.bench.data.loaders.resolve_doc_name`.
 
     Returns:
         A :class:`TransferReport`; a section whose document has no counterpart, or
@@ -308,7 +308,7 @@ def transfer_gold(gold: GoldSet, reference_docs, target_docs, *, doc_map: dict[s
     """A gold set over the reference Markdown, re-expressed over another extraction.
 
     Args:
-        gold: gold over ``reference_docs`` (:func:`ppkit.bench.gold.comprehensive_gold`, ...).
+        gold: gold over ``reference_docs`` (:func:`ppkit.bench.data.gold.comprehensive_gold`, ...).
         reference_docs / target_docs / doc_map: as for :func:`transfer_sections`.
 
     Returns:
@@ -349,7 +349,7 @@ def reference_docs_for(target_docs, paths=None, data_root: Path | None = None) -
         target_docs: the index (or MarkdownDocs) built from another extraction.
         paths: reference Markdown files (default: the four reference 10-Ks and the five papers
             in the data folder); each is paired with the target document of its name (the same
-            name, or one :func:`ppkit.bench.loaders.resolve_doc_name` resolves to it).
+            name, or one :func:`ppkit.bench.data.loaders.resolve_doc_name` resolves to it).
 
     Returns:
         ``(MarkdownDocs of the paired reference files, {reference doc: target doc})``.
@@ -383,7 +383,7 @@ def gold_from_reference(fmt: str, questions: list[dict], path, index: SearchInde
     """Gold for an index built from another extraction: made over the reference Markdown, then transferred.
 
     Args:
-        fmt / questions / path: as :func:`ppkit.bench.loaders.load_questions` returned them, and the file.
+        fmt / questions / path: as :func:`ppkit.bench.data.loaders.load_questions` returned them, and the file.
         index: the index (its documents named like the reference, e.g. ``AMEX``, ``Boeing``, ``PepsiCo``).
         args: CLI arguments (``reference_logs`` / ``reference_log``), if any.
         reference_paths: reference Markdown files (default: see :func:`reference_docs_for`).
@@ -401,7 +401,7 @@ def run_transfer_benchmark(index: SearchIndex, questions_path, *, ks=(3, 5), mod
     """The retrieval benchmark on an index of another extraction, with gold carried over from the reference.
 
     The same as ``ppkit bench retrieval --questions FILE --index DIR --gold-from-reference
-    --no-baselines``: the result of :func:`ppkit.bench.harness.run_retrieval_bench` plus
+    --no-baselines``: the result of :func:`ppkit.bench.runs.harness.run_retrieval_bench` plus
     ``"transfer"`` (the :class:`TransferReport` as a dict).
 
     >>> run_transfer_benchmark(load_index(".ppkit/extract/index-raw"), "comprehensive_questions.xlsx")  # doctest: +SKIP

@@ -27,10 +27,10 @@ import json
 import re
 from pathlib import Path
 
-from ..core.errors import InvalidInput, MissingFile
-from ..documents.metadata import company_matches, document_metadata, period_label
-from ..documents.tree import parse_markdown
-from ..retrieval.analyze import analyze_catalog
+from ...core.errors import InvalidInput, MissingFile
+from ...documents.metadata import company_matches, document_metadata, period_label
+from ...documents.tree import parse_markdown
+from ...retrieval.analyze import analyze_catalog
 
 __all__ = ["gold_metadata", "run_metadata_bench", "metadata_markdown"]
 

@@ -1,4 +1,4 @@
-"""Fit the stage-2 model on the visible question sets: ``python -m ppkit.bench.fit_rerank``.
+"""Fit the stage-2 model on the visible question sets: ``python -m ppkit.bench.fit.rerank``.
 
 Steps (all deterministic: fixed orders, no random state, scikit-learn's lbfgs):
 
@@ -9,7 +9,7 @@ Steps (all deterministic: fixed orders, no random state, scikit-learn's lbfgs):
    gold heading line).
 2. **Choose** (:func:`choose`): the regularisation ``C``, whether the financial-statement rule is
    used (``domain_rules``) and the relevance ``threshold`` are chosen by leave-one-company-out
-   cross-validation over the groups given (:func:`ppkit.bench.cv.loco_folds`), scored on the
+   cross-validation over the groups given (:func:`ppkit.bench.fit.cv.loco_folds`), scored on the
    held-out companies' candidates: mean of hit@3 and recall@5 among the candidates that hold gold.
    The threshold is the largest on its grid whose held-out recall at the shrunk k stays within
    ``THRESHOLD_SLACK`` of recall@5.
@@ -18,12 +18,12 @@ Steps (all deterministic: fixed orders, no random state, scikit-learn's lbfgs):
 
 ``main`` runs 1-3 on all visible sets and writes ``ppkit/retrieval/fitted_rerank.json`` with the
 training sets (file, questions, sha256) and the commit it was fitted at. The nested evaluation
-(outer folds around 2-3) is :mod:`ppkit.bench.loco`.
+(outer folds around 2-3) is :mod:`ppkit.bench.fit.loco`.
 
 More question sets: pass ``--with FILE`` (any file ``ppkit bench retrieval`` reads), or add it to
 :data:`VISIBLE_SETS`; ``--shelf-index DIR`` pools the FinanceBench questions
 (``../shared/data/financebench/questions.jsonl``) asked of an index of the FinanceBench filings
-(:func:`shelf_set`). Questions are folded by company (:func:`ppkit.bench.cv.company_keys`), so a
+(:func:`shelf_set`). Questions are folded by company (:func:`ppkit.bench.fit.cv.company_keys`), so a
 company's questions share a fold whichever set and index they come from.
 """
 
@@ -39,20 +39,20 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.config import Config
-from ..core.data import benchmark_path, financebench_dir
-from ..core.errors import MissingDependency
-from ..core.ids import split_section_id
-from ..core.io import atomic_write
-from ..pipeline import load_index, reference_index
-from ..retrieval.analyze import catalog_of
-from ..retrieval.rerank import StructuralReranker
-from ..retrieval.rerank_fitted import DEFAULT_MODEL_PATH, FEATURES, FittedModel, design_matrix, keep_count, sigmoid
+from ...core.config import Config
+from ...core.data import benchmark_path, financebench_dir
+from ...core.errors import MissingDependency
+from ...core.ids import split_section_id
+from ...core.io import atomic_write
+from ...pipeline import load_index, reference_index
+from ...retrieval.analyze import catalog_of
+from ...retrieval.rerank import StructuralReranker
+from ...retrieval.rerank_fitted import DEFAULT_MODEL_PATH, FEATURES, FittedModel, design_matrix, keep_count, sigmoid
 from .cv import company_keys, loco_folds
-from .gold import GoldSet, gold_lines, load_gold
-from .harness import bench_view
-from .loaders import load_questions
-from .metrics import Sent, covered
+from ..data.gold import GoldSet, gold_lines, load_gold
+from ..runs.harness import bench_view
+from ..data.loaders import load_questions
+from ..measures.metrics import Sent, covered
 
 __all__ = ["VISIBLE_SETS", "SHELF_SET", "QuestionSet", "Group", "load_sets", "shelf_set", "set_companies",
            "question_companies", "collect", "choose", "fit_model", "C_GRID", "THRESHOLD_GRID", "main"]
@@ -128,7 +128,7 @@ def load_sets(paths, config: Config, *, progress: bool = False, shelf_index=None
 
 
 def set_companies(sets: list[QuestionSet]) -> dict[str, dict[str, str]]:
-    """``{set name: {doc: company key}}`` agreed across ``sets`` (:func:`ppkit.bench.cv.company_keys`)."""
+    """``{set name: {doc: company key}}`` agreed across ``sets`` (:func:`ppkit.bench.fit.cv.company_keys`)."""
     return company_keys({qs.name: catalog_of(qs.index) for qs in sets})
 
 
@@ -300,7 +300,7 @@ def _commit() -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m ppkit.bench.fit_rerank", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m ppkit.bench.fit.rerank", description=__doc__.split("\n\n")[0])
     ap.add_argument("--with", dest="more", action="append", default=[], metavar="FILE",
                     help="another question set to fit on (repeatable)")
     ap.add_argument("--shelf-index", metavar="DIR",
@@ -312,13 +312,13 @@ def main(argv=None) -> int:
     sets = load_sets(paths, config, shelf_index=args.shelf_index)
     groups = collect(sets)
     settings = choose(groups)
-    meta = {"fitted_by": "python -m ppkit.bench.fit_rerank", "commit": _commit(),
+    meta = {"fitted_by": "python -m ppkit.bench.fit.rerank", "commit": _commit(),
             "training_sets": [{"file": qs.path.name, "questions": len(runnable(qs)), "sha256": _sha256(qs.path),
                                **({"index": qs.index_dir} if qs.index_dir else {})} for qs in sets],
             "groups": len(groups), "candidates": int(sum(len(g.y) for g in groups)),
             "positives": int(sum(g.y.sum() for g in groups)),
             "model": "logistic regression (scikit-learn lbfgs, class_weight=balanced) on z-scored features",
-            "chosen_by": "leave-one-company-out over the training sets (ppkit.bench.fit_rerank.choose)",
+            "chosen_by": "leave-one-company-out over the training sets (ppkit.bench.fit.rerank.choose)",
             "settings": settings}
     model = fit_model(groups, settings, meta)
     out = Path(args.out)

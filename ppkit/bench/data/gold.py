@@ -12,12 +12,12 @@ not be given gold, so nothing is dropped silently.
   same pre-order heading ids ppkit assigns; the loader checks the logged title
   against the tree for every cited node.
 * **FinanceBench**: the sections holding the annotated evidence
-  (:func:`ppkit.bench.evidence.map_evidence`).
+  (:func:`ppkit.bench.data.evidence.map_evidence`).
 * **Multimodal**: the reference run's source breadcrumbs mapped onto the papers'
   trees, and its images (``images_found``) as image gold.
 
 ``docs`` is anything with ``trees`` (doc -> Tree) and ``lines(doc)``: an
-:class:`ppkit.Index` or a :class:`ppkit.bench.loaders.MarkdownDocs`.
+:class:`ppkit.Index` or a :class:`ppkit.bench.data.loaders.MarkdownDocs`.
 """
 
 from __future__ import annotations
@@ -26,15 +26,15 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.data import benchmark_path
-from ..core.ids import ROOT_ID, section_id, split_section_id
-from ..documents.anchors import find_captions
-from ..documents.metadata import metadata_from_name
-from ..documents.images import caption_key
-from ..documents.titles import normalize_title
+from ...core.data import benchmark_path
+from ...core.ids import ROOT_ID, section_id, split_section_id
+from ...documents.anchors import find_captions
+from ...documents.metadata import metadata_from_name
+from ...documents.images import caption_key
+from ...documents.titles import normalize_title
 from .evidence import DocText, map_evidence, map_evidence_on_page
 from .loaders import norm_name, resolve_doc_name
-from .metrics import image_key
+from ..measures.metrics import image_key
 from .reference import clean_breadcrumb, load_run_logs
 
 __all__ = ["GoldSet", "comprehensive_gold", "financebench_gold", "multimodal_gold", "map_breadcrumb", "gold_lines"]
@@ -54,9 +54,9 @@ class GoldSet:
         details: per question extra data (evidence matches, cited ids, ...).
         images: ``{qid: {image key: 1}}`` image gold (multimodal only).
         images_by_caption: ``{qid: [image keys]}``: every image whose caption the reference's labels
-            name (multimodal only; see :mod:`ppkit.bench.metrics`).
+            name (multimodal only; see :mod:`ppkit.bench.measures.metrics`).
         evidence: ``{qid: [(text, figures only?)]}``: the gold evidence whose features
-            ``evidence_recall`` looks for in the text sent (:func:`ppkit.bench.metrics.evidence_features`):
+            ``evidence_recall`` looks for in the text sent (:func:`ppkit.bench.measures.metrics.evidence_features`):
             FinanceBench's ``evidence_text`` (numbers and key phrases), the Comprehensive reference
             answer (its figures only).
     """
@@ -117,7 +117,7 @@ def comprehensive_gold(questions: list[dict], logs_dir, docs) -> GoldSet:
     """Gold sections of the Comprehensive questions from the reference k=5 run logs.
 
     Args:
-        questions: from :func:`ppkit.bench.loaders.load_comprehensive`.
+        questions: from :func:`ppkit.bench.data.loaders.load_comprehensive`.
         logs_dir: the folder of the reference k=5 logs (``benchmarks/comprehensive_k5``).
         docs: the 10-K documents (an Index or MarkdownDocs).
 
@@ -286,7 +286,7 @@ def multimodal_gold(questions: list[dict], reference_log, docs) -> GoldSet:
     """Gold sections and images of the multimodal queries from the reference run.
 
     Args:
-        questions: from :func:`ppkit.bench.loaders.load_multimodal_queries`.
+        questions: from :func:`ppkit.bench.data.loaders.load_multimodal_queries`.
         reference_log: ``multimodal_reference_log.json`` (path or the parsed dict).
         docs: the papers (an Index or MarkdownDocs).
 

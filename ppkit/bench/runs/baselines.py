@@ -15,7 +15,7 @@ section), so it covers the source lines of its text. A gold section counts (stri
 definition, as for ppkit) when its heading line lies inside a sent chunk's line
 range. A header-path chunk carries its section's heading in its prefix, so its
 range includes its section's heading line. The lenient "overlap" variant counts a
-gold section when any line of its own text was sent (see :mod:`ppkit.bench.metrics`).
+gold section when any line of its own text was sent (see :mod:`ppkit.bench.measures.metrics`).
 
 Chunk embeddings are cached in ``<cache>/bench/`` as ``.npy`` files keyed by the
 documents' hashes, the chunking settings and the embedder, so reruns only embed
@@ -33,12 +33,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.config import cache_dir
-from ..core.errors import MissingDependency
-from ..core.ids import ROOT_ID
-from ..documents.chunking import fixed_size_chunks, split_text
-from ..indexing.index import SearchIndex
-from .metrics import Sent
+from ...core.config import cache_dir
+from ...core.errors import MissingDependency
+from ...core.ids import ROOT_ID
+from ...documents.chunking import fixed_size_chunks, split_text
+from ...indexing.index import SearchIndex
+from ..measures.metrics import Sent
 
 __all__ = ["ChunkCorpus", "blind_chunks", "header_path_chunks", "DenseBaseline", "BM25Baseline",
            "build_baselines", "BASELINE_VERSION", "BASELINES"]

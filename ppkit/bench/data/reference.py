@@ -12,7 +12,7 @@ with a traffic light per question (🟢/🟡/🔴) and a ``Final Score``/``Summa
 
 Breadcrumbs in the logs keep the extractor's markup (``pepsico > **Free Cash
 Flow**``) and lower-case document names; :func:`clean_breadcrumb` strips the markup.
-This module reads files; it does not map anything onto trees (see :mod:`ppkit.bench.gold`).
+This module reads files; it does not map anything onto trees (see :mod:`ppkit.bench.data.gold`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..core.errors import InvalidInput, MissingFile
-from ..core.ids import breadcrumb_titles
-from ..documents.tree import clean_title
+from ...core.errors import InvalidInput, MissingFile
+from ...core.ids import breadcrumb_titles
+from ...documents.tree import clean_title
 
 __all__ = ["parse_run_log", "load_run_logs", "parse_scorecard", "citations", "clean_breadcrumb",
            "scorecard_summary", "LIGHTS"]

@@ -47,16 +47,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.config import Config, cache_dir
-from ..core.data import benchmark_path, data_dir, tenk_paths
-from ..core.errors import InvalidInput, MissingFile
-from ..core.io import atomic_write
-from ..documents.noise import RuleNoiseFilter
-from ..indexing.embed import get_embedder
-from ..indexing.qdrant_store import QdrantStore
-from ..indexing.store import FaissStore
-from ..pipeline import build_index, load_index
-from .loaders import load_financebench
+from ...core.config import Config, cache_dir
+from ...core.data import benchmark_path, data_dir, tenk_paths
+from ...core.errors import InvalidInput, MissingFile
+from ...core.io import atomic_write
+from ...documents.noise import RuleNoiseFilter
+from ...indexing.embed import get_embedder
+from ...indexing.qdrant_store import QdrantStore
+from ...indexing.store import FaissStore
+from ...pipeline import build_index, load_index
+from ..data.loaders import load_financebench
 
 __all__ = ["ScalePlan", "default_markdown_dir", "plot_scale", "replica_name", "run_scale", "scale_markdown"]
 
@@ -332,7 +332,7 @@ def _run_task(task: str, args: dict, out: Path, timeout: float) -> dict:
     out.unlink(missing_ok=True)  # never read an earlier run's result
     load = [round(x, 1) for x in os.getloadavg()]  # a shared machine: the contention beside every number
     t = time.perf_counter()
-    p = subprocess.Popen([sys.executable, "-m", "ppkit.bench.scale", task, str(spec), str(out)],
+    p = subprocess.Popen([sys.executable, "-m", "ppkit.bench.runs.scale", task, str(spec), str(out)],
                          env={**os.environ, "PPKIT_QUIET": "1"})
     deadline = time.monotonic() + timeout
     while True:  # bounded by the budget
@@ -590,7 +590,7 @@ def plot_scale(result: dict, *, figsize=(12, 3.8)):
 
 
 def _main(argv: list[str]) -> int:
-    """Child-process entry: ``python -m ppkit.bench.scale TASK ARGS.json OUT.json``."""
+    """Child-process entry: ``python -m ppkit.bench.runs.scale TASK ARGS.json OUT.json``."""
     task, spec, out = argv
     res = _TASKS[task](json.loads(Path(spec).read_text(encoding="utf-8")))
     atomic_write(Path(out), json.dumps(res).encode("utf-8"))
