@@ -47,7 +47,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...core.config import Config, cache_dir
+from ...core.config import Config, cache_dir, child_env, financebench_markdown_dir
 from ...core.data import benchmark_path, data_dir, tenk_paths
 from ...core.errors import InvalidInput, MissingFile
 from ...core.io import atomic_write
@@ -92,8 +92,8 @@ class ScalePlan:
 def default_markdown_dir() -> Path | None:
     """The FinanceBench extraction cache when present: ``$PPKIT_FINANCEBENCH_MD``, else
     ``<cache>/fb_extract`` or ``<cache>/../fb_extract`` (where ``ppkit extract`` of the 74 PDFs was written)."""
-    env = os.environ.get("PPKIT_FINANCEBENCH_MD")
-    cands = [Path(env)] if env else [cache_dir() / "fb_extract", cache_dir().parent / "fb_extract"]
+    env = financebench_markdown_dir()
+    cands = [env] if env else [cache_dir() / "fb_extract", cache_dir().parent / "fb_extract"]
     return next((c for c in cands if c.is_dir() and any(c.glob("*.md"))), None)
 
 
@@ -333,7 +333,7 @@ def _run_task(task: str, args: dict, out: Path, timeout: float) -> dict:
     load = [round(x, 1) for x in os.getloadavg()]  # a shared machine: the contention beside every number
     t = time.perf_counter()
     p = subprocess.Popen([sys.executable, "-m", "ppkit.bench.runs.scale", task, str(spec), str(out)],
-                         env={**os.environ, "PPKIT_QUIET": "1"})
+                         env=child_env(PPKIT_QUIET="1"))
     deadline = time.monotonic() + timeout
     while True:  # bounded by the budget
         pid, status, usage = os.wait4(p.pid, os.WNOHANG)
