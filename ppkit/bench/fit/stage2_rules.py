@@ -1,4 +1,4 @@
-"""Rules after stage 2, measured over every visible set and chosen leave-one-company-out.
+"""Rules after stage 2, measured over every visible set and chosen leave-one-company-out: ``ppkit bench stage2-rules``.
 
 Each rule takes the structural re-ranker's order (hand-set weights, the default) and moves some sections
 down; the bench scores the result on every runnable question of the visible sets (Comprehensive 40 and
@@ -6,7 +6,7 @@ FinanceBench dev 5 on the four 10-Ks, the multimodal 20 on the papers, and with 
 FinanceBench questions on an index of the 74 filings). The rule used for a company's questions is then
 chosen on the questions that share no company with them (:func:`ppkit.bench.fit.cv.loco_choice`: most hits at
 k=3 and k=5 plus recall@5 and all-gold@5; a tie keeps ``none``), and scored on its own questions: the
-out-of-sample row. None of these rules is in the package: this script is the record of what was measured
+out-of-sample row. None of these rules is in the pipeline: this module is the record of what was measured
 for them (README, "Tried for issue 15 and not kept").
 
 Rules (each with settings fixed beforehand, not fitted):
@@ -20,7 +20,7 @@ Rules (each with settings fixed beforehand, not fitted):
 * ``mmr``: maximal marginal relevance over the breadcrumb vectors for the first five places: a section
   loses 2.0 times by how much its breadcrumb's cosine to an already chosen one exceeds 0.7.
 
-    python scripts/measure_stage2_rules.py --shelf SHELF [--rules none,short_down,mmr]
+    ppkit bench stage2-rules --shelf SHELF [--rules none,short_down,mmr]
 """
 
 from __future__ import annotations
@@ -30,18 +30,16 @@ import re
 
 import numpy as np
 
-from ppkit.bench.fit.cv import loco_choice, loco_table
-from ppkit.bench.fit.rerank import (
-    VISIBLE_SETS,
-    load_sets,
-    question_companies,
-    set_companies,
-)
-from ppkit.bench.runs.harness import BenchPlan, run_retrieval_bench
-from ppkit.core.config import Config
-from ppkit.core.data import benchmark_path
-from ppkit.core.ids import breadcrumb_path, breadcrumb_titles
-from ppkit.retrieval.rerank import StructuralReranker
+from ...core.config import Config
+from ...core.data import benchmark_path
+from ...core.errors import InvalidInput
+from ...core.ids import breadcrumb_path, breadcrumb_titles
+from ...retrieval.rerank import StructuralReranker
+from ..runs.harness import BenchPlan, run_retrieval_bench
+from .cv import loco_choice, loco_table
+from .rerank import VISIBLE_SETS, load_sets, question_companies, set_companies
+
+__all__ = ["RULES", "check_rules", "stage2_rules"]
 
 SHORT_CHARS = 300
 _AUDITOR = re.compile(r"critical audit matters?|report of independent registered|opinions? on the (consolidated )?"
@@ -111,17 +109,18 @@ class _After:
         return self.rule(self.index, self.inner.rerank(question, candidates))
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shelf", metavar="DIR", help="an index of the FinanceBench filings (ppkit index ... --index DIR)")
-    ap.add_argument("--rules", default=",".join(RULES), help="rules to measure (default %(default)s)")
-    args = ap.parse_args(argv)
-    names = [r for r in args.rules.split(",") if r]
+def check_rules(rules: str) -> list[str]:
+    """The rule names in ``rules`` (comma-separated); each must be in :data:`RULES` and ``none`` among them."""
+    names = [r for r in rules.split(",") if r]
     unknown = [r for r in names if r not in RULES]
     if unknown or "none" not in names:
-        ap.error(f"rules are {', '.join(RULES)} and must include none (got {args.rules})")
-    config = Config.from_env()
-    sets = load_sets([benchmark_path(n) for n in VISIBLE_SETS], config, shelf_index=args.shelf)
+        raise InvalidInput(f"rules are {', '.join(RULES)} and must include none (got {rules})")
+    return names
+
+
+def stage2_rules(names: list[str], config: Config, shelf: str | None = None) -> list[str]:
+    """The lines printed by ``ppkit bench stage2-rules``: the rules chosen leave-one-company-out, then the table."""
+    sets = load_sets([benchmark_path(n) for n in VISIBLE_SETS], config, shelf_index=shelf)
     companies = set_companies(sets)
     rows: dict[str, dict[str, dict]] = {}
     company: dict[str, frozenset] = {}
@@ -138,13 +137,9 @@ def main(argv=None) -> int:
                                                   "chars": a["5"]["context_chars"]}
                 company[key] = question_companies(qs, p["qid"], companies)
     chosen = loco_choice({k: {n: sum(rows[k][n][m] for m in MEASURES) for n in names} for k in rows}, company, names)
-    print(f"rule chosen leave-one-company-out for each of {len(chosen)} questions "
-          f"({len(set().union(*company.values()))} companies/papers): "
-          + ", ".join(f"{n}: {sum(1 for v in chosen.values() if v == n)}" for n in names))
-    print("\n".join(loco_table(rows, chosen, names, [("hit@3", "h3"), ("hit@5", "h5"), ("recall@5", "r5"),
-                                                    ("all gold@5", "a5"), ("page hit@5", "p5"), ("chars@5", "chars")])))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return [f"rule chosen leave-one-company-out for each of {len(chosen)} questions "
+            f"({len(set().union(*company.values()))} companies/papers): "
+            + ", ".join(f"{n}: {sum(1 for v in chosen.values() if v == n)}" for n in names),
+            "\n".join(loco_table(rows, chosen, names, [("hit@3", "h3"), ("hit@5", "h5"), ("recall@5", "r5"),
+                                                      ("all gold@5", "a5"), ("page hit@5", "p5"),
+                                                      ("chars@5", "chars")]))]
