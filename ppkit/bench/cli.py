@@ -38,6 +38,13 @@ from ..core.data import DataNotFound, benchmark_path, data_dir, financebench_dir
 from ..core.errors import InvalidInput
 from ..core.io import atomic_write
 from ..pipeline import load_index, reference_index
+from .data.gold import load_gold
+from .data.loaders import load_questions
+from .data.shelf import miss_causes
+from .fit.loco import loco_bench, loco_markdown
+from .fit.rerank import VISIBLE_SETS, load_sets
+from .fit.stage2_rules import RULES, check_rules, stage2_rules
+from .fit.statement_weight import statement_weight, weight_grid
 from .runs.abstain import (
     abstain_markdown,
     default_abstain_questions,
@@ -47,14 +54,10 @@ from .runs.abstain import (
 from .runs.answers import NeedsKey, run_answers_bench
 from .runs.baselines import BASELINES, build_baselines
 from .runs.computed import metric_markdown, run_metric_bench
-from .fit.rerank import VISIBLE_SETS, load_sets
-from .data.gold import load_gold
+from .runs.extraction import extraction_table, split_words_report
 from .runs.harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
-from .data.loaders import load_questions
-from .fit.loco import loco_bench, loco_markdown
 from .runs.metadata import metadata_markdown, run_metadata_bench
 from .runs.peers import PEERS, peers_markdown, plot_peers, run_peers
-from .views.plots import plot_retrieval
 from .runs.reproduce import (
     failure_analysis,
     failure_markdown,
@@ -68,12 +71,9 @@ from .runs.scale import (
     run_scale,
     scale_markdown,
 )
-from .data.shelf import miss_causes
-from .fit.stage2_rules import RULES, check_rules, stage2_rules
-from .fit.statement_weight import statement_weight, weight_grid
-from .runs.extraction import extraction_table, split_words_report
 from .runs.transfer import gold_from_reference
 from .runs.verify import run_verify_bench, verify_markdown
+from .views.plots import plot_retrieval
 
 __all__ = ["add_bench_parser", "run_bench"]
 
