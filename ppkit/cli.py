@@ -26,7 +26,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from .bench.cli import add_bench_parser, run_bench
 from .core.config import RERANKERS, RETRIEVAL_MODES, Config
 from .core.errors import PpkitError
 from .core.progress import progress_bar, quiet_mode
@@ -121,11 +120,9 @@ def _cmd_ask(args, cfg) -> int:
     return 0
 
 
-def _cmd_bench(args, cfg) -> int:
-    return run_bench(args, cfg)
-
-
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(bench: bool = True) -> argparse.ArgumentParser:
+    """The ``ppkit`` parser; ``bench=False`` leaves out the ``bench`` subcommand (and does not load
+    :mod:`ppkit.bench`)."""
     p = argparse.ArgumentParser(prog="ppkit", description="Proxy-Pointer RAG toolkit")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -187,8 +184,14 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--qdrant-url", help="the Qdrant server of an index kept on one (default $QDRANT_URL)")
     a.set_defaults(func=_cmd_ask)
 
-    add_bench_parser(sub, _cmd_bench)
+    if bench:
+        from .bench.cli import add_bench_parser, run_bench  # here only: ask and index never load ppkit.bench
+
+        add_bench_parser(sub, run_bench)
     return p
+
+
+_NOT_BENCH = {"tree", "extract", "index", "ask"}  # commands parsed without loading ppkit.bench
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -197,7 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     An error the user can fix (a :class:`ppkit.core.errors.PpkitError`) prints one line saying
     what to do and returns 2; anything else is a bug and shows its traceback.
     """
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # another command named first: parse without `bench`, so that ppkit.bench is not imported
+    args = build_parser(bench=not argv or argv[0] not in _NOT_BENCH).parse_args(argv)
     try:
         with quiet_mode(bool(getattr(args, "quiet", False))):  # the libraries' bars too (model loading)
             status = int(args.func(args, Config.from_env()) or 0)

@@ -12,7 +12,7 @@ Steps, in order (``all`` runs them one after the other; each step reuses what ex
    ``index-reference`` (the reference Markdown of the same three filings), ``index-raw`` (the
    extraction as it came) and ``index-repaired``.
 3. ``bench``: the Comprehensive and FinanceBench dev questions on each index, gold made over the
-   reference Markdown and transferred onto the index (``ppkit.bench.transfer``; identity on the
+   reference Markdown and transferred onto the index (``ppkit.bench.runs.transfer``; identity on the
    reference index), no baselines; ``WORK_DIR/results/<index>-<questions>.json``.
 4. ``table``: the Markdown table of the results (printed).
 
@@ -76,7 +76,7 @@ def index(offline: Path, work: Path) -> None:
 
 def bench(work: Path) -> None:
     from ppkit import load_index
-    from ppkit.bench.transfer import run_transfer_benchmark
+    from ppkit.bench.runs.transfer import run_transfer_benchmark
 
     out = work / "results"
     out.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 import ppkit
-from ppkit.bench.loaders import load_questions
+from ppkit.bench.data.loaders import load_questions
 from ppkit.core.config import RETRIEVAL_MODES
 from ppkit.core.data import data_dir
 from ppkit.indexing.static_channel import static_chunk_vectors

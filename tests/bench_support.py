@@ -23,7 +23,7 @@ def bench_dir() -> Path:
 
 def tenk_docs():
     """The four 10-Ks as trees and lines (no embedding)."""
-    from ppkit.bench.loaders import MarkdownDocs
+    from ppkit.bench.data.loaders import MarkdownDocs
     from ppkit.core.data import tenk_paths
 
     bench_dir()
@@ -31,7 +31,7 @@ def tenk_docs():
 
 
 def fixture_docs():
-    from ppkit.bench.loaders import MarkdownDocs
+    from ppkit.bench.data.loaders import MarkdownDocs
 
     return MarkdownDocs(FIX_DOCS, names=FIX_NAMES)
 

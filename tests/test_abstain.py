@@ -3,7 +3,7 @@
 from ppkit.answer.abstain import abstained, abstention_line, missing_from
 from ppkit.retrieval.analyze import question_years
 from ppkit.answer.synth_gemini import NO_ANSWER
-from ppkit.bench.abstain import abstain_markdown, default_abstain_questions, run_abstain_bench, score_abstention
+from ppkit.bench.runs.abstain import abstain_markdown, default_abstain_questions, run_abstain_bench, score_abstention
 from ppkit.retrieval.types import Section
 
 SEC = Section(doc="Acme", node_id="0003", breadcrumb="Acme > Item 7 > Results of Operations", line_start=1,

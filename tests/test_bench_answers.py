@@ -1,4 +1,4 @@
-"""ppkit.bench.answers: the numeric check, the judge's plumbing, the log and scorecard formats.
+"""ppkit.bench.runs.answers: the numeric check, the judge's plumbing, the log and scorecard formats.
 
 The judge's model calls go through ppkit.llm (tested there against a local server); here a
 stand-in client that returns a fixed verdict checks only how verdicts are parsed and written.
@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from ppkit.bench.answers import format_log_entry, judge_answer, numeric_check, run_answers_bench, scorecard_markdown
-from ppkit.bench.reference import parse_run_log, parse_scorecard
+from ppkit.bench.runs.answers import format_log_entry, judge_answer, numeric_check, run_answers_bench, scorecard_markdown
+from ppkit.bench.data.reference import parse_run_log, parse_scorecard
 
 
 @pytest.mark.parametrize("answer, truth, ok", [

@@ -116,7 +116,7 @@ def test_retrieval_modes_side_by_side(env):
 def test_question_browser_wears_the_inline_style(env):
     """In JupyterLab a widget's HTML inherits a 28 px line height unless it carries its own style."""
     pytest.importorskip("ipywidgets")
-    from ppkit.bench.views import question_browser
+    from ppkit.bench.views.questions import question_browser
     from ppkit.core.style import BLOCK
 
     tmp, _ = env

@@ -6,9 +6,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from bench_support import FIX, build_fixture_index
-from ppkit.bench.cv import bootstrap_ci, company_keys, loco_choice, loco_folds, loco_table
-from ppkit.bench.loco import VARIANTS, loco_markdown, loco_pooled
-from ppkit.bench.fit_rerank import SHELF_SET, QuestionSet, question_companies, runnable, set_companies, shelf_set
+from ppkit.bench.fit.cv import bootstrap_ci, company_keys, loco_choice, loco_folds, loco_table
+from ppkit.bench.fit.loco import VARIANTS, loco_markdown, loco_pooled
+from ppkit.bench.fit.rerank import SHELF_SET, QuestionSet, question_companies, runnable, set_companies, shelf_set
 from ppkit.cli import main
 from ppkit.core.config import Config
 

@@ -1,11 +1,11 @@
-"""ppkit.bench.gold and ppkit.bench.evidence: gold sections from reference logs, evidence and breadcrumbs."""
+"""ppkit.bench.data.gold and ppkit.bench.data.evidence: gold sections from reference logs, evidence and breadcrumbs."""
 
 import pytest
 
 from bench_support import FIX, bench_dir, fixture_docs, tenk_docs
-from ppkit.bench.evidence import evidence_kind, map_evidence, map_evidence_on_page, normalise
-from ppkit.bench.gold import comprehensive_gold, financebench_gold, map_breadcrumb, multimodal_gold
-from ppkit.bench.loaders import load_comprehensive, load_financebench, load_multimodal_queries
+from ppkit.bench.data.evidence import evidence_kind, map_evidence, map_evidence_on_page, normalise
+from ppkit.bench.data.gold import comprehensive_gold, financebench_gold, map_breadcrumb, multimodal_gold
+from ppkit.bench.data.loaders import load_comprehensive, load_financebench, load_multimodal_queries
 
 
 def test_normalise_and_kind():
@@ -147,7 +147,7 @@ def test_real_financebench_gold():
 
 @pytest.mark.corpus
 def test_real_multimodal_gold_sections_and_images():
-    from ppkit.bench.loaders import MarkdownDocs
+    from ppkit.bench.data.loaders import MarkdownDocs
     from ppkit.core.data import paper_paths
 
     b = bench_dir()

@@ -1,13 +1,13 @@
-"""ppkit.bench.loaders and ppkit.bench.reference: formats, counts, reference logs and scorecards."""
+"""ppkit.bench.data.loaders and ppkit.bench.data.reference: formats, counts, reference logs and scorecards."""
 
 import json
 
 import pytest
 
 from bench_support import FIX, bench_dir
-from ppkit.bench.loaders import (QuestionSetError, detect_format, load_comprehensive, load_financebench,
+from ppkit.bench.data.loaders import (QuestionSetError, detect_format, load_comprehensive, load_financebench,
                                  load_multimodal_queries, load_questions, resolve_doc_name)
-from ppkit.bench.reference import (citations, clean_breadcrumb, load_run_logs, parse_run_log, parse_scorecard,
+from ppkit.bench.data.reference import (citations, clean_breadcrumb, load_run_logs, parse_run_log, parse_scorecard,
                                    scorecard_summary)
 
 

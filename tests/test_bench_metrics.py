@@ -1,11 +1,11 @@
-"""ppkit.bench.metrics and the chunk baselines' line ranges: textbook examples on hand-made items."""
+"""ppkit.bench.measures.metrics and the chunk baselines' line ranges: textbook examples on hand-made items."""
 
 import pytest
 
 from bench_support import fixture_docs
-from ppkit.bench.baselines import BM25Baseline, blind_chunks, header_path_chunks
-from ppkit.bench.harness import _equal_context
-from ppkit.bench.metrics import (
+from ppkit.bench.runs.baselines import BM25Baseline, blind_chunks, header_path_chunks
+from ppkit.bench.runs.harness import _equal_context
+from ppkit.bench.measures.metrics import (
     Sent,
     all_gold_at_k,
     covered,
@@ -113,7 +113,7 @@ def test_bm25_baseline_ranks_exact_terms_first():
 
 
 def test_image_metrics_are_averaged_where_defined():
-    from ppkit.bench.harness import _aggregate
+    from ppkit.bench.runs.harness import _aggregate
 
     rows = [{"3": {"hit": 1.0, "recall": 1.0, "context_chars": 10, "image_hit": 1.0, "image_precision": 0.5,
                    "image_reachable": 1.0, "images": ["a", "b"]}},

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from mm_helpers import FIXTURE_MD, fixture_tree, section
 
-from ppkit.bench.gold import gold_lines, map_breadcrumb, multimodal_gold
-from ppkit.bench.harness import BenchPlan, run_retrieval_bench
-from ppkit.bench.loaders import QuestionSetError, load_multimodal_queries
-from ppkit.bench.metrics import (
+from ppkit.bench.data.gold import gold_lines, map_breadcrumb, multimodal_gold
+from ppkit.bench.runs.harness import BenchPlan, run_retrieval_bench
+from ppkit.bench.data.loaders import QuestionSetError, load_multimodal_queries
+from ppkit.bench.measures.metrics import (
     hit_at_k,
     image_hit,
     image_key,

@@ -13,8 +13,8 @@ pytest.importorskip("langchain_text_splitters")
 pytest.importorskip("llama_index.core")
 
 from ppkit import HashEmbedder, build_index
-from ppkit.bench.gold import GoldSet
-from ppkit.bench.peers import PEERS, peer_corpora, run_peers
+from ppkit.bench.data.gold import GoldSet
+from ppkit.bench.runs.peers import PEERS, peer_corpora, run_peers
 
 FIX = Path(__file__).parent / "fixtures" / "peers"
 SMALL = {"size": 120, "overlap": 20, "child_size": 60, "child_overlap": 10, "chunk_tokens": 40, "overlap_tokens": 5}
@@ -69,7 +69,7 @@ def test_peers_run_beside_ppkit_on_the_same_gold(index, tmp_path):
 def test_missing_library_names_the_extra(monkeypatch):
     import builtins
 
-    from ppkit.bench import peers
+    from ppkit.bench.runs import peers
     from ppkit.core.errors import MissingDependency
 
     real = builtins.__import__
@@ -85,7 +85,7 @@ def test_missing_library_names_the_extra(monkeypatch):
 
 
 def test_peers_table_counts_a_section_found_by_any_of_its_lines():
-    from ppkit.bench.peers import peers_markdown
+    from ppkit.bench.runs.peers import peers_markdown
 
     strict = {"hit": 0.0, "recall": 0.0, "hit_overlap": 0.5, "recall_overlap": 0.25, "context_chars_mean": 900.0}
     ppkit_scores = {"hit": 1.0, "recall": 0.5, "hit_overlap": 1.0, "recall_overlap": 0.5, "context_chars_mean": 800.0}

@@ -1,10 +1,10 @@
-"""ppkit.bench.plots: figures come back closed (the caller shows them once) with the plotted data."""
+"""ppkit.bench.views.plots: figures come back closed (the caller shows them once) with the plotted data."""
 
 from __future__ import annotations
 
 import pytest
 
-from ppkit.bench.plots import plot_reference_vs_ppkit, plot_retrieval
+from ppkit.bench.views.plots import plot_reference_vs_ppkit, plot_retrieval
 
 plt = pytest.importorskip("matplotlib.pyplot")
 

@@ -1,10 +1,10 @@
-"""ppkit.bench.reproduce on the real reference files (and, for ppkit's side, the real 10-K index)."""
+"""ppkit.bench.runs.reproduce on the real reference files (and, for ppkit's side, the real 10-K index)."""
 
 import pytest
 
 from bench_support import bench_dir, tenk_docs
-from ppkit.bench.loaders import load_comprehensive
-from ppkit.bench.reproduce import per_question_comparison, reference_sections, reference_summary, summary_markdown
+from ppkit.bench.data.loaders import load_comprehensive
+from ppkit.bench.runs.reproduce import per_question_comparison, reference_sections, reference_summary, summary_markdown
 
 
 @pytest.mark.corpus
@@ -25,7 +25,7 @@ def test_reference_sections_and_recall_by_id():
     assert refs["AMEX-7"] == {"3": ["AMEX#0066", "AMEX#0099", "AMEX#0079"],
                               "5": ["AMEX#0066", "AMEX#0099", "AMEX#0079", "AMEX#0289", "AMEX#0084"]}
     # a result whose "ppkit" sections are exactly the reference k=5 gold: recall 1 at both k
-    from ppkit.bench.gold import comprehensive_gold
+    from ppkit.bench.data.gold import comprehensive_gold
 
     gold = comprehensive_gold(qs, b / "comprehensive_k5", docs)
     fake = {"per_question": [{"qid": q["qid"], "gold": list(gold.qrels[q["qid"]]),
@@ -41,7 +41,7 @@ def test_reference_sections_and_recall_by_id():
 @pytest.mark.model
 def test_failure_analysis_needed_and_lacked():
     import ppkit
-    from ppkit.bench.reproduce import failure_analysis, failure_markdown
+    from ppkit.bench.runs.reproduce import failure_analysis, failure_markdown
 
     bench_dir()
     index = ppkit.reference_index("10k", progress=False)

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 
 from ppkit import HashEmbedder
-from ppkit.bench.scale import _ReplayEmbedder, capacity, replica_name, write_replicas
+from ppkit.bench.runs.scale import _ReplayEmbedder, capacity, replica_name, write_replicas
 
 FIX = Path(__file__).parent / "fixtures" / "peers"
 
@@ -44,3 +44,18 @@ def test_capacity_solves_the_memory_line_for_24_gb():
     assert cap["bytes_per_chunk"] == 100000.0 and cap["intercept_bytes"] == 1_900_000_000
     assert cap["max_chunks"] == 221000 and cap["chunks_per_filing"] == 148.6 and cap["max_filings"] == 1486
     assert capacity([point("4", 4, 1000, 2 * 10 ** 9)]) is None
+
+
+def test_markdown_dir_and_child_env_come_from_the_config(tmp_path, monkeypatch):
+    """scale reads the environment only through ppkit.core.config."""
+    from ppkit.bench.runs.scale import default_markdown_dir
+    from ppkit.core.config import child_env, financebench_markdown_dir
+
+    (tmp_path / "A.md").write_text("# A\n", encoding="utf-8")
+    monkeypatch.setenv("PPKIT_FINANCEBENCH_MD", str(tmp_path))
+    assert financebench_markdown_dir() == tmp_path
+    assert default_markdown_dir() == tmp_path
+    monkeypatch.setenv("PPKIT_FINANCEBENCH_MD", "")
+    assert financebench_markdown_dir() is None
+    env = child_env(PPKIT_QUIET="1")
+    assert env["PPKIT_QUIET"] == "1" and env["PPKIT_FINANCEBENCH_MD"] == ""

@@ -1,13 +1,13 @@
-"""ppkit.bench.transfer: gold sections of the reference Markdown carried onto another extraction."""
+"""ppkit.bench.runs.transfer: gold sections of the reference Markdown carried onto another extraction."""
 
 import json
 
 import pytest
 from bench_support import FIX, bench_dir
 
-from ppkit.bench.gold import GoldSet
-from ppkit.bench.loaders import MarkdownDocs
-from ppkit.bench.transfer import reference_docs_for, transfer_gold, transfer_sections
+from ppkit.bench.data.gold import GoldSet
+from ppkit.bench.data.loaders import MarkdownDocs
+from ppkit.bench.runs.transfer import reference_docs_for, transfer_gold, transfer_sections
 from ppkit.cli import main
 from ppkit.documents.repair import repair_markdown
 from ppkit.documents.tree import parse_markdown
@@ -202,7 +202,7 @@ def test_cli_gold_from_reference(offline_index, capsys):
 
 def test_run_transfer_benchmark_function(offline_index):
     from ppkit import load_index
-    from ppkit.bench.transfer import run_transfer_benchmark
+    from ppkit.bench.runs.transfer import run_transfer_benchmark
 
     tmp, refs = offline_index
     res = run_transfer_benchmark(load_index(tmp / "index"), FIX / "bench_financebench.jsonl", reference_paths=refs,
@@ -216,8 +216,8 @@ def test_run_transfer_benchmark_function(offline_index):
 def test_comprehensive_gold_onto_the_offline_boeing_headings():
     """The reference Boeing 10-K against a copy whose statement headings carry the company prefix, as the
     offline extractor writes them: the Comprehensive gold still lands on the same heading lines."""
-    from ppkit.bench.gold import comprehensive_gold
-    from ppkit.bench.loaders import load_comprehensive
+    from ppkit.bench.data.gold import comprehensive_gold
+    from ppkit.bench.data.loaders import load_comprehensive
     from ppkit.core.data import tenk_paths
 
     bench = bench_dir()

@@ -4,7 +4,7 @@ import pytest
 from _hybrid_fixtures import fixture_index, real_paths, tenk_index  # noqa: F401
 
 from ppkit import build_tree
-from ppkit.retrieval.compare import (
+from ppkit.bench.measures.contamination import (
     contamination,
     load_comparison_questions,
     measure_contamination,

@@ -102,8 +102,8 @@ def test_with_priors_textbook_example():
 
 def test_lopo_scores_each_question_with_a_fit_that_never_saw_its_paper():
     from ppkit.answer.images import score_images
-    from ppkit.bench import image_fit
-    from ppkit.bench.image_fit import Scored, lopo
+    from ppkit.bench.fit import images as image_fit
+    from ppkit.bench.fit.images import Scored, lopo
 
     tree = build_tree(FAR)
     secs = (section(tree, "0002", 1), section(tree, "0004", 2))
@@ -122,7 +122,7 @@ def test_lopo_scores_each_question_with_a_fit_that_never_saw_its_paper():
 
 def test_explain_names_the_cause_of_each_miss():
     from ppkit.answer.images import score_images
-    from ppkit.bench.image_fit import Scored, explain
+    from ppkit.bench.fit.images import Scored, explain
 
     tree = build_tree(FAR)
     secs = (section(tree, "0002", 1), section(tree, "0004", 2))

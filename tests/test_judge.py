@@ -1,6 +1,6 @@
-"""The strict numeric judge (ppkit.bench.judge): 1% tolerance, units and sign."""
+"""The strict numeric judge (ppkit.bench.measures.judge): 1% tolerance, units and sign."""
 
-from ppkit.bench.judge import expected_value, judge_numeric, stated_result
+from ppkit.bench.measures.judge import expected_value, judge_numeric, stated_result
 
 
 def test_expected_value_units():

@@ -1,4 +1,4 @@
-"""The metadata benchmark (ppkit.bench.metadata_bench) on the hand-written covers."""
+"""The metadata benchmark (ppkit.bench.runs.metadata) on the hand-written covers."""
 
 import json
 import shutil
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ppkit.bench.metadata_bench import gold_metadata, metadata_markdown, run_metadata_bench
+from ppkit.bench.runs.metadata import gold_metadata, metadata_markdown, run_metadata_bench
 from ppkit.cli import main
 
 COVERS = Path(__file__).parent / "fixtures" / "covers"

@@ -3,8 +3,8 @@ the lines actually sent."""
 
 from types import SimpleNamespace as S
 
-from ppkit.bench.metrics import gold_pages, page_scores, score_question, source_shares
-from ppkit.bench.results import KScores
+from ppkit.bench.measures.metrics import gold_pages, page_scores, score_question, source_shares
+from ppkit.bench.runs.results import KScores
 
 
 def test_gold_pages_are_one_based_and_only_for_documents_with_a_page_map():
@@ -61,7 +61,7 @@ def test_same_period_pairs_the_annual_report_with_its_full_year_release():
 
 
 def test_score_question_reports_source_shares_only_with_the_company():
-    from ppkit.bench.metrics import Sent
+    from ppkit.bench.measures.metrics import Sent
 
     items = [Sent("X_2022_10K", ((1, 5),), 100), Sent("Y_2022_10K", ((1, 5),), 100)]
     gold = [("X_2022_10K#0001", "X_2022_10K", 2, 4)]

@@ -9,8 +9,8 @@ from types import SimpleNamespace as S
 import pytest
 
 import ppkit
-from ppkit.bench.plots import page_points, plot_page_hits
-from ppkit.bench.shelf import miss_causes, small_filings
+from ppkit.bench.views.plots import page_points, plot_page_hits
+from ppkit.bench.data.shelf import miss_causes, small_filings
 from ppkit.core.errors import InvalidInput
 from ppkit.documents.extract import render_page
 from ppkit.indexing.embed import HashEmbedder

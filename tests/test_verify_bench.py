@@ -1,8 +1,8 @@
-"""The verifier benchmark's planted errors (ppkit.bench.verify_bench) and the checks that catch them, on a
+"""The verifier benchmark's planted errors (ppkit.bench.runs.verify) and the checks that catch them, on a
 hand-written answer and two hand-written sections."""
 
 from ppkit.answer.verify import verify_answer
-from ppkit.bench.verify_bench import plant_errors, run_verify_bench, verify_markdown
+from ppkit.bench.runs.verify import plant_errors, run_verify_bench, verify_markdown
 from ppkit.retrieval.types import Section
 
 OPS = Section(

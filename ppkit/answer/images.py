@@ -8,7 +8,7 @@ rank and by whether only recall reached it; an image whose figure or table the q
 (``Figure 5``) wins; a threshold and a share of the best score mean an answer may show none,
 and one figure of several files is shown once (its largest file). Each choice says why it was
 made (``ImageChoice.reason``). The defaults were fit leave-one-paper-out
-(:mod:`ppkit.bench.image_fit`). Associating images with captions happens when the tree is built
+(:mod:`ppkit.bench.fit.images`). Associating images with captions happens when the tree is built
 (:mod:`ppkit.documents.images`); showing them - never wider than their own pixels - is the
 notebook views' job (:mod:`ppkit.ui.answer_view`). What this module does not do: look at
 pixels (online, :func:`ppkit.answer.markers.visual_filter` lets Gemini do that).
@@ -34,7 +34,7 @@ __all__ = ["ImageChoice", "score_images", "with_priors", "select_images", "DEFAU
 
 # -- offline selection ---------------------------------------------------------------------
 # The four defaults below were fit on the 20 multimodal questions (in-sample, k=3 and k=5 agree) by
-# ``python -m ppkit.bench.image_fit``; fit leave-one-paper-out they give image hit 0.68 / precision 0.37
+# ``python -m ppkit.bench.fit.images``; fit leave-one-paper-out they give image hit 0.68 / precision 0.37
 # at k=5 on questions about a paper the fit never saw (README, "Multimodal answers").
 DEFAULT_THRESHOLD = 0.05  # share of the question's (idf-weighted) terms found in an image's label/context
 DEFAULT_RATIO = 0.4  # an image is shown only if it scores at least this share of the best image's score
@@ -182,7 +182,7 @@ def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHO
     count once: the best-scoring, then largest, is kept. The result may be empty. ``scored``: the
     output of :func:`score_images` when the caller already has it; ``anchors``: the question's, when already
     found. The defaults were fit
-    leave-one-paper-out on the multimodal benchmark (:mod:`ppkit.bench.image_fit`).
+    leave-one-paper-out on the multimodal benchmark (:mod:`ppkit.bench.fit.images`).
 
     >>> [c.image.label for c in select_images("What is in Table 7?", answer.sections)]  # doctest: +SKIP
     ['Table 7: Hyperparameters of fine-tuning RoBERTa base for GaLore.']

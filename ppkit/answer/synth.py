@@ -50,7 +50,7 @@ class AnswerTrace(Trace):
     synthesizer: str = ""
     synthesis: dict = field(default_factory=dict)  # the synthesizer's own notes (matches, sources, image scores)
     candidate_details: list[dict] = field(default_factory=list)  # every candidate in stage-2 order, as dicts
-    rewrite: dict | None = None  # a follow-up question rewritten with the previous turn (ppkit.answer.conversation)
+    rewrite: dict | None = None  # a follow-up question rewritten with the previous turn (ppkit.retrieval.conversation)
 
     def to_dict(self) -> dict:
         d = super().to_dict()

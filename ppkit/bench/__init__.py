@@ -1,5 +1,14 @@
 """Benchmarks: question-set loaders, gold sections, retrieval metrics, baselines, the harness,
-the reference tables, the online answer benchmark, plots and views.
+the reference tables, the online answer benchmark, plots and views. Never imported by ask or index.
+
+    data/      question sets and their gold: loaders, gold, evidence, reference logs, the FinanceBench shelf
+    measures/  metrics and judges: retrieval metrics, the strict numeric judge, cross-company contamination
+    runs/      the benchmarks run: harness (+ results), baselines, answers, reproduce, verify, computed, abstain,
+               scale, peers, metadata, transfer, extraction
+    fit/       fitting on the visible sets: cv (folds, intervals), loco, the stage-2 model (rerank), image
+               thresholds (images), rules after stage 2, the statement weight
+    views/     figures (plots) and per-question views (questions)
+    cli.py     `ppkit bench ...`
 
     fmt, questions = ppkit.bench.load_questions(path)
     gold = ppkit.bench.comprehensive_gold(questions, logs_dir, index)
@@ -9,10 +18,8 @@ Modules load lazily what they need (matplotlib, ipywidgets, Gemini) so importing
 this package is cheap.
 """
 
-from .baselines import build_baselines
-from .gold import GoldSet, comprehensive_gold, financebench_gold, multimodal_gold
-from .harness import markdown_table, run_retrieval_bench
-from .loaders import (
+from .data.gold import GoldSet, comprehensive_gold, financebench_gold, multimodal_gold
+from .data.loaders import (
     MarkdownDocs,
     detect_format,
     load_comprehensive,
@@ -20,8 +27,10 @@ from .loaders import (
     load_multimodal_queries,
     load_questions,
 )
-from .metrics import Sent, hit_at_k, recall_at_k
-from .reference import load_run_logs, parse_run_log, parse_scorecard
+from .data.reference import load_run_logs, parse_run_log, parse_scorecard
+from .measures.metrics import Sent, hit_at_k, recall_at_k
+from .runs.baselines import build_baselines
+from .runs.harness import markdown_table, run_retrieval_bench
 
 __all__ = [
     "GoldSet", "MarkdownDocs", "Sent", "build_baselines", "comprehensive_gold", "detect_format", "financebench_gold",

@@ -14,6 +14,11 @@
     ppkit bench peers     [--questions FILE ...] [--index DIR] [--json OUT]   (LangChain/LlamaIndex recipes
                                              beside ppkit on the same gold; needs the `peers` extra)
     ppkit bench metadata  --documents documents.jsonl --markdown-dir DIR [--questions FILE] [--json OUT]
+    ppkit bench extraction OUT_DIR LOG_DIR   (the offline extractor's headings, time and memory vs the reference)
+    ppkit bench split-words DIR              (headings per filing and the split-word repair over `ppkit extract` output)
+    ppkit bench stage2-rules [--shelf DIR] [--rules none,...]   (rules after stage 2, chosen leave-one-company-out)
+    ppkit bench statement-weight [--shelf DIR] [--grid 0.8,1.0,1.2,1.6] [--retrieval MODE ...]
+                                             (the re-ranker's statement weight, chosen leave-one-company-out)
 
 ``--questions`` takes the Comprehensive ``.xlsx``, a FinanceBench ``.jsonl`` or the
 multimodal ``.json``; the format is detected from the content. Without ``--index``
@@ -33,39 +38,42 @@ from ..core.data import DataNotFound, benchmark_path, data_dir, financebench_dir
 from ..core.errors import InvalidInput
 from ..core.io import atomic_write
 from ..pipeline import load_index, reference_index
-from .abstain import (
+from .data.gold import load_gold
+from .data.loaders import load_questions
+from .data.shelf import miss_causes
+from .fit.loco import loco_bench, loco_markdown
+from .fit.rerank import VISIBLE_SETS, load_sets
+from .fit.stage2_rules import RULES, check_rules, stage2_rules
+from .fit.statement_weight import statement_weight, weight_grid
+from .runs.abstain import (
     abstain_markdown,
     default_abstain_questions,
     load_abstain_questions,
     run_abstain_bench,
 )
-from .answers import NeedsKey, run_answers_bench
-from .baselines import BASELINES, build_baselines
-from .computed import metric_markdown, run_metric_bench
-from .fit_rerank import VISIBLE_SETS, load_sets
-from .gold import load_gold
-from .harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
-from .loaders import load_questions
-from .loco import loco_bench, loco_markdown
-from .metadata_bench import metadata_markdown, run_metadata_bench
-from .peers import PEERS, peers_markdown, plot_peers, run_peers
-from .plots import plot_retrieval
-from .reproduce import (
+from .runs.answers import NeedsKey, run_answers_bench
+from .runs.baselines import BASELINES, build_baselines
+from .runs.computed import metric_markdown, run_metric_bench
+from .runs.extraction import extraction_table, split_words_report
+from .runs.harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
+from .runs.metadata import metadata_markdown, run_metadata_bench
+from .runs.peers import PEERS, peers_markdown, plot_peers, run_peers
+from .runs.reproduce import (
     failure_analysis,
     failure_markdown,
     reference_summary,
     summary_markdown,
 )
-from .scale import (
+from .runs.scale import (
     ScalePlan,
     default_markdown_dir,
     plot_scale,
     run_scale,
     scale_markdown,
 )
-from .shelf import miss_causes
-from .transfer import gold_from_reference
-from .verify_bench import run_verify_bench, verify_markdown
+from .runs.transfer import gold_from_reference
+from .runs.verify import run_verify_bench, verify_markdown
+from .views.plots import plot_retrieval
 
 __all__ = ["add_bench_parser", "run_bench"]
 
@@ -111,10 +119,10 @@ def add_bench_parser(subparsers, handler) -> None:
     r.add_argument("--no-figure", action="store_true", help="do not draw the figure")
     r.add_argument("--quiet", action="store_true", help="no progress bars")
     r.add_argument("--cv", choices=["loco"], help="in-sample and out-of-sample figures with 95%% bootstrap intervals: "
-                   "nested leave-one-company-out over this set and the other visible sets (ppkit.bench.loco)")
+                   "nested leave-one-company-out over this set and the other visible sets (ppkit.bench.fit.loco)")
     r.add_argument("--cv-with", action="append", metavar="FILE",
                    help="with --cv: the question sets pooled with --questions (repeatable; default: the visible "
-                        "sets of ppkit.bench.fit_rerank.VISIBLE_SETS)")
+                        "sets of ppkit.bench.fit.rerank.VISIBLE_SETS)")
     r.add_argument("--shelf-index", metavar="DIR",
                    help="with --cv: also pool the FinanceBench questions (financebench/questions.jsonl of the data) "
                         "asked of this index of the FinanceBench filings; folds are by company across all sets")
@@ -187,6 +195,30 @@ def add_bench_parser(subparsers, handler) -> None:
     m.add_argument("--questions", help="FinanceBench questions.jsonl: also score the query analyzer")
     m.add_argument("--json", metavar="OUT", help="write the full result (every miss with its cause) as JSON")
     m.set_defaults(func=handler)
+
+    ex = bs.add_parser("extraction", help="the offline extractor against the reference Markdown: headings found, "
+                                          "levels, time and memory (from /usr/bin/time -v logs)")
+    ex.add_argument("out_dir", metavar="OUT_DIR", help="`ppkit extract --backend offline` output of the reference PDFs")
+    ex.add_argument("log_dir", metavar="LOG_DIR", help="folder of NAME.time files (/usr/bin/time -v of each extract)")
+    ex.set_defaults(func=handler)
+
+    sw = bs.add_parser("split-words", help="headings per filing and the split-word repair over `ppkit extract` output")
+    sw.add_argument("folder", metavar="DIR", help="folder of NAME.md + NAME.pages.json")
+    sw.set_defaults(func=handler)
+
+    sr = bs.add_parser("stage2-rules", help="rules after stage 2 over every visible set, chosen leave-one-company-out "
+                                            "(the record of rules tried and not kept)")
+    sr.add_argument("--shelf", metavar="DIR", help="an index of the FinanceBench filings (ppkit index ... --index DIR)")
+    sr.add_argument("--rules", default=",".join(RULES), help=f"rules to measure (default {','.join(RULES)})")
+    sr.set_defaults(func=handler)
+
+    st = bs.add_parser("statement-weight", help="the structural re-ranker's statement weight over every visible set, "
+                                                "chosen leave-one-company-out")
+    st.add_argument("--shelf", metavar="DIR", help="an index of the FinanceBench filings (ppkit index ... --index DIR)")
+    st.add_argument("--grid", default="0.8,1.0,1.2,1.6", help="statement weights to try (default 0.8,1.0,1.2,1.6)")
+    st.add_argument("--retrieval", action="append", choices=RETRIEVAL_MODES,
+                    help="stage-1 recall (repeatable: chosen jointly with the weight; default the config's)")
+    st.set_defaults(func=handler)
 
 
 def _write_json(path, result) -> None:
@@ -424,6 +456,26 @@ def _metadata(args) -> int:
     return 0
 
 
+def _extraction(args, config) -> int:
+    print("\n".join(extraction_table(args.out_dir, args.log_dir)))
+    return 0
+
+
+def _split_words(args, config) -> int:
+    print("\n".join(split_words_report(args.folder)))
+    return 0
+
+
+def _stage2_rules(args, config) -> int:
+    print("\n".join(stage2_rules(check_rules(args.rules), config, shelf=args.shelf)))
+    return 0
+
+
+def _statement_weight(args, config) -> int:
+    print("\n".join(statement_weight(weight_grid(args.grid, args.retrieval, config), config, shelf=args.shelf)))
+    return 0
+
+
 def run_bench(args, config=None) -> int:
     """Run the ``bench`` subcommand in ``args.bench_command`` with ``config`` (default
     :meth:`Config.from_env`); returns the exit status."""
@@ -431,7 +483,8 @@ def run_bench(args, config=None) -> int:
     cmd = args.bench_command
     commands = {"retrieval": _retrieval, "answers": _answers, "reproduce": _reproduce, "verify": _verify,
                 "metrics": _metrics, "abstain": _abstain, "scale": _scale, "peers": _peers,
-                "metadata": lambda a, _config: _metadata(a)}
+                "metadata": lambda a, _config: _metadata(a), "extraction": _extraction, "split-words": _split_words,
+                "stage2-rules": _stage2_rules, "statement-weight": _statement_weight}
     if cmd not in commands:
         raise ValueError(f"unknown bench command {cmd!r}")
     try:

@@ -309,3 +309,16 @@ def store_connection_env(variables: dict[str, str]) -> dict[str, str]:
     :mod:`ppkit.indexing.stores`); an index folder never supplies them.
     """
     return {option: os.environ[var] for var, option in variables.items() if os.environ.get(var)}
+
+
+def financebench_markdown_dir() -> Path | None:
+    """``$PPKIT_FINANCEBENCH_MD``: a folder of the FinanceBench filings as Markdown (``ppkit extract``
+    output, ``<doc_name>.md``) that ``ppkit bench scale`` measures; None when unset or empty."""
+    value = os.environ.get("PPKIT_FINANCEBENCH_MD")
+    return Path(value) if value else None
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment for a child process: a copy of this process's, with ``extra`` set
+    (e.g. ``child_env(PPKIT_QUIET="1")``)."""
+    return {**os.environ, **extra}

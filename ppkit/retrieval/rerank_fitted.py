@@ -7,7 +7,7 @@ the question's candidates, and scores every candidate with a logistic model::
 
     p(relevant) = sigmoid(intercept + sum_f coef_f * x_f)
 
-whose coefficients were *fitted* on the visible question sets (``python -m ppkit.bench.fit_rerank``
+whose coefficients were *fitted* on the visible question sets (``python -m ppkit.bench.fit.rerank``
 writes them to ``fitted_rerank.json`` beside this module), instead of the hand-set weights. The
 model's ``threshold`` is a relevance cut: :func:`relevant_k` keeps, of the top ``k``, the sections
 whose probability reaches it (at least one), so ``k`` shrinks when the candidates are weak.
@@ -22,7 +22,7 @@ filings) it scores 100-200. The z-scoring keeps the features on the scale it was
 chosen on the smaller lists (nested leave-one-company-out figures with stage 1 per filing: README, "Out-of-sample").
 
 This module only applies a model; fitting, and the cross-validation that chooses its settings,
-live in :mod:`ppkit.bench.fit_rerank` and :mod:`ppkit.bench.cv`.
+live in :mod:`ppkit.bench.fit.rerank` and :mod:`ppkit.bench.fit.cv`.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ class FittedModel:
         """The model in ``path`` (default: the committed ``fitted_rerank.json``)."""
         path = Path(path) if path is not None else DEFAULT_MODEL_PATH
         if not path.is_file():
-            raise MissingFile(f"no fitted re-ranker at {path}: run `python -m ppkit.bench.fit_rerank`")
+            raise MissingFile(f"no fitted re-ranker at {path}: run `python -m ppkit.bench.fit.rerank`")
         return cls.from_dict(json.loads(path.read_text(encoding="utf-8")))
 
 

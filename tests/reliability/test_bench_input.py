@@ -7,7 +7,7 @@ import json
 import pytest
 
 from bench_support import build_fixture_index
-from ppkit.bench.loaders import QuestionSetError, load_financebench, load_multimodal_queries
+from ppkit.bench.data.loaders import QuestionSetError, load_financebench, load_multimodal_queries
 from ppkit.cli import main
 from ppkit.core import progress
 

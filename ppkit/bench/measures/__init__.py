@@ -1,0 +1,1 @@
+"""Metrics and judges: retrieval metrics, the strict numeric judge, cross-company contamination."""

@@ -1,0 +1,1 @@
+"""Figures and per-question views of benchmark results."""
