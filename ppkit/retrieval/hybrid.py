@@ -18,7 +18,7 @@ that only BM25 or the static channel recalled are scored against the query vecto
 the best of them, ``stage1_rank`` is the position in the (fused) stage-1 order, and
 ``recall`` records the mode, the section's rank in each list and its fused score (with ``+static``: the
 RRF of its rank in the mode's own ranking and in the static list, each counted only within ``candidates``).
-``mode="dense"`` gives exactly what :func:`ppkit.retrieval.recall.recall_candidates` gives.
+``mode="dense"`` is plain dense recall: the sections of the ``recall`` nearest chunks, in order of first appearance.
 
 Scope: ``{doc: None | [Items]}`` (see :meth:`ppkit.retrieval.analyze.QueryFilters.scope`). FAISS
 searches the allowed chunk ids; a store with payload filters (Qdrant) gets the scope as
