@@ -74,9 +74,9 @@ def _dense_chunks(index: SearchIndex, qv: np.ndarray, recall: int, scope: dict |
 def _with_static(base: str, own: list, static: list, candidates: int) -> list[tuple[tuple[str, str], float]]:
     """The mode's own section ranking fused with the static channel's by RRF, the first ``candidates`` of
     each: a section enters only through a list that has it among its own first 50. Fused whole, sections
-    mediocre in both lists outrank one list's best: Comprehensive gold recall among 50 with dense+static
-    was 0.896 so, below dense's 0.935, and is 0.975 with the cut; hybrid+static as one RRF of the three
-    lists measured 0.967, this 0.975 (`ppkit bench retrieval --cv loco --retrieval MODE`)."""
+    mediocre in both lists outrank one list's best, and gold recall among the 50 measured below dense alone;
+    with the cut it is above dense, and above one RRF of the three lists (docs/results/retrieval.md,
+    `ppkit bench retrieval --cv loco --retrieval MODE`)."""
     return rrf({base: [key for key, _ in own[:candidates]], "static": static[:candidates]}, k=RRF_K)
 
 
