@@ -181,7 +181,7 @@ def analyze_question(index: SearchIndex, question: str, options: RetrieveOptions
     """What ``question`` asks, read once: its filters (unless the caller chose the documents or turned
     filtering off; Gemini's reading when the config is online) and its metric, years, names and anchors.
 
-    >>> ppkit.analyze_question(index, "What is AMD's quick ratio for FY2022?").metric.name  # doctest: +SKIP
+    >>> ppkit.pipeline.analyze_question(index, "What is AMD's quick ratio for FY2022?").metric.name  # doctest: +SKIP
     'quick ratio'
     """
     opts = options or RetrieveOptions()

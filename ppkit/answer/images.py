@@ -34,8 +34,8 @@ __all__ = ["ImageChoice", "score_images", "with_priors", "select_images", "DEFAU
 
 # -- offline selection ---------------------------------------------------------------------
 # The four defaults below were fit on the 20 multimodal questions (in-sample, k=3 and k=5 agree) by
-# ``python -m ppkit.bench.fit.images``; fit leave-one-paper-out they give image hit 0.68 / precision 0.37
-# at k=5 on questions about a paper the fit never saw (README, "Multimodal answers").
+# ``python -m ppkit.bench.fit.images``; what they give on questions about a paper the fit never saw
+# (leave-one-paper-out) is on docs/results/multimodal.md.
 DEFAULT_THRESHOLD = 0.05  # share of the question's (idf-weighted) terms found in an image's label/context
 DEFAULT_RATIO = 0.4  # an image is shown only if it scores at least this share of the best image's score
 CONTEXT_WEIGHT = 0.5  # a term found only in the discussion or the text around the image counts half

@@ -426,7 +426,7 @@ class Repair:
     def record(self) -> dict:
         """The change record saved beside the repaired file (no text)."""
         return {
-            "method": "ppkit.repair: numbering > PDF outline / TOC > repeated headers > relative raw depth",
+            "method": "ppkit.documents.repair: numbering > PDF outline / TOC > repeated headers > relative raw depth",
             "n_headings": self.n_headings, "n_changed": len(self.changes),
             "source_sha256": self.source_sha256, "sha256": self.sha256,
             "changes": [asdict(c) for c in self.changes],

@@ -8,8 +8,8 @@ Any object with ``name``, ``dim``, ``embed_documents(texts)`` and
   reads 256 word pieces (about 1,000 characters); longer input is truncated by the
   model, which is why chunks put their breadcrumb first. On a CPU with native bfloat16
   (AVX512-BF16 or AMX) it runs the matrix products in bfloat16 (``torch.autocast``;
-  layer norms and softmax stay float32): 2.4x less CPU time than float32 for vectors
-  whose cosine with the float32 ones is >= 0.9999. The precision is part of its name,
+  layer norms and softmax stay float32): less CPU time than float32 for vectors
+  within float32/bf16 rounding of the float32 ones (docs/results/speed.md). The precision is part of its name,
   so an index records it and is queried with the same arithmetic. A question is embedded
   without torch, by the same model's forward pass in NumPy (:mod:`ppkit.indexing.minilm`,
   bfloat16 rounding imitated for a ``+bf16`` index), so ``ppkit ask`` never imports torch.
@@ -88,16 +88,16 @@ class LocalEmbedder:
 
     Args:
         batch_size: texts per forward pass. sentence-transformers sorts the texts by length
-            before batching, so small batches carry little padding (16 measured best with bf16).
+            before batching, so small batches carry little padding (16 measured best with bf16, docs/results/speed.md).
         max_seq_length: word pieces read per text (the model was trained at 256).
         precision: ``"fp32"``, ``"bf16"`` (matrix products in bfloat16 under ``torch.autocast``),
             or ``"auto"``: bf16 where the CPU has it natively (:func:`native_bf16`), else fp32.
             The resolved precision is in ``name`` (``+bf16``), so indexes record it.
         query_backend: ``"numpy"`` (default): :meth:`embed_query` runs the model in NumPy
-            (:class:`ppkit.indexing.minilm.NumpyMiniLM`, no torch import; ~15-17 ms of one core for a
+            (:class:`ppkit.indexing.minilm.NumpyMiniLM`, no torch import; milliseconds of one core for a
             question, where torch's first call alone costs seconds of imports); ``"torch"``: through
             sentence-transformers like the documents. Both give the same vector to float32 rounding
-            (fp32), or to bfloat16 rounding (bf16: cosine >= 0.99998 on the visible questions).
+            (fp32), or to bfloat16 rounding (bf16; ``tests/test_minilm.py`` bounds the difference).
     """
 
     dim = 384

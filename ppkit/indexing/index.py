@@ -175,7 +175,7 @@ class SearchIndex:
         self._texts: dict[str, dict[tuple[int, int], SectionText]] = {  # doc -> (first, last line) -> stored text
             doc: {(t.start, t.end): t for t in texts.values()} for doc, texts in (section_texts or {}).items()}
         # the stored texts are those of units(doc), in its order (section_texts wrote them): units(doc) from them
-        # skips recomputing the sections (10 ms of a 10-K's first query); its text is still read hash-checked
+        # skips recomputing the sections (a cost of a 10-K's first query); its text is still read hash-checked
         self._stored_units = {doc: {nid: (t.start, t.end) for nid, t in texts.items()}
                               for doc, texts in (section_texts or {}).items()}
 

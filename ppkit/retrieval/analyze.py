@@ -571,7 +571,7 @@ def analyze_query_online(index: SearchIndex, question: str, *, client=None) -> Q
             (default :class:`ppkit.llm.client.GeminiClient` with the index's config).
 
     Raises:
-        ppkit.llm.LLMError: the call failed (no key, network, unusable reply).
+        ppkit.llm.client.LLMError: the call failed (no key, network, unusable reply).
     """
     if client is None:
         client = GeminiClient(config=index.config)

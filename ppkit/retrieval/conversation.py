@@ -130,7 +130,7 @@ def rewrite_online(index: SearchIndex, question: str, history, *, client=None) -
     """Gemini's standalone version of ``question`` given ``history``.
 
     Raises:
-        ppkit.llm.LLMError: the call failed.
+        ppkit.llm.client.LLMError: the call failed.
     """
     if client is None:
         client = GeminiClient(config=index.config)

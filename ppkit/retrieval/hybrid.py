@@ -18,7 +18,7 @@ that only BM25 or the static channel recalled are scored against the query vecto
 the best of them, ``stage1_rank`` is the position in the (fused) stage-1 order, and
 ``recall`` records the mode, the section's rank in each list and its fused score (with ``+static``: the
 RRF of its rank in the mode's own ranking and in the static list, each counted only within ``candidates``).
-``mode="dense"`` gives exactly what :func:`ppkit.retrieval.recall.recall_candidates` gives.
+``mode="dense"`` is plain dense recall: the sections of the ``recall`` nearest chunks, in order of first appearance.
 
 Scope: ``{doc: None | [Items]}`` (see :meth:`ppkit.retrieval.analyze.QueryFilters.scope`). FAISS
 searches the allowed chunk ids; a store with payload filters (Qdrant) gets the scope as
@@ -74,9 +74,9 @@ def _dense_chunks(index: SearchIndex, qv: np.ndarray, recall: int, scope: dict |
 def _with_static(base: str, own: list, static: list, candidates: int) -> list[tuple[tuple[str, str], float]]:
     """The mode's own section ranking fused with the static channel's by RRF, the first ``candidates`` of
     each: a section enters only through a list that has it among its own first 50. Fused whole, sections
-    mediocre in both lists outrank one list's best: Comprehensive gold recall among 50 with dense+static
-    was 0.896 so, below dense's 0.935, and is 0.975 with the cut; hybrid+static as one RRF of the three
-    lists measured 0.967, this 0.975 (`ppkit bench retrieval --cv loco --retrieval MODE`)."""
+    mediocre in both lists outrank one list's best, and gold recall among the 50 measured below dense alone;
+    with the cut it is above dense, and above one RRF of the three lists (docs/results/retrieval.md,
+    `ppkit bench retrieval --cv loco --retrieval MODE`)."""
     return rrf({base: [key for key, _ in own[:candidates]], "static": static[:candidates]}, k=RRF_K)
 
 

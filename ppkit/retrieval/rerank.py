@@ -138,7 +138,7 @@ class StructuralReranker:
     name = "structural"
     uses_search_text = True  # retrieve() hands it the question without the names that became filters
     # statement: chosen leave-one-company-out over every visible set, the 74-filing shelf included
-    # (`ppkit bench statement-weight`: 1.6 in all 35 folds; it was 0.8, set by hand on the four 10-Ks)
+    # (`ppkit bench statement-weight`; it was set by hand on the four 10-Ks before: docs/results/financebench-shelf.md)
     DEFAULT_WEIGHTS = {"dense": 1.0, "hits": 0.3, "path_sem": 0.6, "path_lex": 0.5, "text_lex": 0.8, "numeric": 0.3,
                        "statement": 1.6, "anchor": 0.0}  # anchor: a priority, not a weight
 

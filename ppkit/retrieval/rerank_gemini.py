@@ -5,8 +5,8 @@ interface): the model sees the question and the candidates' breadcrumbs with
 150-character snippets, as the reference system does (50 candidates there), and returns the ids it chose;
 an unusable reply keeps stage-1 order and says so in ``last_notes``. With stage 1 per filing
 (:func:`ppkit.retrieval.retrieve.retrieve`, a scope of 2-4 filings) the list holds each filing's candidates, so
-the prompt grows with them: over shelf questions, ``len(reranker.prompt(q, retrieval.candidates))`` went from
-11,572 to 22,647 characters for two filings and from 12,366 to 35,195 for three.
+the prompt grows with them: ``len(reranker.prompt(q, retrieval.candidates))`` roughly doubles for two filings
+and triples for three.
 """
 
 from __future__ import annotations

@@ -134,7 +134,7 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
         scope = _resolved(index, list(scope.items())) if scope is not None else None
         docs = filters.docs if filters is not None else None
     # The names that became filters stay in the search text unless config.strip_names is True:
-    # stripping them measured worse (Comprehensive hit@3 0.90 -> 0.80, `ppkit bench retrieval`), since
+    # stripping them measured worse (Comprehensive hit@3, `ppkit bench retrieval`), since
     # a filing's own prose names the company where it reports on it.
     strip = index.config.strip_names and filters is not None and filters.companies
     search_text = filters.search_text if strip else question
@@ -202,9 +202,9 @@ def _stage1(index: SearchIndex, search_text: str, qv: np.ndarray, scope: dict | 
     50 (a short release whose every section mentions the question's words pushes a 10-K's section out), and
     a filing's candidates are those of a search of that filing alone in this index (for dense recall, those
     of a store of that filing alone; BM25 and the static channel keep the whole index's term statistics).
-    ``stage1_rank`` is then the position in the merged list (each filing's best first). On the
-    74-filing FinanceBench shelf, page hit@5 0.84 -> 0.87 with the per-document store at 0.90
-    (``ppkit bench retrieval --questions ../shared/data/financebench/questions.jsonl --index SHELF``).
+    ``stage1_rank`` is then the position in the merged list (each filing's best first). It measured better
+    on the 74-filing FinanceBench shelf (docs/results/financebench-shelf.md,
+    ``ppkit bench retrieval --questions ../shared/data/financebench/questions.jsonl --index SHELF``).
     """
     if _separate(scope, opts):
         cands, info = _per_filing(index, search_text, qv, scope, opts)

@@ -40,7 +40,7 @@ GRID_THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 11))  # 0.05 .. 0.5
 GRID_RATIOS = (0.0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 GRID_RANK_DECAY = (1.0, 0.7, 0.5)
 GRID_RECALLED = (1.0, 0.5)
-GRID_MAX_IMAGES = (3,)  # (1, 2, 3) measured worse out of sample (k=5 LOPO hit 0.63 vs 0.68): too many knobs for 20 questions
+GRID_MAX_IMAGES = (3,)  # (1, 2, 3) measured worse out of sample (leave-one-paper-out): too many knobs for 20 questions
 GRID_STOP_AT = (None,)  # ``--stop-at``: also fit select_images(stop_at=...) over (None, 0.3, 0.4, 0.5, 0.6)
 
 

@@ -137,8 +137,7 @@ def one_torch_thread():
 
     The loop embeds one short query at a time, which gains nothing from a second
     thread; on a shared machine the threads' spin-waiting made each query embedding
-    10-25x slower (measured here: 0.34-0.88 s with two threads, 0.03-0.05 s with one,
-    at a load average of 9 on 2 cores)."""
+    many times slower than with one thread."""
     torch = sys.modules.get("torch")
     if torch is None:
         yield

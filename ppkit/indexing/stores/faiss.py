@@ -76,8 +76,8 @@ class FaissStore(StoreBase):
                 return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
             params = faiss.SearchParameters(sel=faiss.IDSelectorBatch(allowed_ids))
         k = min(k, len(self))
-        # one query: one OpenMP thread (the same result). Two cost 7 ms instead of 0.1-0.2 when the other core
-        # is busy (the second thread's wake-up and spin), and the setting is this thread's own.
+        # one query: one OpenMP thread (the same result). Two cost far more when the other core is busy
+        # (the second thread's wake-up and spin; docs/results/speed.md), and the setting is this thread's own.
         threads = faiss.omp_get_max_threads()
         faiss.omp_set_num_threads(1)
         try:
