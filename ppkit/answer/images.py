@@ -19,14 +19,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..core.text import stems
-from ..documents.anchors import Anchor, find_anchors
 from ..documents.images import HEADING_LINE, IMAGE_LINK, caption_key
 from ..documents.tree import Image
-from ..retrieval.image_channel import image_record_text, question_terms
+from ..retrieval.analyze import Analysis
+from ..retrieval.image_channel import image_record_text
 from ..retrieval.types import ImageLink, Section
 
 __all__ = ["ImageChoice", "score_images", "with_priors", "select_images", "DEFAULT_THRESHOLD", "DEFAULT_RATIO",
@@ -101,7 +100,7 @@ def _reason(via: tuple[str, ...], section, match: str) -> str:
 
 
 def score_images(question: str, sections, *, rank_decay: float = DEFAULT_RANK_DECAY,
-                 recalled: float = DEFAULT_RECALLED, anchors: Sequence[Anchor] | None = None) -> list[ImageChoice]:
+                 recalled: float = DEFAULT_RECALLED, analysis: Analysis | None = None) -> list[ImageChoice]:
     """Every candidate image of ``sections`` scored against ``question``, best first.
 
     The candidates are the image channel's (:func:`ppkit.retrieval.image_channel.link_images`:
@@ -125,9 +124,9 @@ def score_images(question: str, sections, *, rank_decay: float = DEFAULT_RANK_DE
     docs += [set(stems(image_record_text(link.image))) for _, _, link in cands.values()]
     n = max(1, len(docs))
     df = Counter(t for d in docs for t in d)
-    found = find_anchors(question) if anchors is None else anchors  # the question's analysis has them
-    named = {(a.kind, a.number) for a in found}
-    q = question_terms(question, found)  # "Table 1" is the anchor's evidence, not a match term
+    analysis = analysis or Analysis.of(question)
+    named = {(a.kind, a.number) for a in analysis.anchors}
+    q = set(analysis.terms)  # "Table 1" is the anchor's evidence, not a match term
     idf = {t: math.log(1 + n / (1 + df[t])) for t in q}
     total = sum(idf.values()) or 1.0
     math_asked = bool(_ASKS_MATH.search(question))
@@ -167,7 +166,7 @@ def with_priors(choices: list[ImageChoice], *, rank_decay: float = DEFAULT_RANK_
 
 def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHOLD, ratio: float = DEFAULT_RATIO,
                   max_images: int = 3, scored: list[ImageChoice] | None = None,
-                  stop_at: float | None = None, anchors: Sequence[Anchor] | None = None) -> list[ImageChoice]:
+                  stop_at: float | None = None, analysis: Analysis | None = None) -> list[ImageChoice]:
     """The images to show with an answer: from the sections' image channel, at least ``threshold``
     and at least ``ratio`` times the best score, at most ``max_images``.
 
@@ -180,8 +179,8 @@ def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHO
     one-term question): a single common word ("work") is not evidence; an image the question
     names by number needs none. Several images of one figure (the panels sharing a caption)
     count once: the best-scoring, then largest, is kept. The result may be empty. ``scored``: the
-    output of :func:`score_images` when the caller already has it; ``anchors``: the question's, when already
-    found. The defaults were fit
+    output of :func:`score_images` when the caller already has it; ``analysis``: the question's, when already
+    read (:class:`ppkit.retrieval.analyze.Analysis`). The defaults were fit
     leave-one-paper-out on the multimodal benchmark (:mod:`ppkit.bench.fit.images`).
 
     >>> [c.image.label for c in select_images("What is in Table 7?", answer.sections)]  # doctest: +SKIP
@@ -191,8 +190,9 @@ def select_images(question: str, sections, *, threshold: float = DEFAULT_THRESHO
     seen: set[tuple[str, str]] = set()
     if max_images <= 0:
         return chosen
-    need = min(2, len(question_terms(question, anchors)))
-    pool = score_images(question, sections, anchors=anchors) if scored is None else scored
+    analysis = analysis or Analysis.of(question)
+    need = min(2, len(analysis.terms))
+    pool = score_images(question, sections, analysis=analysis) if scored is None else scored
     pool = sorted(pool, key=lambda c: (-c.score, c.section.rank, -(c.image.width * c.image.height), c.image.line))
     best = max((c.score for c in pool if not c.anchored and not c.reason.startswith("not shown")), default=0.0)
     for c in pool:

@@ -256,9 +256,9 @@ class ExtractiveSynthesizer:
         """The images to show (records) and, for the trace, every candidate image's score."""
         threshold = DEFAULT_THRESHOLD if self.image_threshold is None else self.image_threshold
         ratio = DEFAULT_RATIO if self.image_ratio is None else self.image_ratio
-        scored = score_images(question, sections, anchors=analysis.anchors)
+        scored = score_images(question, sections, analysis=analysis)
         chosen = select_images(question, sections, threshold=threshold, ratio=ratio, max_images=self.max_images,
-                               scored=scored, anchors=analysis.anchors)
+                               scored=scored, analysis=analysis)
         best = [{"doc": c.section.doc, "path": c.image.path, "score": c.score, "reason": c.reason}
                 for c in scored[:10]]  # the best ten, for the trace
         return ([image_record(c.section, c.image, reason=c.reason) for c in chosen],

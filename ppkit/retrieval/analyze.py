@@ -28,11 +28,12 @@ against the index (unknown documents are dropped, with a note).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from functools import lru_cache
 
-from ..core.text import STOPWORDS
+from ..core.text import STOPWORDS, stems
 from ..documents.anchors import Anchor, find_anchors
 from ..documents.cover import parse_date
 from ..documents.metadata import (
@@ -47,7 +48,7 @@ from ..llm.client import GeminiClient, online_or_offline
 from ..llm.fence import DATA_RULE, block
 from .metric_table import Metric, detect_metric
 
-__all__ = ["Analysis", "QueryFilters", "question_names", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
+__all__ = ["Analysis", "QueryFilters", "question_names", "question_terms", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
            "parse_periods", "choose_filings", "same_period", "company_groups", "catalog_of"]
 
 
@@ -109,6 +110,7 @@ class Analysis:
         years: the fiscal years named (:func:`question_years`), in order of appearance.
         names: the capitalised names the question uses (:func:`question_names`).
         anchors: the figures, tables, equations and sections it names (:func:`ppkit.documents.anchors.find_anchors`).
+        terms: its stems without the anchors' words (:func:`question_terms`), what images are matched on.
     """
 
     question: str
@@ -117,6 +119,7 @@ class Analysis:
     years: tuple[int, ...] = ()
     names: tuple[str, ...] = ()
     anchors: tuple[Anchor, ...] = ()
+    terms: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, question: str, filters: QueryFilters | None = None) -> Analysis:
@@ -125,8 +128,9 @@ class Analysis:
         >>> Analysis.of("What is AMD's quick ratio for FY2022?").metric.name
         'quick ratio'
         """
+        anchors = tuple(find_anchors(question))
         return cls(question, filters, detect_metric(question), tuple(question_years(question)),
-                   tuple(question_names(question)), tuple(find_anchors(question)))
+                   tuple(question_names(question)), anchors, frozenset(question_terms(question, anchors)))
 
     def to_dict(self) -> dict:
         """The analysis as plain data (the ``analysis`` event of an answer stream)."""
@@ -145,6 +149,19 @@ _GENERIC = {"fy", "q1", "q2", "q3", "q4", "usd", "us", "u.s", "gaap", "non-gaap"
             "the", "in", "as", "for", "by", "according", "assume", "chief", "executive", "officer", "officers",
             "balance", "sheet", "income", "statement", "statements", "cash", "flow", "flows", "inc", "inc.",
             "corporation", "company", "co", "corp"}
+
+
+def question_terms(question: str, anchors: Sequence[Anchor] | None = None) -> set[str]:
+    """The question's stems, without the anchors it names ("Table 1" is an anchor, not a match term);
+    ``anchors``: the question's, when already found.
+
+    >>> sorted(question_terms("How does the training loss in Figure 3 change with the rank?"))
+    ['chang', 'loss', 'rank', 'train']
+    """
+    found = find_anchors(question) if anchors is None else anchors
+    for a in found:
+        question = question.replace(a.text, " ")
+    return set(stems(question))
 
 
 def question_names(question: str) -> list[str]:

@@ -21,16 +21,15 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import replace
 
 from ..core.text import stems
-from ..documents.anchors import Anchor, find_anchors
 from ..documents.tree import Image
 from ..indexing.index import SearchIndex
+from .analyze import Analysis
 from .types import ImageLink, Section
 
-__all__ = ["link_images", "image_record_text", "record_match", "question_terms"]
+__all__ = ["link_images", "image_record_text", "record_match"]
 
 _ORDER = ("anchor", "in section", "discussed in section", "recalled")
 
@@ -38,15 +37,6 @@ _ORDER = ("anchor", "in section", "discussed in section", "recalled")
 def image_record_text(image: Image) -> str:
     """What an image is about, in words: its caption label and the sentences that discuss it."""
     return f"{image.label or image.alt} {image.discussion}".strip()
-
-
-def question_terms(question: str, anchors: Sequence[Anchor] | None = None) -> set[str]:
-    """The question's stems, without the anchors it names ("Table 1" is an anchor, not a match term);
-    ``anchors``: the question's, when already found (:class:`ppkit.retrieval.analyze.Analysis`)."""
-    found = find_anchors(question) if anchors is None else anchors
-    for a in found:
-        question = question.replace(a.text, " ")
-    return set(stems(question))
 
 
 def record_match(terms: set[str], text: str, idf: dict[str, float]) -> float:
@@ -80,15 +70,15 @@ def _recalled(terms: set[str], images: list[tuple[str, Image]], max_recalled: in
 
 
 def link_images(index: SearchIndex, question: str, sections: list[Section], *, max_recalled: int = 3,
-                min_share: float = 0.25, anchors: Sequence[Anchor] | None = None) -> list[Section]:
+                min_share: float = 0.25, analysis: Analysis | None = None) -> list[Section]:
     """``sections`` with their ``image_links`` filled in (new Section objects; the input is unchanged).
 
     >>> [l.via for l in link_images(index, "What does Table 1 show?", sections)[0].image_links]  # doctest: +SKIP
     [('anchor', 'in section'), ('in section',)]
     """
-    found = find_anchors(question) if anchors is None else anchors
-    named = {(a.kind, a.number) for a in found if a.kind in ("figure", "table")}
-    terms = question_terms(question, found)
+    analysis = analysis or Analysis.of(question)  # its anchors and match terms
+    named = {(a.kind, a.number) for a in analysis.anchors if a.kind in ("figure", "table")}
+    terms = set(analysis.terms)
     first_of_doc: dict[str, int] = {}
     for i, s in enumerate(sections):
         first_of_doc.setdefault(s.doc, i)

@@ -147,7 +147,7 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     t2 = time.perf_counter()
     sections = load_sections(index, ranked[:k], budget=opts.budget, query_vec=qv, query=search_text)
     # the image channel, over the untrimmed sections
-    sections = link_images(index, question, sections, anchors=analysis.anchors)
+    sections = link_images(index, question, sections, analysis=analysis)
     t3 = time.perf_counter()
     seconds.update(info.seconds, stage1=round(t1 - t0, 4), stage2=round(t2 - t1, 4), load=round(t3 - t2, 4),
                    total=round(t3 - t0, 4))
