@@ -35,8 +35,8 @@ from .answer.events import AnalysisEvent, Done, ErrorEvent, Event, SectionsEvent
 from .answer.synth import Answer, ExtractiveSynthesizer, Synthesizer
 from .answer.synth_gemini import GeminiSynthesizer
 from .core import data
-from .core.config import PACKAGE_DIR, Config, cache_dir, check_fields
-from .core.errors import InvalidInput
+from .core.config import PACKAGE_DIR, Config, cache_dir
+from .core.errors import ConfigError, InvalidInput
 from .core.io import sha256_file
 from .documents.noise import RuleNoiseFilter
 from .documents.noise_gemini import GeminiNoiseFilter
@@ -94,11 +94,13 @@ class AskOptions:
         >>> AskOptions.of(k=3, verify=False).retrieve.k
         3
         """
-        own = {f.name for f in fields(cls)} - {"retrieve"}
-        rest = {k: v for k, v in options.items() if k not in own}
-        unknown = set(rest) - {f.name for f in fields(RetrieveOptions)}
+        own = [f.name for f in fields(cls) if f.name != "retrieve"]
+        theirs = [f.name for f in fields(RetrieveOptions)]
+        unknown = sorted(set(options) - set(own) - set(theirs))
         if unknown:
-            check_fields(cls, unknown, "ask option(s)")  # raises, naming the ask fields
+            raise ConfigError(f"unknown ask option(s) {unknown}; the ask options are: {', '.join(own)}; "
+                              f"the retrieve options: {', '.join(theirs)}")
+        rest = {k: v for k, v in options.items() if k not in own}
         return cls(RetrieveOptions.of(**rest), **{k: v for k, v in options.items() if k in own and v is not None})
 
 

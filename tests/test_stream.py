@@ -70,7 +70,7 @@ def test_an_error_is_the_last_event_and_ask_raises_it(hash_index):
 def test_options_are_typed_and_unknown_ones_are_named():
     opts = AskOptions.of(k=3, docs=["Acme"], verify=False, retrieval="bm25", history=None)
     assert (opts.retrieve.k, opts.retrieve.docs, opts.retrieve.retrieval, opts.verify) == (3, ["Acme"], "bm25", False)
-    with pytest.raises(ConfigError, match="unknown ask option.*'kk'.*history"):
+    with pytest.raises(ConfigError, match="unknown ask option.*'kk'.*history.*the retrieve options: k, docs"):
         AskOptions.of(kk=3)
 
 
