@@ -23,6 +23,7 @@ above it (notebooks' views, benchmarks, the command line) everything goes throug
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 from collections.abc import Generator
@@ -50,7 +51,7 @@ from .indexing.index import (
     SearchIndex,
 )
 from .llm.client import online_run
-from .retrieval.analyze import Analysis, analyze
+from .retrieval.analyze import analyze_question
 from .retrieval.conversation import rewrite_question
 from .retrieval.metric_statements import statement_sections
 from .retrieval.rerank import AnchorPriority, StructuralReranker
@@ -179,29 +180,17 @@ def default_noise_filter(config: Config, embedder: Embedder):
     return RuleNoiseFilter(None if isinstance(embedder, HashEmbedder) else embedder)
 
 
-def analyze_question(index: SearchIndex, question: str, options: RetrieveOptions | None = None) -> Analysis:
-    """What ``question`` asks, read once: its filters (unless the caller chose the documents or turned
-    filtering off; Gemini's reading when the config is online) and its metric, years, names and anchors.
-
-    >>> ppkit.pipeline.analyze_question(index, "What is AMD's quick ratio for FY2022?").metric.name  # doctest: +SKIP
-    'quick ratio'
-    """
-    opts = options or RetrieveOptions()
-    use_filters = opts.docs is None and opts.auto_filter
-    return Analysis.of(question, analyze(index, question) if use_filters else None)
-
-
 def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None = None, *,
              reranker=None) -> Retrieval:
     """Analyze the question once, then two-stage retrieval with the parts the index's config calls for.
 
     >>> ppkit.retrieve(index, "What is AMD's quick ratio?", RetrieveOptions(k=5)).sections[0].breadcrumb  # doctest: +SKIP
     """
-    opts = options or RetrieveOptions()
+    opts = _typed(options, RetrieveOptions)
     with online_run(index.config.ask_deadline) as run:
         before = len(run.fallbacks)
         checked_k(question, index.config.k if opts.k is None else opts.k)
-        analysis = analyze_question(index, question, opts)
+        analysis = analyze_question(index, question, filters=opts.docs is None and opts.auto_filter)
         r = _retrieve(index, question, opts, reranker=reranker or default_reranker(index), analysis=analysis)
     return replace(r, trace=replace(r.trace, fallbacks=r.trace.fallbacks + run.fallbacks[before:]))
 
@@ -226,7 +215,7 @@ def stream(index: SearchIndex, question: str, options: AskOptions | None = None,
     with the :class:`Answer` (also the generator's return value); or ``error`` (and None) on failure.
 
     The one place that orders the stages: a follow-up is rewritten with the history, the question is
-    analyzed once (:func:`analyze_question`), retrieval takes the analysis, the primary statements a metric
+    analyzed once (:func:`ppkit.retrieval.analyze.analyze_question`), retrieval takes the analysis, the primary statements a metric
     needs are added, the synthesizer writes from the sections it is given, and the answer is verified. All
     of its Gemini calls run under one deadline (``Config.ask_deadline``); the online stages that fell back
     to their offline twins are in ``trace.fallbacks``.
@@ -234,7 +223,26 @@ def stream(index: SearchIndex, question: str, options: AskOptions | None = None,
     >>> for event in ppkit.stream(index, "What is AMD's quick ratio for FY2022?"):  # doctest: +SKIP
     ...     print(event.type, event.data())
     """
-    opts = options or AskOptions()
+    opts = _typed(options, AskOptions)
+    # The run (deadline, fallbacks) is a context variable: each step of the stream runs in this stream's own
+    # copy of the context, so a consumer that steps it from other contexts (a server's threads) or
+    # interleaves two streams gives each its own run.
+    ctx = contextvars.copy_context()
+    steps = ctx.run(_run, index, question, opts, reranker, synthesizer)
+    try:
+        while True:
+            try:
+                event = ctx.run(next, steps)
+            except StopIteration as stop:
+                return stop.value
+            yield event
+    finally:
+        ctx.run(steps.close)
+
+
+def _run(index: SearchIndex, question: str, opts: AskOptions, reranker,
+         synthesizer: Synthesizer | None) -> Generator[Event, None, Answer | None]:
+    """:func:`stream`'s events under one online run: the stages, then ``done`` (or ``error``)."""
     synthesizer = synthesizer or default_synthesizer(index.config)
     with online_run(index.config.ask_deadline) as run:
         before = len(run.fallbacks)
@@ -251,6 +259,16 @@ def stream(index: SearchIndex, question: str, options: AskOptions | None = None,
     return answer
 
 
+def _typed(options, kind: type):
+    """``options`` when it is a ``kind`` (None: the defaults); anything else is an InvalidInput."""
+    if options is None:
+        return kind()
+    if not isinstance(options, kind):
+        raise InvalidInput(f"options must be {kind.__name__}, not {type(options).__name__} {options!r}: "
+                           f"e.g. {kind.__name__}.of(k=5), or index.ask/index.retrieve(question, k=5)")
+    return options
+
+
 def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker,
                    synthesizer: Synthesizer) -> Generator[Event, None, Answer]:
     """The stages of :func:`stream` in order, up to the verified Answer (without the run's fallbacks)."""
@@ -258,7 +276,7 @@ def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker
     rewrite = rewrite_question(index, question, opts.history) if opts.history else None
     if rewrite is not None:
         question = rewrite.question
-    analysis = analyze_question(index, question, opts.retrieve)
+    analysis = analyze_question(index, question, filters=opts.retrieve.docs is None and opts.retrieve.auto_filter)
     yield AnalysisEvent(analysis.to_dict())
     r = _retrieve(index, question, opts.retrieve, reranker=reranker, analysis=analysis)
     yield SectionsEvent([{"rank": s.rank, "doc": s.doc, "node_id": s.node_id, "breadcrumb": s.breadcrumb,

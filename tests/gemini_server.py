@@ -229,6 +229,8 @@ def _pieces(reply: dict, size: int) -> list[dict]:
         event = {"candidates": [cand] if cands else [], "modelVersion": reply.get("modelVersion")}
         if last:
             event["usageMetadata"] = reply.get("usageMetadata", {})
+            if "promptFeedback" in reply:  # a blocked prompt says why
+                event["promptFeedback"] = reply["promptFeedback"]
         events.append(event)
     return events
 

@@ -4,6 +4,7 @@ through the real google-genai client against the tests' local server."""
 
 from __future__ import annotations
 
+import contextvars
 from pathlib import Path
 
 import pytest
@@ -128,3 +129,39 @@ def test_a_failed_stream_falls_back_to_the_offline_answer_streamed(gemini, clien
     events, (text, info) = collect(synth.stream("What are the stages?", secs))
     assert text.startswith("[Gemini could not answer") and info["synthesizer"] == "extractive"
     assert "".join(e.text for e in events) == text
+
+
+def test_a_stream_stepped_from_other_contexts_keeps_its_own_run(hash_index):
+    """A server may step a stream from fresh contexts (threads), or interleave two: each keeps its own run."""
+    one, two = hash_index.stream(Q, k=3), hash_index.stream("What were Globex's revenues in 2022?", k=3)
+    events: dict[int, list] = {1: [], 2: []}
+    live = {1: one, 2: two}
+    while live:
+        for key, gen in list(live.items()):
+            try:
+                events[key].append(contextvars.Context().run(next, gen))
+            except StopIteration:
+                del live[key]
+    assert events[1][-1].type == "done" and events[2][-1].type == "done"
+    assert events[1][-1].answer.text == hash_index.ask(Q, k=3).text
+
+
+def test_gemini_deltas_hold_back_a_marker_that_spans_lines(gemini, client):
+    from mm_helpers import fixture_tree, section
+
+    secs = [section(fixture_tree(), "0002", 1)]
+    reply = ("It has three stages [SHOW: mm_doc/figures/pipeline.png |\nthe pipeline] as drawn.\n"
+             "Sources:\n- mm_doc > Toy Vector Painter > 1. Method (ID: 0002)")
+    gemini.script("generateContent", text_reply(reply))
+    synth = GeminiSynthesizer(config=Config(online=True), client=client)
+    synth.visual_check = False
+    events, (text, info) = collect(synth.stream("What are the stages?", secs))
+    assert "".join(e.text for e in events) == text and "[SHOW" not in text
+    assert text.startswith("It has three stages  as drawn.\nSources:")  # the marker taken out where it stood
+
+
+def test_options_of_another_type_are_refused(hash_index):
+    with pytest.raises(InvalidInput, match="options must be RetrieveOptions, not int"):
+        ppkit.retrieve(hash_index, Q, 5)
+    with pytest.raises(InvalidInput, match="options must be AskOptions, not dict"):
+        ppkit.ask(hash_index, Q, {"k": 3})

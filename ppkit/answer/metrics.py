@@ -21,7 +21,7 @@ CAGRs (reported as unsupported), and guessing a line item from prose.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from ..retrieval.analyze import question_years
 from ..retrieval.metric_statements import statement_kind

@@ -2,9 +2,10 @@
 
 A synthesizer is any object with ``name``, ``calls``, ``stream(question, sections, analysis)``
 (a generator of :mod:`ppkit.answer.events` ``delta`` events that returns ``(text, info)``) and
-``synthesize(question, sections, analysis)`` (that stream collected). It is given the sections
-and the question's analysis and never retrieves: the conductor (:func:`ppkit.pipeline.ask`)
-retrieves, calls it, verifies, and assembles the :class:`Answer`.
+``synthesize(question, sections, analysis)`` (the same text and notes at once). It is given the
+sections and the question's analysis and never retrieves: the conductor (:func:`ppkit.pipeline.stream`)
+retrieves and hands the sections to :func:`ppkit.answer.compose.answer_stream`, which calls the
+synthesizer, verifies and assembles the :class:`Answer`.
 
 :class:`ExtractiveSynthesizer` (offline default) writes no prose of its own: for
 each selected section it quotes the sentences and table rows that best match the
@@ -31,7 +32,7 @@ from ..documents.tree import Image
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Section, Trace, pages_label, pages_line
 from .abstain import abstention_line, missing_from
-from .events import Delta, Event, collect
+from .events import Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
 from .metrics import compute_metric, format_metric
 from .verify import format_report

@@ -102,6 +102,14 @@ def parse_sources(text: str, sections=()) -> list[dict]:
     return out
 
 
+def _settled(raw: str) -> str:
+    """The part of a reply being streamed that can be shown: its complete lines, up to any image marker not
+    yet closed (a marker may span lines)."""
+    done = raw[: raw.rfind("\n") + 1]
+    start = done.rfind("[SHOW:")
+    return done[:start] if start >= 0 and "]" not in done[start:] else done
+
+
 class GeminiSynthesizer(GeminiPart):
     """A grounded answer by Gemini from the retrieved sections, citing them under ``Sources:``.
 
@@ -189,9 +197,7 @@ class GeminiSynthesizer(GeminiPart):
                     res = stop.value
                     break
                 raw.append(piece)
-                done = "".join(raw)
-                done = done[: done.rfind("\n") + 1]  # complete lines only: a marker may be half-written
-                clean = strip_markers(done)
+                clean = strip_markers(_settled("".join(raw)))
                 if clean.startswith(shown_so_far) and len(clean) > len(shown_so_far):
                     yield Delta(clean[len(shown_so_far):])
                     shown_so_far = clean

@@ -392,24 +392,34 @@ class GeminiClient:
             return next(chunks, None), chunks
 
         first, chunks = self._call(what, open_stream)
+        run = _RUN.get()
         pieces: list[str] = []
-        last = first
-        try:
-            chunk = first
-            while chunk is not None:
-                last = chunk
-                piece = _reply_text(chunk)
-                if piece:
-                    pieces.append(piece)
-                    yield piece
-                chunk = next(chunks, None)
-        except PpkitError:
-            raise
-        except Exception as e:  # noqa: BLE001 - a broken stream becomes one clear LLMError
-            raise self._failure(what, e, 1) from e
+        last = chunk = first
+        while chunk is not None:
+            last = chunk
+            piece = _reply_text(chunk)
+            if piece:
+                pieces.append(piece)
+                yield piece
+            left = run.remaining() if run is not None else None
+            if left is not None and left <= 0:
+                raise LLMError(f"Gemini {what} stopped: the deadline for this run passed during the stream. "
+                               f"{_NOTHING_LOST}")
+            chunk = self._next_chunk(what, chunks)
         if last is None:
             raise LLMError(f"Gemini {what} returned no reply. {_NOTHING_LOST}")
         return self._finish_generation(last, "".join(pieces) or None, material, path, prompt, None, model, t0)
+
+    def _next_chunk(self, what: str, chunks):
+        """The stream's next chunk (None at its end); an SDK or transport failure is one clear LLMError."""
+        from google.genai import errors
+
+        try:
+            return next(chunks, None)
+        except Exception as e:  # noqa: BLE001 - only the SDK's and the transport's failures are converted
+            if isinstance(e, (errors.APIError, ValueError)) or _is_transport_error(e):
+                raise self._failure(what, e, 1) from e
+            raise
 
     def _generation_key(self, prompt: str, system: str | None, schema: dict | None, temperature: float, model: str,
                         images: list[tuple[bytes, str]] | None) -> tuple[dict, Path]:

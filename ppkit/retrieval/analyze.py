@@ -48,7 +48,7 @@ from ..llm.client import GeminiClient, online_or_offline
 from ..llm.fence import DATA_RULE, block
 from .metric_table import Metric, detect_metric
 
-__all__ = ["Analysis", "QueryFilters", "question_names", "question_terms", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
+__all__ = ["Analysis", "analyze_question", "QueryFilters", "question_names", "question_terms", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
            "parse_periods", "choose_filings", "same_period", "company_groups", "catalog_of"]
 
 
@@ -623,6 +623,17 @@ def analyze_query_online(index: SearchIndex, question: str, *, client=None) -> Q
     search = str(data.get("search_text") or "").strip() or question
     return QueryFilters(docs=docs, matched={d: "gemini" for d in companies}, search_text=search,
                         analyzer="gemini", companies=companies, years=years, items=items, notes=notes)
+
+
+def analyze_question(index: SearchIndex, question: str, *, filters: bool = True) -> Analysis:
+    """What ``question`` asks, read once: its filters (with ``filters``; Gemini's reading when the config is
+    online, :func:`analyze`) and its metric, years, names, anchors and match terms (:meth:`Analysis.of`).
+    ``filters=False`` when the caller chose the documents or turned filtering off.
+
+    >>> analyze_question(index, "What is AMD's quick ratio for FY2022?").metric.name  # doctest: +SKIP
+    'quick ratio'
+    """
+    return Analysis.of(question, analyze(index, question) if filters else None)
 
 
 def analyze(index: SearchIndex, question: str, *, online: bool | None = None, client=None) -> QueryFilters:

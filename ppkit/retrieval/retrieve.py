@@ -22,7 +22,7 @@ import numpy as np
 from ..core.config import RETRIEVAL_MODES, Config, check_fields
 from ..core.errors import InvalidInput
 from ..indexing.index import SearchIndex
-from .analyze import Analysis, QueryFilters, analyze
+from .analyze import Analysis, QueryFilters, analyze_question
 from .hybrid import recall_sections
 from .image_channel import link_images
 from .pointers import load_sections
@@ -83,10 +83,7 @@ class RetrieveOptions:
     def resolved(self, config: Config) -> RetrieveOptions:
         """These options with the unset ones taken from ``config``; a bad value is an error."""
         o = self
-        k = config.k if o.k is None else o.k
-        if k < 1:
-            raise InvalidInput("k must be at least 1")
-        o = replace(o, k=k, recall=config.recall_chunks if o.recall is None else o.recall,
+        o = replace(o, k=config.k if o.k is None else o.k, recall=config.recall_chunks if o.recall is None else o.recall,
                     candidates=config.candidates if o.candidates is None else o.candidates,
                     budget=config.section_budget if o.budget is None else o.budget,
                     separate_filings=config.separate_filings if o.separate_filings is None else o.separate_filings,
@@ -122,7 +119,7 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     reranker = reranker or StructuralReranker.for_index(index)
     t0 = time.perf_counter()
     if analysis is None:
-        analysis = Analysis.of(question, analyze(index, question) if opts.docs is None and opts.auto_filter else None)
+        analysis = analyze_question(index, question, filters=opts.docs is None and opts.auto_filter)
     filters, docs = analysis.filters, opts.docs
     if docs is None and opts.decompose and filters is not None and filters.comparison:
         return retrieve_decomposed(index, question, filters, k=k, reranker=reranker, options=opts)
