@@ -21,6 +21,7 @@ CAGRs (reported as unsupported), and guessing a line item from prose.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..retrieval.analyze import question_years
@@ -73,9 +74,10 @@ class MetricResult:
         return f"MetricResult({self.metric.name}, FY{self.year}, {got})"
 
 
-def question_year(question: str) -> int | None:
-    """The fiscal year a question asks about: the latest year it names (``FY2022``, ``FY22``, ``2022``)."""
-    years = question_years(question)
+def question_year(question: str, years: Sequence[int] | None = None) -> int | None:
+    """The fiscal year a question asks about: the latest year it names (``FY2022``, ``FY22``, ``2022``);
+    ``years``: the years it names, when already read (:class:`ppkit.retrieval.analyze.Analysis`)."""
+    years = question_years(question) if years is None else years
     return max(years) if years else None
 
 
@@ -248,7 +250,7 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
     metric = metric or detect_metric(question)
     if metric is None:
         return None
-    year = question_year(question) if years is None else (max(years) if years else None)
+    year = question_year(question, years)
     if UNSUPPORTED.search(question):
         return MetricResult(metric, year, None, note="multi-year averages, CAGRs and day counts are not computed "
                                                      "offline", missing=("a supported form of the metric",))
