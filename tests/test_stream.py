@@ -12,6 +12,7 @@ from gemini_server import text_reply
 
 import ppkit
 from ppkit import AskOptions, Config, HashEmbedder, build_index
+from ppkit.answer.block import KINDS
 from ppkit.answer.events import EVENT_TYPES, Delta, Done, ErrorEvent, collect
 from ppkit.answer.synth_gemini import GeminiSynthesizer
 from ppkit.core.errors import ConfigError, InvalidInput
@@ -38,7 +39,9 @@ def _types(events) -> list[str]:
 
 def test_offline_stream_order_and_deltas_join_to_the_answer(hash_index):
     events, answer = collect(hash_index.stream(Q, k=3))
-    assert _types(events) == ["analysis", "sections", "delta", "citation", "verification", "done"]
+    assert _types(events) == ["analysis", "sections", "answer", "delta", "citation", "verification", "done"]
+    block = next(e for e in events if e.type == "answer")
+    assert block.data() == answer.block.to_dict() and block.kind in KINDS  # the block, before the evidence
     assert all(e.type in EVENT_TYPES for e in events)
     assert "".join(e.text for e in events if isinstance(e, Delta)) == answer.text
     assert sum(isinstance(e, Delta) for e in events) == answer.text.count("\n") + 1  # one delta a line
@@ -128,7 +131,7 @@ def test_a_failed_stream_falls_back_to_the_offline_answer_streamed(gemini, clien
     synth = GeminiSynthesizer(config=Config(online=True), client=client, fallback=ppkit.ExtractiveSynthesizer())
     events, (text, info) = collect(synth.stream("What are the stages?", secs))
     assert text.startswith("[Gemini could not answer") and info["synthesizer"] == "extractive"
-    assert "".join(e.text for e in events) == text
+    assert "".join(e.text for e in events if isinstance(e, Delta)) == text
 
 
 def test_a_stream_stepped_from_other_contexts_keeps_its_own_run(hash_index):

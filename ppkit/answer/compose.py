@@ -46,6 +46,7 @@ def answer_stream(question: str, retrieval: Retrieval, synthesizer: Synthesizer,
     if added:
         info["statements_added"] = [s.section_id for s in added]
     images = info.pop("images", [])
+    block = info.pop("block", None)
     used = info.pop("synthesizer", synthesizer.name)  # a Gemini synthesizer that fell back names its twin
     r = retrieval
     trace = AnswerTrace(**{f.name: getattr(r.trace, f.name) for f in fields(Trace)},
@@ -58,4 +59,4 @@ def answer_stream(question: str, retrieval: Retrieval, synthesizer: Synthesizer,
         yield Citation(c["doc"], c["node_id"], c["breadcrumb"], c["in_context"])
     verification = verify_answer(text, sections, question=question) if verify else None
     yield VerificationEvent(verification)
-    return Answer(question, text, sections, used, images, trace, verification)
+    return Answer(question, text, sections, used, images, trace, verification, block)

@@ -32,7 +32,8 @@ from ..documents.tree import Image
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Section, Trace, pages_label, pages_line
 from .abstain import abstention_line, missing_from
-from .events import Delta, Event
+from .block import AnswerBlock, cite_line
+from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
 from .metrics import compute_metric, format_metric
 from .verify import format_report
@@ -73,6 +74,7 @@ class Answer:
     images: list[dict] = field(default_factory=list)  # {"path", "label", "doc", "node_id", "resolved"}
     trace: AnswerTrace | None = None
     verification: dict | None = None
+    block: AnswerBlock | None = None  # the answer in one to three cited lines (ppkit.answer.block)
 
     def __repr__(self) -> str:
         return f"Answer({self.mode}, {len(self.sections)} sections, {len(self.text)} chars)"
@@ -120,6 +122,7 @@ class Answer:
                           "text": s.text} for s in self.sections],
             "images": self.images, "trace": self.trace.to_dict() if self.trace is not None else {},
             "verification": self.verification,
+            "answer": self.block.to_dict() if self.block is not None else None,
         }
 
     def to_json(self, **kw) -> str:
@@ -197,8 +200,11 @@ class ExtractiveSynthesizer:
 
     def stream(self, question: str, sections: list[Section],
                analysis: Analysis | None = None) -> Generator[Event, None, tuple[str, dict]]:
-        """The answer written whole, then streamed line by line; returns ``(text, info)``."""
+        """The answer block, then the answer written whole streamed line by line; returns ``(text, info)``."""
         text, info = self.synthesize(question, sections, analysis)
+        block = info.get("block")
+        if block is not None:
+            yield AnswerEvent(block.text, block.kind, [c.to_dict() for c in block.citations])
         yield from line_deltas(text)
         return text, info
 
@@ -222,6 +228,7 @@ class ExtractiveSynthesizer:
             out += [refusal, ""]
         elif metric is not None:
             out += [format_metric(metric), ""]
+        ranked = []  # every section's scored passages, for the block
         for s in sections:
             scored = []
             for sec, ln, p, st in pieces:
@@ -231,6 +238,7 @@ class ExtractiveSynthesizer:
                 if score > 0:
                     scored.append((score, ln, p))
             best = sorted(scored, key=lambda x: (-x[0], x[1]))[: self.per_section]
+            ranked += [(score, s.rank, ln, p, s) for score, ln, p in best]
             out.append(f"From {s.breadcrumb} ({s.cite()}, lines {s.line_start}-{s.line_end}):")
             if not best:
                 out.append("  (no sentence in this section shares terms with the question)")
@@ -244,7 +252,8 @@ class ExtractiveSynthesizer:
         out += [f"- {s.breadcrumb} (ID: {s.node_id})" for s in sections]
         out += [pages_line(sections)] if pages_line(sections) else []
         images, image_info = self._images(question, sections, analysis)
-        notes = {"passages_quoted": quoted, "images": images, **image_info}
+        notes = {"passages_quoted": quoted, "images": images, **image_info,
+                 "block": _block(refusal, metric, ranked, sections)}
         if refusal is not None:
             notes["abstained"] = missing
         if metric is not None:
@@ -264,6 +273,22 @@ class ExtractiveSynthesizer:
                 for c in scored[:10]]  # the best ten, for the trace
         return ([image_record(c.section, c.image, reason=c.reason) for c in chosen],
                 {"image_threshold": threshold, "image_ratio": ratio, "image_scores": best})
+
+
+def _block(refusal: str | None, metric, ranked: list, sections: list[Section]) -> AnswerBlock:
+    """The answer block: the abstention, the computed metric, or the best-scoring passage of any section."""
+    if refusal is not None:
+        return AnswerBlock(refusal, "not_found")
+    if metric is not None:
+        if not metric.ok:
+            return AnswerBlock(format_metric(metric).split("\n")[0], "not_found")
+        cites = tuple(cite_line(s, li.line) for li in metric.inputs
+                      for s in sections if (s.doc, s.node_id) == (li.doc, li.node_id))
+        return AnswerBlock(format_metric(metric).split("\n")[0], "computed", cites)
+    if not ranked:
+        return AnswerBlock("Not found: no retrieved sentence shares terms with the question.", "not_found")
+    _, _, ln, p, s = max(ranked, key=lambda x: (x[0], -x[1], -x[2]))
+    return AnswerBlock(p, "passage", (cite_line(s, ln),))
 
 
 def image_record(section: Section, image: Image, *, reason: str = "") -> dict:
