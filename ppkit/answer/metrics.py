@@ -101,7 +101,8 @@ def question_year(question: str, years: Sequence[int] | None = None) -> int | No
 _VALUE = re.compile(r"^\(?-?\$?\s?\(?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\)?\s?%?$")
 _DASH = {"—", "–", "-", "—%", "$—", "$ —", "$-"}
 _HEAD_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
-_SCALE = re.compile(r"\bin (millions|thousands|billions)\b", re.I)
+# the statement's unit: "(In millions)", "($ in millions, except per share data)", "(Millions, except ...)"
+_SCALE = re.compile(r"\bin (millions|thousands|billions)\b|\(\s*(?:\$|dollars|usd)?\s*(millions|thousands|billions)\b", re.I)
 
 
 def _cell_value(cell: str) -> float | None:
@@ -177,7 +178,7 @@ def _component_rows(section: Section, concept: str, year: int) -> list[tuple[str
 
 def _scale(section: Section) -> str:
     m = _SCALE.search(section.text) or _SCALE.search(section.breadcrumb)
-    return m.group(1).casefold() if m else ""
+    return (m.group(1) or m.group(2)).casefold() if m else ""
 
 
 _KIND_NAME = {"balance": "balance sheet", "operations": "income statement", "cash_flows": "cash flow statement"}
@@ -324,7 +325,7 @@ class _Eval:
 
 
 def _wrap(node, expr: str) -> str:
-    return f"({expr})" if node[0] in ("+", "-") else expr
+    return f"({expr})" if node[0] in ("+", "-", "avg") else expr
 
 
 def _not_meaningful(book: _Book, ev: _Eval, metric: Metric, doc: str) -> str:
@@ -423,12 +424,17 @@ def _value_text(res: MetricResult) -> str:
     """The result as stated: "$5,604 million", "43.61%", "1.57", "$0.84 per share"."""
     v, unit = _fmt(res.value), res.metric.unit
     if unit == "usd":
-        return f"${v}" + (f" {res.scale[:-1]}" if res.scale else "")
+        return _usd(res.value, res.scale)
     if unit == "percent":
         return f"{v}%"
     if unit == "per_share":
         return f"${v} per share"
     return v
+
+
+def _usd(v: float, scale: str) -> str:
+    """ "-$607 million": an amount with its sign first and the statements' unit."""
+    return ("-" if v < 0 else "") + f"${_fmt(abs(v))}" + (f" {scale[:-1]}" if scale else "")
 
 
 def _change_text(res: MetricResult) -> str:
@@ -438,7 +444,7 @@ def _change_text(res: MetricResult) -> str:
         return f"a change of {_fmt(round(a - b, 2))} percentage points"
     d = _round_written(a - b)
     pct = f" ({_fmt(round((a - b) / abs(b) * 100, 2))}%)" if b else ""
-    return f"a change of {_fmt(d)}{pct}"
+    return f"a change of {_usd(d, res.scale) if res.metric.unit == 'usd' else _fmt(d)}{pct}"
 
 
 def format_metric(res: MetricResult) -> str:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["CONCEPTS", "COMPONENTS", "PER_SHARE", "OUTFLOWS", "ITEM_WORDS", "Metric", "METRICS", "UNSUPPORTED", "detect_metric", "formula_concepts",
-           "share_metric"]
+           "share_metric", "defined_metric"]
 
 # concept -> (statement, label patterns matched against the row label from its start, what it is called)
 # statement: "balance" | "operations" | "cash_flows"; an outflow (capex, dividends) is read as its size.
@@ -59,7 +59,8 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
                       "income before income taxes"),
     "goodwill": ("balance", (r"goodwill$",), "goodwill"),
     "intangibles": ("balance", (r"(acquisition-related |other |identifiable )?intangible assets?,? net$",
-                                r"(other )?intangible assets?$", r"intangibles?,? net$"), "intangible assets, net"),
+                                r"(other )?intangible assets?$", r"[\w\- ]*intangibles?( assets?)?,? net$"),
+                     "intangible assets, net"),
     "eps_diluted": ("operations", (r"diluted$", r"(net )?(income|earnings|\(loss\)/earnings|loss)( attributable to [\w.,&' ]+)?"
                                    r" per (common )?share[ ,–—-]+diluted$", r"diluted (net )?(earnings|income|loss) per share$",
                                    r"earnings per (common )?share[ ,–—-]+diluted"), "diluted earnings per share"),
@@ -67,7 +68,7 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
                                        r"increase \(decrease\)|\(decrease\) increase)( \(decrease\))?( in| of)? cash",),
                         "net change in cash"),
     "capex": ("cash_flows", (r"purchases? of property", r"capital (spending|expenditures?)", r"additions to property",
-                       r"payments? for (the )?(purchase|acquisition) of property", r"property and equipment additions",
+                       r"payments? for (the )?(purchase|acquisition) of property", r"property(, plant,?)? and equipment additions",
                        r"purchases? of plant"), "capital expenditures"),
     "dividends": ("cash_flows", (r"(cash )?dividends paid", r"payments? of (cash )?dividends", r"dividends to shareholders",
                            r"cash dividends"), "dividends paid"),
@@ -230,6 +231,8 @@ _CHANGE_AFTER = re.compile(r"\s*(growth|increase|change|decline|decrease|rise)\b
 _SHARE_AS = re.compile(r"\bas an? (?:percent(?:age)?|share|proportion|portion|fraction) of\b|\bas an? ?% of\b")
 _SHARE_OF = re.compile(r"\b(?:percent(?:age)?|proportion|share|portion|fraction|how much) of\b")
 _PART = re.compile(r"\b(attributable to|contributed by|driven by|due to|from (the )?\w+ segment)\b")
+# a question about what moved an amount, not the amount itself
+_NOT_A_BALANCE = re.compile(r"\b(changes? in|buildup|build-up|impact|effect|whether|drivers?|drove|why)\b")
 _REMAINING = re.compile(r"\b(?:remain\w*|left|was left) after\b")
 
 
@@ -288,6 +291,92 @@ def share_metric(question: str) -> Metric | None:
                   f"{xname} / {yname} x 100")
 
 
+_DEFINED = re.compile(r"\b(?P<name>(?:\w+[- ]){0,3}\w+),? (?:is )?(?:defined|computed|calculated) as (?P<body>[^?.;]+)")
+_OPS = [(re.compile(r"\s*(?:divided by|over|/)\s*"), "/"), (re.compile(r"\s*(?:minus|less|-)\s+"), "-"),
+        (re.compile(r"\s*(?:plus|\+)\s*"), "+"), (re.compile(r"\s*\(\s*"), "("), (re.compile(r"\s*\)\s*"), ")")]
+
+
+def _formula_tokens(body: str) -> list | None:
+    """The operands (formula nodes) and operators of a formula written in words; None on any other word."""
+    out, pos, items = [], 0, {a: (b, k) for a, b, k in _item_mentions(body)}
+    while pos < len(body.rstrip()):
+        if pos in items:
+            end, key = items[pos]
+            node = _operand(key, body, end)
+            if node is None:
+                return None
+            out.append(node)
+            pos = end
+            continue
+        for rx, op in _OPS:
+            m = rx.match(body, pos)
+            if m and m.end() > pos:
+                out.append(op)
+                pos = m.end()
+                break
+        else:
+            m = re.compile(r"\s+|(the|a|an|of|from|total)\b").match(body, pos)
+            if not m or m.end() == pos:
+                return None
+            pos = m.end()
+    return out
+
+
+def defined_metric(question: str) -> Metric | None:
+    """A metric the question defines in words over amounts it names: "the reinvestment rate defined as Capex
+    divided by (Operating Cash Flow minus Dividends)" (``+``, ``-``, ``/`` and brackets); None when any word of the
+    definition is neither an amount of :data:`ITEM_WORDS` nor an operator.
+
+    >>> defined_metric("What is the cash conversion, defined as free cash flow divided by net income?").formula[0]
+    '/'
+    """
+    m = _DEFINED.search(question.casefold())
+    body = re.split(r"\s+(?:for|in|during|at|as of)\s+(?!\()", m.group("body"))[0].strip() if m else ""
+    toks = _formula_tokens(body) if m else None
+    if not toks or sum(isinstance(t, tuple) for t in toks) < 2:
+        return None
+    pos = 0
+
+    def atom():
+        nonlocal pos
+        t = toks[pos] if pos < len(toks) else None
+        pos += 1
+        if t == "(":
+            v = expr()
+            if pos >= len(toks) or toks[pos] != ")":
+                raise ValueError
+            pos += 1
+            return v
+        if isinstance(t, tuple):
+            return t
+        raise ValueError
+
+    def chain(sub, ops):
+        nonlocal pos
+        v = sub()
+        while pos < len(toks) and toks[pos] in ops:
+            op = toks[pos]
+            pos += 1
+            v = (op, v, sub())
+        return v
+
+    def expr():
+        return chain(lambda: chain(atom, ("/",)), ("+", "-"))
+
+    try:
+        node = expr()
+    except (ValueError, IndexError):
+        return None
+    if pos != len(toks) or node[0] not in ("/", "+", "-"):
+        return None
+    name = re.sub(r"^(?:(?:calculate|compute|what|is|was|the|for \w+)\s+)+", "", m.group("name")).strip() or "metric"
+    if node[0] == "/":
+        percent = re.search(r"\b(rate|percent(age)?|share|proportion)\b|%", question.casefold())
+        return Metric(name, (), ("pct", node) if percent else node, "percent" if percent else "ratio",
+                      body + (" x 100" if percent else ""))
+    return Metric(name, (), node, "usd", body)
+
+
 def detect_metric(question: str) -> Metric | None:
     """The metric ``question`` asks for, or None: a share of one named amount in another
     (:func:`share_metric`), else the first of :data:`METRICS` whose phrase it uses.
@@ -295,7 +384,7 @@ def detect_metric(question: str) -> Metric | None:
     >>> detect_metric("What is AMD's quick ratio for FY2022?").name
     'quick ratio'
     """
-    share = share_metric(question)
+    share = defined_metric(question) or share_metric(question)
     if share is not None:
         return share
     q = question.casefold()
@@ -303,6 +392,8 @@ def detect_metric(question: str) -> Metric | None:
         return None  # a part of an amount ("attributable to the Embedded segment") that no named row gives
     for m in METRICS:
         if any(re.search(p, q) for p in m.patterns):
+            if m.formula[0] == "item" and _NOT_A_BALANCE.search(re.sub("|".join(m.patterns), " ", q)):
+                return None  # "did inventory buildup hurt cash flow?" asks about a change, not the balance
             return m
     return None
 
