@@ -434,7 +434,8 @@ def _value_text(res: MetricResult) -> str:
 
 def _usd(v: float, scale: str) -> str:
     """ "-$607 million": an amount with its sign first and the statements' unit."""
-    return ("-" if v < 0 else "") + f"${_fmt(abs(v))}" + (f" {scale[:-1]}" if scale else "")
+    a = abs(v)
+    return ("-" if v < 0 else "") + (f"${a:,.0f}" if a == int(a) else f"${_fmt(a)}") + (f" {scale[:-1]}" if scale else "")
 
 
 def _change_text(res: MetricResult) -> str:

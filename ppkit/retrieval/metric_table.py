@@ -59,7 +59,7 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
                       "income before income taxes"),
     "goodwill": ("balance", (r"goodwill$",), "goodwill"),
     "intangibles": ("balance", (r"(acquisition-related |other |identifiable )?intangible assets?,? net$",
-                                r"(other )?intangible assets?$", r"[\w\- ]*intangibles?( assets?)?,? net$"),
+                                r"(other )?intangible assets?$", r"[\w\- ]*intangibles?( assets?)?(,? net)?$"),
                      "intangible assets, net"),
     "eps_diluted": ("operations", (r"diluted$", r"(net )?(income|earnings|\(loss\)/earnings|loss)( attributable to [\w.,&' ]+)?"
                                    r" per (common )?share[ ,–—-]+diluted$", r"diluted (net )?(earnings|income|loss) per share$",
@@ -69,6 +69,7 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
                         "net change in cash"),
     "capex": ("cash_flows", (r"purchases? of property", r"capital (spending|expenditures?)", r"additions to property",
                        r"payments? for (the )?(purchase|acquisition) of property", r"property(, plant,?)? and equipment additions",
+                       r"payments? to acquire property",
                        r"purchases? of plant"), "capital expenditures"),
     "dividends": ("cash_flows", (r"(cash )?dividends paid", r"payments? of (cash )?dividends", r"dividends to shareholders",
                            r"cash dividends"), "dividends paid"),
