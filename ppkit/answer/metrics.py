@@ -11,8 +11,16 @@ and growth), and evaluates the formula step by step. Every input keeps its docum
 node id and source line, so the written answer cites each one, and each step is a two-operand
 operation :func:`ppkit.answer.verify.verify_answer` can re-derive.
 
+An input may be the sum of component rows when the statement has no total ("Cost of products" + "Cost of
+services"); an outflow (capex, dividends) is read only from a row written as one (in brackets); amounts of
+different scales are brought to the first input's; a question comparing two years ("compare it with FY2021",
+"year over year") also gets the other year's value and the change (:attr:`MetricResult.compare`).
+
 When an input is not in the retrieved statements the result lists what is missing and no
-number is given (:attr:`MetricResult.ok` is False): the answer abstains and says which.
+number is given (:attr:`MetricResult.ok` is False): the answer abstains and says which. When the
+metric does not fit the company's kind of statements (a financial company's income statement has no
+cost of sales; an unclassified balance sheet has no current assets; equity is a deficit) the result
+says why instead (:attr:`MetricResult.reason`). :func:`metric_block` words either as the answer block.
 
 Deliberately not done: segment tables, notes, non-GAAP reconciliations, multi-year averages and
 CAGRs (reported as unsupported), and guessing a line item from prose.
