@@ -1,6 +1,6 @@
 """Computed financial metrics (ppkit.answer.metrics): line items from primary statements, formulas, citations."""
 
-from ppkit.answer.metrics import compute_metric, format_metric, question_year
+from ppkit.answer.metrics import compute_metric, format_metric, metric_block, question_year
 from ppkit.retrieval.metric_table import detect_metric
 from ppkit.answer.synth import ExtractiveSynthesizer
 from ppkit.answer.verify import verify_answer
@@ -64,11 +64,11 @@ def test_quick_ratio_textbook():
 
 def test_average_outflow_and_percent():
     roa = compute_metric("What is the FY2022 return on assets?", [BALANCE, INCOME])
-    assert roa.steps == ("(67,580 + 12,419) / 2 = 39,999.5", "1,320 / 39,999.5 = 0.03")
+    assert roa.steps == ("(67,580 + 12,419) / 2 = 39,999.5", "1,320 / 39,999.5 = 0.0330")  # three significant digits
     capex = compute_metric("What is FY2022 capex as a % of revenue?", [INCOME, CASH])
-    assert capex.value == 1.9 and capex.steps == ("450 / 23,601 × 100 = 1.9%",)  # the outflow read as its size
+    assert capex.value == 1.91 and capex.steps == ("450 / 23,601 × 100 = 1.91%",)  # the outflow read as its size
     growth = compute_metric("What was revenue growth in FY2022?", [INCOME])
-    assert growth.steps == ("23,601 - 16,434 = 7,167", "7,167 / 16,434 × 100 = 43.6%")
+    assert growth.steps == ("23,601 - 16,434 = 7,167", "7,167 / 16,434 × 100 = 43.61%")
 
 
 def test_missing_inputs_abstain_and_say_which():
@@ -86,7 +86,10 @@ def test_negative_equity_is_undefined():
         "| | 2022 | 2021 |", "| Total liabilities | 152,948 | 153,399 |",
         "| Total shareholders’ deficit | (15,883) | (14,999) |"], 400, doc="Boeing")
     res = compute_metric("What is Boeing's debt-to-equity ratio for FY2022?", [deficit])
-    assert not res.ok and "undefined" in res.missing[0]
+    assert not res.ok and not res.meaningful and "undefined" in res.reason
+    block = metric_block(res, [deficit])
+    assert block.kind == "not_meaningful" and block.text.startswith("Not meaningful: shareholders' equity is a deficit")
+    assert format_metric(res).startswith("Not meaningful:")
 
 
 def test_extractive_answer_is_computed_cited_and_verified():

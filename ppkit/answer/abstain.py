@@ -8,6 +8,14 @@
 * **years** - a year the question asks about (``FY2015``, ``fiscal 2015``, ``2015``, ``FY15``) that
   appears in no section: the filing does not cover it.
 
+What never counts as missing: a name of a retrieved document's company (the name the question used to select
+it, :attr:`ppkit.retrieval.analyze.QueryFilters.company_docs`, or the document's own name: the filing may use its
+legal name where the question uses a short one), an abbreviation (``D&A``, ``P&L``, ``EPS``, ``FX``, or capitals
+whose initials spell words of the sections: ``NIM`` for "net interest margin"), and the generic words that
+:func:`ppkit.retrieval.analyze.question_names` leaves out (Figure, Table, Note, Item, instruction verbs). A name
+written as the question's subject (``Intel's``) that selected no indexed company is missing even when a section
+mentions it (a competitor named in another company's filing).
+
 A metric the statements cannot give is the third reason, decided by :mod:`ppkit.answer.metrics`
 (its inputs are missing). :func:`abstention_line` words the result as the answer's first line
 ("Not found: ..."), and :func:`abstained` reads an answer (offline or Gemini) for such a statement.
@@ -23,10 +31,50 @@ import re
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Section
 
-__all__ = ["missing_from", "abstention_line", "abstained"]
+__all__ = ["missing_from", "metric_answers", "abstention_line", "abstained"]
 
-_ABSTAIN = re.compile(r"^\W*(not found|not computed|no evidence|cannot be answered|the (retrieved |provided )?(text|"
+_ABSTAIN = re.compile(r"^\W*(not found|not computed|not meaningful|no evidence|cannot be answered|the (retrieved |provided )?(text|"
                       r"section|context|filing)s? (do|does) not (contain|mention|report|cover))", re.I)
+
+
+# abbreviations of the field that are no name and may be absent from the sections as written
+_ABBREVIATIONS = {"fx", "eps", "yoy", "qoq", "ttm", "ltm", "ytd", "cagr", "ebit", "ebitda", "ebitdar", "roic", "roce",
+                  "fcf", "ocf", "nii", "nim", "gaap", "sec", "ipo", "esg", "kpi", "kpis", "ai", "ml", "llm", "llms",
+                  "us", "usa", "uk", "eu", "ceo", "cfo", "coo", "cto", "fy", "api", "gpu", "cpu", "nlp", "bps", "pp",
+                  "dso", "dpo", "dio", "ccc", "roa", "roe", "roi", "wacc", "capex", "opex", "cogs", "arpu", "aum",
+                  "ebt", "nopat", "npv", "irr", "tsr", "rsu", "rsus", "psu", "psus"}
+_SEP = r"(?:[\s-]+(?:(?:and|of|the|&|on|to|for)[\s-]+)?)"
+
+
+def _abbreviation(name: str, hay: str) -> bool:
+    """Whether ``name`` is an abbreviation: a known one, one with ``&`` or ``/`` (D&A, P&L), or capitals whose
+    initials begin consecutive words of ``hay`` (``NIM``: "net interest margin")."""
+    low = name.casefold().rstrip(".")
+    if low in _ABBREVIATIONS or re.search(r"[&/]", name):
+        return True
+    letters = re.sub(r"[^A-Za-z]", "", name)
+    if not (2 <= len(letters) <= 6 and sum(c.isupper() for c in letters) >= max(2, len(letters) - 1)):
+        return False
+    return re.search(r"\b" + _SEP.join(rf"{c}\w*" for c in letters.casefold()) + r"\b", hay) is not None
+
+
+def _own_names(sections: list[Section], analysis: Analysis) -> set[str]:
+    """The words of the names the retrieved documents go by: as the question named their company, and their ids."""
+    docs = {s.doc for s in sections}
+    words = {w.casefold() for d in docs for w in re.findall(r"[\w&.-]+", d)}
+    f = analysis.filters
+    for name, chosen in (f.company_docs.items() if f is not None else ()):
+        if docs & set(chosen):
+            words |= {w.casefold() for w in re.findall(r"[\w&.-]+", name)}
+    return words
+
+
+def _unknown_subjects(question: str, analysis: Analysis) -> list[str]:
+    """Names written as the question's subject (``Intel's``) when the analysis selected no indexed company."""
+    f = analysis.filters
+    if f is None or f.companies:
+        return []
+    return [n for n in analysis.names if re.search(r"(?<![\w])" + re.escape(n) + r"['’]s\b", question)]
 
 
 def missing_from(question: str, sections: list[Section], analysis: Analysis | None = None) -> dict[str, list]:
@@ -34,9 +82,25 @@ def missing_from(question: str, sections: list[Section], analysis: Analysis | No
     years of ``analysis`` when given, else read from ``question``)."""
     analysis = analysis or Analysis.of(question)
     hay = "\n".join(s.breadcrumb + "\n" + s.text for s in sections).casefold()
-    names = [n for n in analysis.names if not re.search(r"(?<![\w])" + re.escape(n.casefold()) + r"(?![\w])", hay)]
+    own = _own_names(sections, analysis)
+    subjects = _unknown_subjects(question, analysis)
+    names = [n for n in analysis.names
+             if n in subjects or not (n.casefold() in own or _abbreviation(n, hay)
+                                      or re.search(r"(?<![\w])" + re.escape(n.casefold()) + r"(?![\w])", hay))]
     years = [y for y in dict.fromkeys(analysis.years) if not re.search(rf"(?<!\d){y}(?!\d)", hay)]
     return {"names": names, "years": years}
+
+
+def metric_answers(result, missing: dict[str, list], analysis: Analysis) -> bool:
+    """Whether a computed metric (:class:`ppkit.answer.metrics.MetricResult`) answers the question despite
+    ``missing``: no year is missing and every missing name is outweighed by the company the question named
+    being the one whose statements gave the figure."""
+    if missing["years"] or not result.ok:
+        return False
+    if not missing["names"]:
+        return True
+    f = analysis.filters
+    return f is not None and result.doc in f.matched and not _unknown_subjects(analysis.question, analysis)
 
 
 def abstention_line(missing: dict[str, list]) -> str | None:

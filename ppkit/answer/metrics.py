@@ -11,8 +11,16 @@ and growth), and evaluates the formula step by step. Every input keeps its docum
 node id and source line, so the written answer cites each one, and each step is a two-operand
 operation :func:`ppkit.answer.verify.verify_answer` can re-derive.
 
+An input may be the sum of component rows when the statement has no total ("Cost of products" + "Cost of
+services"); an outflow (capex, dividends) is read only from a row written as one (in brackets); amounts of
+different scales are brought to the first input's; a question comparing two years ("compare it with FY2021",
+"year over year") also gets the other year's value and the change (:attr:`MetricResult.compare`).
+
 When an input is not in the retrieved statements the result lists what is missing and no
-number is given (:attr:`MetricResult.ok` is False): the answer abstains and says which.
+number is given (:attr:`MetricResult.ok` is False): the answer abstains and says which. When the
+metric does not fit the company's kind of statements (a financial company's income statement has no
+cost of sales; an unclassified balance sheet has no current assets; equity is a deficit) the result
+says why instead (:attr:`MetricResult.reason`). :func:`metric_block` words either as the answer block.
 
 Deliberately not done: segment tables, notes, non-GAAP reconciliations, multi-year averages and
 CAGRs (reported as unsupported), and guessing a line item from prose.
@@ -22,14 +30,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..retrieval.analyze import question_years
 from ..retrieval.metric_statements import statement_kind
-from ..retrieval.metric_table import CONCEPTS, OUTFLOWS, UNSUPPORTED, Metric, detect_metric
+from ..retrieval.metric_table import (
+    COMPONENTS,
+    CONCEPTS,
+    OUTFLOWS,
+    PER_SHARE,
+    UNSUPPORTED,
+    Metric,
+    detect_metric,
+)
 from ..retrieval.types import Section
+from .block import MAX_CHARS, AnswerBlock, BlockCitation, cite_line
 
-__all__ = ["LineItem", "MetricResult", "compute_metric", "format_metric", "question_year"]
+__all__ = ["LineItem", "MetricResult", "compute_metric", "format_metric", "metric_block", "question_year"]
 
 
 @dataclass(frozen=True)
@@ -64,10 +81,18 @@ class MetricResult:
     missing: tuple[str, ...] = ()  # "accounts receivable, net (balance sheet, 2022)"
     note: str = ""
     statements: dict = field(default_factory=dict)  # kind -> section ids searched
+    reason: str = ""  # why the metric does not fit the company's kind of statements ("" when it does)
+    expr: str = ""  # the formula over the input values: "(4,835 + 1,020 + 4,126) / 6,369"
+    scale: str = ""  # the amounts' unit: "millions" | "thousands" | "billions" | ""
+    compare: MetricResult | None = None  # the same metric for the other year the question compares with
 
     @property
     def ok(self) -> bool:
         return self.value is not None
+
+    @property
+    def meaningful(self) -> bool:
+        return not self.reason
 
     def __repr__(self) -> str:
         got = f"{self.value:.4g}" if self.ok else f"missing {list(self.missing)}"
@@ -84,7 +109,8 @@ def question_year(question: str, years: Sequence[int] | None = None) -> int | No
 _VALUE = re.compile(r"^\(?-?\$?\s?\(?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\)?\s?%?$")
 _DASH = {"—", "–", "-", "—%", "$—", "$ —", "$-"}
 _HEAD_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
-_SCALE = re.compile(r"\bin (millions|thousands|billions)\b", re.I)
+# the statement's unit: "(In millions)", "($ in millions, except per share data)", "(Millions, except ...)"
+_SCALE = re.compile(r"\bin (millions|thousands|billions)\b|\(\s*(?:\$|dollars|usd)?\s*(millions|thousands|billions)\b", re.I)
 
 
 def _cell_value(cell: str) -> float | None:
@@ -116,29 +142,58 @@ def _rows(section: Section):
         yield ln, cells, years
 
 
-def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, float]]]:
-    """(label, line, {year: value}) of the rows of ``section`` whose label is the concept's."""
+def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
+    """(label, line, {year: value}, exact) of the rows of ``section`` whose label is the concept's (``exact``: a
+    pattern matches the whole label, not only its start)."""
     _, patterns, _ = CONCEPTS[concept]
     out = []
+    context = ""  # the last label-only row above ("Earnings per share:"), for labels like "Diluted"
     for ln, cells, years in _rows(section):
         if not cells or _cell_value(cells[0]) is not None:
             continue
         label = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip()
-        norm = label.casefold().replace("’", "'").rstrip(":")
-        if not any(re.match(p, norm) for p in patterns):
+        norm = label.casefold().replace("’", "'").rstrip(":").strip()
+        raw = [c for c in cells[1:] if c not in ("$", "%")]
+        vals = [v for v in (_cell_value(c) for c in raw) if v is not None]
+        if not vals:
+            context = norm
+            continue
+        hit = [p for p in patterns if re.match(p, norm)]
+        if not hit:
+            continue
+        if concept in PER_SHARE and not (any("." in c for c in raw)
+                                         and ("per share" in norm or re.search(r"per (common )?share", context))):
+            continue  # "Diluted" under "Shares used in per share calculation" is a share count, not EPS
+        if years and len(vals) == len(years):
+            out.append((label, ln, dict(zip(years, vals)), any(re.fullmatch(p, norm) for p in hit)))
+    return out
+
+
+def _component_rows(section: Section, concept: str, year: int) -> list[tuple[str, int, float]]:
+    """(label, line, value) of the rows of ``section`` that are components of ``concept`` (no total row)."""
+    out = []
+    for ln, cells, years in _rows(section):
+        if not cells or not years or _cell_value(cells[0]) is not None:
+            continue
+        norm = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip().casefold().replace("’", "'").rstrip(":")
+        if not any(re.match(p, norm) for p in COMPONENTS[concept]):
             continue
         vals = [v for v in (_cell_value(c) for c in cells[1:] if c not in ("$", "%")) if v is not None]
-        if years and len(vals) == len(years):
-            out.append((label, ln, dict(zip(years, vals))))
+        if len(vals) == len(years) and year in years and norm not in {o[0].casefold() for o in out}:
+            out.append((cells[0].replace("*", "").strip(), ln, dict(zip(years, vals))[year]))
     return out
 
 
 def _scale(section: Section) -> str:
     m = _SCALE.search(section.text) or _SCALE.search(section.breadcrumb)
-    return m.group(1).casefold() if m else ""
+    return (m.group(1) or m.group(2)).casefold() if m else ""
 
 
 _KIND_NAME = {"balance": "balance sheet", "operations": "income statement", "cash_flows": "cash flow statement"}
+_FACTOR = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+# a financial company's income statement: interest income and expense above revenue, no cost of sales
+_FINANCIAL_ROW = re.compile(r"(total )?net interest income|(total )?revenues? net of interest expense|"
+                            r"(total )?interest income$|provisions? for credit losses")
 
 
 class _Book:
@@ -151,13 +206,31 @@ class _Book:
             if kind:
                 self.by_kind.setdefault(kind, []).append(s)
 
-    def find(self, concept: str, year: int) -> LineItem | None:
+    def find(self, concept: str, year: int) -> list[LineItem]:
+        """The row of ``concept`` in ``year``'s column (best label first: a whole-label match, then the
+        first section), or the component rows that sum to it; empty when none."""
         kind = CONCEPTS[concept][0]
-        for s in self.by_kind.get(kind, []):
-            for label, ln, vals in _items(s, concept):
-                if year in vals:
-                    return LineItem(concept, label, vals[year], year, s.doc, s.node_id, s.breadcrumb, ln, _scale(s))
-        return None
+        found = []
+        for order, s in enumerate(self.by_kind.get(kind, [])):
+            for label, ln, vals, exact in _items(s, concept):
+                if year in vals and not (concept in OUTFLOWS and vals[year] > 0):  # an outflow is written in brackets
+                    found.append((not exact, order, ln, LineItem(concept, label, vals[year], year, s.doc, s.node_id,
+                                                                  s.breadcrumb, ln, _scale(s))))
+        if found:
+            return [min(found, key=lambda f: f[:3])[3]]
+        for s in self.by_kind.get(kind, []) if concept in COMPONENTS else []:
+            parts = _component_rows(s, concept, year)
+            if len(parts) >= 2:  # "Cost of products" + "Cost of services", with no total row
+                return [LineItem(concept, label, v, year, s.doc, s.node_id, s.breadcrumb, ln, _scale(s))
+                        for label, ln, v in parts]
+        return []
+
+    def labels(self, kind: str) -> list[str]:
+        return [re.sub(r"\s+", " ", cells[0].replace("*", "")).strip().casefold()
+                for s in self.by_kind.get(kind, []) for _, cells, _ in _rows(s) if cells]
+
+    def trimmed(self, kind: str) -> bool:
+        return any(s.trimmed for s in self.by_kind.get(kind, []))
 
     def latest_year(self) -> int | None:
         years = [y for ss in self.by_kind.values() for s in ss for _, _, ys in _rows(s) for y in ys]
@@ -165,11 +238,14 @@ class _Book:
 
 
 def _fmt(v: float) -> str:
+    """A figure as written: amounts with thousands separators, others with at least three significant digits."""
     if v == int(v) and abs(v) >= 100:
         return f"{v:,.0f}"
     if abs(v) >= 100:
         return f"{v:,.1f}"
-    return f"{v:.2f}"
+    if abs(v) >= 1 or v == 0:
+        return f"{v:.2f}"
+    return f"{v:#.3g}"
 
 
 def _round_written(v: float) -> float:
@@ -183,55 +259,129 @@ class _Eval:
         self.book, self.year = book, year
         self.inputs: list[LineItem] = []
         self.missing: list[str] = []
+        self.missing_concepts: list[str] = []
         self.steps: list[str] = []
+        self.reason = ""  # why the metric is not meaningful (a deficit under a ratio)
+        self.scale = ""
 
-    def item(self, concept: str, year: int) -> float | None:
-        li = self.book.find(concept, year)
-        if li is None:
+    def item(self, concept: str, year: int) -> tuple[float | None, str]:
+        rows = self.book.find(concept, year)
+        if not rows:
             self.missing.append(f"{CONCEPTS[concept][2]} ({_KIND_NAME[CONCEPTS[concept][0]]}, {year})")
-            return None
-        if li not in self.inputs:
-            self.inputs.append(li)
-        return abs(li.value) if concept in OUTFLOWS else li.value
+            self.missing_concepts.append(concept)
+            return None, ""
+        vals = []
+        for li in rows:
+            if li not in self.inputs:
+                self.inputs.append(li)
+            v = abs(li.value) if concept in OUTFLOWS else li.value
+            if concept not in PER_SHARE and li.scale:  # one scale for every amount: the first input's
+                self.scale = self.scale or li.scale
+                v = _round_written(v * _FACTOR[li.scale] / _FACTOR[self.scale])
+            vals.append(v)
+        if len(vals) == 1:
+            return vals[0], _fmt(vals[0])
+        total = _round_written(sum(vals))
+        self.steps.append(" + ".join(map(_fmt, vals)) + f" = {_fmt(total)}")
+        return total, "(" + " + ".join(map(_fmt, vals)) + ")"
 
-    def run(self, node) -> float | None:
+    def run(self, node) -> tuple[float | None, str]:
+        """(value, the formula over the input values) of ``node``; value None when an input is missing."""
         op = node[0]
         if op == "item":
             return self.item(node[1], self.year)
         if op == "prev":
             return self.item(node[1], self.year - 1)
-        if op == "avg":
-            a, b = self.item(node[1], self.year), self.item(node[1], self.year - 1)
+        if op in ("avg", "chg"):
+            (a, ea), (b, eb) = self.item(node[1], self.year), self.item(node[1], self.year - 1)
             if a is None or b is None:
-                return None
-            r = _round_written((a + b) / 2)
-            self.steps.append(f"({_fmt(a)} + {_fmt(b)}) / 2 = {_fmt(r)}")
-            return r
+                return None, ""
+            r = _round_written((a + b) / 2 if op == "avg" else a - b)
+            self.steps.append(f"({_fmt(a)} + {_fmt(b)}) / 2 = {_fmt(r)}" if op == "avg"
+                              else f"{_fmt(a)} - {_fmt(b)} = {_fmt(r)}")
+            return r, f"({ea} + {eb}) / 2" if op == "avg" else f"({ea} - {eb})"
         if op == "pct":
             _, a, b = node[1]
-            va, vb = self.run(a), self.run(b)
-            if va is None or vb is None or vb == 0:
-                return None
-            r = round(va / vb * 100, 1)
-            self.steps.append(f"{_fmt(va)} / {_fmt(vb)} × 100 = {r:.1f}%")
-            return r
-        va, vb = self.run(node[1]), self.run(node[2])
+            (va, ea), (vb, eb) = self.run(a), self.run(b)
+            if va is None or vb is None:
+                return None, ""
+            if vb == 0:
+                self.missing.append("a non-zero denominator")
+                return None, ""
+            r = va / vb * 100
+            r = round(r, 2) if abs(r) >= 1 else float(f"{r:.3g}")
+            self.steps.append(f"{_fmt(va)} / {_fmt(vb)} × 100 = {_fmt(r)}%")
+            return r, f"{_wrap(a, ea)} / {_wrap(b, eb)}"
+        (va, ea), (vb, eb) = self.run(node[1]), self.run(node[2])
         if va is None or vb is None:
-            return None
+            return None, ""
         if op == "/":
             if vb == 0:
                 self.missing.append("a non-zero denominator")
-                return None
+                return None, ""
             if vb < 0 and node[2][0] in ("item", "avg") and node[2][1] == "equity":
                 # a ratio over a deficit has no meaning: say so rather than print a negative ratio
-                self.missing.append(f"positive shareholders' equity (it is a deficit of {_fmt(abs(vb))}: "
-                                    "the ratio is undefined)")
-                return None
+                self.reason = (f"shareholders' equity is a deficit ({_fmt(vb)}), so a ratio over it is undefined")
+                return None, ""
             r = _round_written(va / vb)
+            expr = f"{_wrap(node[1], ea)} / {_wrap(node[2], eb)}"
         else:
             r = _round_written(va + vb if op == "+" else va - vb)
+            expr = f"{ea} {op} {_wrap(node[2], eb) if op == '-' else eb}"
         self.steps.append(f"{_fmt(va)} {op} {_fmt(vb)} = {_fmt(r)}")
-        return r
+        return r, expr
+
+
+def _wrap(node, expr: str) -> str:
+    return f"({expr})" if node[0] in ("+", "-", "avg") else expr
+
+
+def _not_meaningful(book: _Book, ev: _Eval, metric: Metric, doc: str) -> str:
+    """Why ``metric`` does not fit ``doc``'s kind of statements (read from the statements found), or ""."""
+    if ev.reason:
+        return ev.reason
+    gone = set(ev.missing_concepts)
+    ops = book.labels("operations")
+    financial = any(_FINANCIAL_ROW.match(lb) for lb in ops) and not any(re.match(r"costs? of", lb) for lb in ops)
+    if financial and gone & {"cogs", "inventory", "operating_income"}:
+        what = {"cogs": "cost of sales", "inventory": "inventories", "operating_income": "operating income"}
+        lacking = ", ".join(what[c] for c in what if c in gone)
+        return (f"{doc}'s income statement is a financial company's (revenues net of interest expense) and reports "
+                f"no {lacking}, so the {metric.name} is not defined for it")
+    bal = book.labels("balance")
+    classified = any(re.match(r"total current (assets|liabilities)", lb) for lb in bal)
+    if bal and not book.trimmed("balance") and any(re.match(r"total assets$", lb) for lb in bal) and not classified \
+            and gone & {"current_assets", "current_liabilities"}:
+        return (f"{doc}'s balance sheet does not divide assets and liabilities into current and non-current, "
+                f"so the {metric.name} is not defined for it")
+    return ""
+
+
+_COMPARE = re.compile(r"\b(compar\w*|chang\w*|vs\.?|versus|from\b.*\bto|between|trend|increas\w*|decreas\w*|declin\w*|"
+                      r"improv\w*|deteriorat\w*|year[- ]over[- ]year|yoy)\b", re.I)
+_PRIOR = re.compile(r"\b(year[- ]over[- ]year|yoy|(the )?(prior|previous|preceding) (fiscal )?year)\b", re.I)
+
+
+def _other_year(question: str, years: Sequence[int], year: int | None, metric: Metric) -> int | None:
+    """The second year a question compares the metric with (FY2021 in "... for FY2022 and compare it with
+    FY2021"), or None; never for a metric that is itself a change."""
+    if year is None or "prev" in str(metric.formula) or "chg" in str(metric.formula) or not _COMPARE.search(question):
+        return None
+    others = [y for y in years if y != year]
+    if others:
+        return max(others)
+    return year - 1 if _PRIOR.search(question) else None
+
+
+def _compute_one(metric: Metric, book: _Book, doc: str, y: int) -> MetricResult:
+    ev = _Eval(book, y)
+    value, expr = ev.run(metric.formula)
+    stmts = {k: [s.section_id for s in v] for k, v in book.by_kind.items()}
+    ok = not ev.missing and not ev.reason and value is not None
+    reason = "" if ok else _not_meaningful(book, ev, metric, doc)
+    return MetricResult(metric, y, doc, value if ok else None, tuple(ev.steps), tuple(ev.inputs),
+                        tuple(dict.fromkeys(ev.missing)), statements=stmts, reason=reason, expr=expr if ok else "",
+                        scale=ev.scale)
 
 
 def compute_metric(question: str, sections: list[Section], metric: Metric | None = None, *,
@@ -239,10 +389,12 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
     """Compute the metric ``question`` asks for from the primary statements among ``sections``.
 
     ``metric`` and ``years`` (the question's analysis, :class:`ppkit.retrieval.analyze.Analysis`) are read from
-    the question when not given.
+    the question when not given. When the question compares the metric with a second year ("compare it with
+    FY2021", "year over year") the result's ``compare`` holds that year's.
 
     Returns None when the question asks for no known metric; else a :class:`MetricResult`, with
-    ``missing`` set (and no value) when an input is not in the retrieved statements.
+    ``missing`` set (and no value) when an input is not in the retrieved statements, and ``reason`` when the
+    metric does not fit the company's kind of statements.
 
     >>> compute_metric("What is AMD's quick ratio for FY2022?", sections).value  # doctest: +SKIP
     1.57
@@ -250,6 +402,7 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
     metric = metric or detect_metric(question)
     if metric is None:
         return None
+    years = question_years(question) if years is None else years
     year = question_year(question, years)
     if UNSUPPORTED.search(question):
         return MetricResult(metric, year, None, note="multi-year averages, CAGRs and day counts are not computed "
@@ -264,32 +417,63 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
         y = year or book.latest_year()
         if y is None:
             continue
-        ev = _Eval(book, y)
-        value = ev.run(metric.formula)
-        stmts = {k: [s.section_id for s in v] for k, v in book.by_kind.items()}
-        res = MetricResult(metric, y, doc, value if not ev.missing else None, tuple(ev.steps), tuple(ev.inputs),
-                           tuple(dict.fromkeys(ev.missing)), statements=stmts)
+        res = _compute_one(metric, book, doc, y)
         if res.ok:
+            other = _other_year(question, years, y, metric)
+            if other is not None:
+                prev = _compute_one(metric, book, doc, other)
+                res = replace(res, compare=prev)
             return res
         best = best or res
     return best or MetricResult(metric, year, None, missing=("a year column in the retrieved statements",))
 
 
+def _value_text(res: MetricResult) -> str:
+    """The result as stated: "$5,604 million", "43.61%", "1.57", "$0.84 per share"."""
+    v, unit = _fmt(res.value), res.metric.unit
+    if unit == "usd":
+        return _usd(res.value, res.scale)
+    if unit == "percent":
+        return f"{v}%"
+    if unit == "per_share":
+        return f"${v} per share"
+    return v
+
+
+def _usd(v: float, scale: str) -> str:
+    """ "-$607 million": an amount with its sign first and the statements' unit."""
+    a = abs(v)
+    return ("-" if v < 0 else "") + (f"${a:,.0f}" if a == int(a) else f"${_fmt(a)}") + (f" {scale[:-1]}" if scale else "")
+
+
+def _change_text(res: MetricResult) -> str:
+    """ "a change of -16.86 percentage points" between ``res`` and ``res.compare`` (the other year)."""
+    a, b = res.value, res.compare.value
+    if res.metric.unit == "percent":
+        return f"a change of {_fmt(round(a - b, 2))} percentage points"
+    d = _round_written(a - b)
+    pct = f" ({_fmt(round((a - b) / abs(b) * 100, 2))}%)" if b else ""
+    return f"a change of {_usd(d, res.scale) if res.metric.unit == 'usd' else _fmt(d)}{pct}"
+
+
 def format_metric(res: MetricResult) -> str:
     """The answer's text for a computed metric (headline = the last step, then the steps and the cited inputs),
-    or the abstention saying which inputs are missing."""
+    the reason it does not fit the company ("Not meaningful: ..."), or the abstention saying which inputs are
+    missing."""
     m = res.metric
     fy = f"FY{res.year}" if res.year else "the latest year"
+    found = ("Found: " + "; ".join(f"{li.name}, {li.year}: {_fmt(li.value)} ({li.doc}#{li.node_id} line {li.line})"
+                                   for li in res.inputs) + ".") if res.inputs else ""
     if not res.ok:
-        out = [f"Not computed: the {m.name} for {fy} needs {m.definition}; the retrieved sections do not contain: "
-               + "; ".join(res.missing) + "."]
+        if res.reason:
+            out = [f"Not meaningful: {res.reason}."]
+        else:
+            out = [f"Not computed: the {m.name} for {fy} needs {m.definition}; the retrieved sections do not "
+                   "contain: " + "; ".join(res.missing) + "."]
         if res.note:
             out.append(res.note + ".")
-        if res.inputs:
-            out.append("Found: " + "; ".join(f"{li.name}, {li.year}: {_fmt(li.value)} ({li.doc}#{li.node_id} line {li.line})"
-                                             for li in res.inputs) + ".")
-        return "\n".join(out)
-    scale = next((li.scale for li in res.inputs if li.scale), "")
+        return "\n".join(out + ([found] if found else []))
+    scale = res.scale
     last = res.steps[-1] if res.steps else _fmt(res.value)
     if m.unit == "usd":  # "$9,068 million": the unit of the statements
         lhs, _, rhs = last.rpartition(" = ")
@@ -298,10 +482,16 @@ def format_metric(res: MetricResult) -> str:
     out = [head, f"Formula: {m.name} = {m.definition}."]
     if len(res.steps) > 1:
         out.append("Steps: " + "; ".join(res.steps[:-1]) + ".")
+    if res.compare is not None and res.compare.ok:
+        c = res.compare
+        out.append(f"FY{c.year}: " + "; ".join(c.steps or (_fmt(c.value),)) + f"; {_change_text(res)} "
+                   f"from FY{c.year} to FY{res.year}.")
+    inputs = list(res.inputs) + ([li for li in res.compare.inputs if li not in res.inputs]
+                                 if res.compare is not None and res.compare.ok else [])
     out.append(f"Inputs ({_scale_words(scale)}), each from the column {res.year} or {res.year - 1} of a primary "
-               "statement:" if any(li.year != res.year for li in res.inputs) else
+               "statement:" if any(li.year != res.year for li in inputs) else
                f"Inputs ({_scale_words(scale)}), column {res.year}:")
-    for li in res.inputs:
+    for li in inputs:
         v = abs(li.value) if li.concept in OUTFLOWS else li.value
         shown = f"{_fmt(v)}" + (f" (written ({_fmt(abs(li.value))}), an outflow)" if li.value < 0 and li.concept in OUTFLOWS
                                 else "")
@@ -312,3 +502,45 @@ def format_metric(res: MetricResult) -> str:
 
 def _scale_words(scale: str) -> str:
     return f"$ {scale}" if scale else "units as stated in the statements"
+
+
+def _cites(res: MetricResult, sections: list[Section]) -> tuple[BlockCitation, ...]:
+    by_id = {(s.doc, s.node_id): s for s in sections}
+    items = list(res.inputs) + (list(res.compare.inputs) if res.compare is not None else [])
+    out = [cite_line(by_id[(li.doc, li.node_id)], li.line) for li in items if (li.doc, li.node_id) in by_id]
+    return tuple(dict.fromkeys(out))
+
+
+def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
+    """The answer block of a computed metric: kind ``computed`` with the figure first (unit and period), then
+    the formula over its inputs; ``not_meaningful`` with the reason in words; or ``not_found`` naming the
+    missing inputs. The citations are the input rows (:func:`ppkit.answer.block.cite_line`).
+
+    >>> metric_block(compute_metric("What is AMD's quick ratio for FY2022?", sections), sections).text  # doctest: +SKIP
+    "AMD's quick ratio for FY2022 was 1.57 ((4,835 + 1,020 + 4,126) / 6,369, $ millions)"
+    """
+    m, who = result.metric, f"{result.doc}'s " if result.doc else "the "
+    fy = f"FY{result.year}" if result.year else "the latest year"
+    cites = _cites(result, sections)
+    if not result.ok:
+        if result.reason:
+            return AnswerBlock(_clip(f"Not meaningful: {result.reason}."), "not_meaningful", cites)
+        return AnswerBlock(_clip(f"Not found: {who}{m.name} for {fy} needs {', '.join(result.missing)}, which the "
+                                 "retrieved statements do not show."), "not_found", cites)
+    unit = f", $ {result.scale}" if result.scale and m.unit not in ("per_share",) and result.inputs else ""
+    inputs = f" ({result.expr}{unit})" if result.expr and result.expr != _fmt(result.value) else ""
+    text = f"{who}{m.name} for {fy} was {_value_text(result)}{inputs}"
+    c = result.compare
+    if c is not None and c.ok:
+        inputs = f" ({fy}: {result.expr}{unit})" if inputs else ""
+        text = (f"{who}{m.name} was {_value_text(result)} in {fy} and {_value_text(c)} in FY{c.year}, "
+                f"{_change_text(result)}{inputs}")
+        if len(text) > MAX_CHARS:
+            text = text[: -len(inputs)] if inputs else text
+    elif len(text) > MAX_CHARS:
+        text = f"{who}{m.name} for {fy} was {_value_text(result)}"
+    return AnswerBlock(_clip(text), "computed", cites)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rstrip() + "…"

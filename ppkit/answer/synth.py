@@ -31,11 +31,11 @@ from ..core.text import expand_terms, sentences, stems
 from ..documents.tree import Image
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Section, Trace, pages_label, pages_line
-from .abstain import abstention_line, missing_from
+from .abstain import abstention_line, metric_answers, missing_from
 from .block import AnswerBlock, cite_line
 from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
-from .metrics import compute_metric, format_metric
+from .metrics import compute_metric, format_metric, metric_block
 from .verify import format_report
 
 __all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "image_record",
@@ -218,12 +218,17 @@ class ExtractiveSynthesizer:
         n = max(1, len(pieces))
         out = [EXTRACTIVE_NOTE, ""]
         quoted = 0
-        # what the question names (a company, a year) that no section mentions: say so first, compute nothing
+        # what the question names (a company, a year) that no section mentions: say so first
         missing = missing_from(question, sections, analysis)
         refusal = abstention_line(missing)
-        # a financial metric: computed from the statements, every input cited (or which inputs are missing)
+        # a financial metric: computed from the statements, every input cited (or which inputs are missing);
+        # a figure the statements of the company asked about give is never blocked by an abstention
         metric = (compute_metric(question, sections, analysis.metric, years=analysis.years)
-                  if refusal is None and analysis.metric is not None else None)
+                  if analysis.metric is not None else None)
+        if refusal is not None and metric is not None and metric.ok and metric_answers(metric, missing, analysis):
+            refusal = None
+        elif refusal is not None:
+            metric = None
         if refusal is not None:
             out += [refusal, ""]
         elif metric is not None:
@@ -280,11 +285,7 @@ def _block(refusal: str | None, metric, ranked: list, sections: list[Section]) -
     if refusal is not None:
         return AnswerBlock(refusal, "not_found")
     if metric is not None:
-        if not metric.ok:
-            return AnswerBlock(format_metric(metric).split("\n")[0], "not_found")
-        cites = tuple(cite_line(s, li.line) for li in metric.inputs
-                      for s in sections if (s.doc, s.node_id) == (li.doc, li.node_id))
-        return AnswerBlock(format_metric(metric).split("\n")[0], "computed", cites)
+        return metric_block(metric, sections)
     if not ranked:
         return AnswerBlock("Not found: no retrieved sentence shares terms with the question.", "not_found")
     _, _, ln, p, s = max(ranked, key=lambda x: (x[0], -x[1], -x[2]))

@@ -148,7 +148,15 @@ _GENERIC = {"fy", "q1", "q2", "q3", "q4", "usd", "us", "u.s", "gaap", "non-gaap"
             "what", "how", "which", "who", "when", "where", "why", "does", "did", "is", "was", "are", "were",
             "the", "in", "as", "for", "by", "according", "assume", "chief", "executive", "officer", "officers",
             "balance", "sheet", "income", "statement", "statements", "cash", "flow", "flows", "inc", "inc.",
-            "corporation", "company", "co", "corp"}
+            "corporation", "company", "co", "corp",
+            # document parts a question points at ("Figure 5", "Fig. 5", "Table 2", "Note 7", "Exhibit 21")
+            "figure", "figures", "fig", "figs", "table", "tables", "tab", "notes", "items", "section", "sections",
+            "exhibit", "exhibits", "appendix", "schedule", "chapter", "equation", "eq", "page", "algorithm", "step",
+            # instruction verbs that open a clause after a comma ("For AMEX, Compute ...")
+            "compute", "calculate", "estimate", "compare", "assess", "explain", "describe", "identify", "list",
+            "determine", "evaluate", "quantify", "reconcile", "summarize", "summarise", "discuss", "provide",
+            "analyze", "analyse", "show", "find", "name", "state", "tell", "can", "should", "would", "could",
+            "has", "have", "do", "also", "then", "if", "yes", "no", "and", "or", "not"}
 
 
 def question_terms(question: str, anchors: Sequence[Anchor] | None = None) -> set[str]:
