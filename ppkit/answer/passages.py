@@ -39,15 +39,16 @@ __all__ = ["Passage", "Asked", "asked_type", "section_passages", "rank_passages"
 _FURNITURE = re.compile(r"^\s*(?:\d{1,3}|[ivxlc]{1,6}|page \d+(?: of \d+)?|\[?(?:<u>)?table of contents(?:</u>)?"
                         r"(?:\]\([^)]*\))?|-{3,}|\*{3,})\s*$", re.I)
 _END = re.compile(r"[.!?:;][\"”’)\]*]*$")
-_UNITS = re.compile(r"\b(?:in|\$\s*in|dollars in|amounts in)\s+(thousands|millions|billions)\b", re.I)
+_UNITS = re.compile(r"(?:\b(?:in|\$\s*in|dollars in|amounts in)\s+|\(\s*(?:\$\s*)?)(thousands|millions|billions)\b",
+                    re.I)
 _PER_SHARE = re.compile(r"\bper (?:common |diluted |basic )?share\b|\bper unit\b|\bearnings per\b|\beps\b", re.I)
 _YEAR = re.compile(r"(?<![\d,.$])(?:19|20)\d{2}(?![\d,])")
 _MONEY = re.compile(r"\$\s?\d|\b\d[\d,.]*\s?(?:thousand|million|billion|trillion)\b|\bUSD\b", re.I)
 _PERCENT = re.compile(r"\d\s?%|\bpercent(?:age)?\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])\(?-?\$?\d[\d,]*(?:\.\d+)?%?\)?(?![\w])")
 # a sentence that only points elsewhere ("See Note 4 for further information") answers nothing itself
-_POINTER = re.compile(r"^\W*(?:see|refer to|for (?:further|more|additional) information)\b|"
-                      r"\bfor (?:further|more|additional) (?:information|details|discussion)\b", re.I)
+_POINTER = re.compile(r"(?:^|[.!?]\s+)\W*(?:see|refer to)\b|\bfor (?:further|more|additional) (?:information|details|"
+                      r"discussion)\b|\bfor an? (?:further |more detailed )?discussion\b", re.I)
 _CHANGE_TERMS = frozenset(stems("change increase decrease grew growth decline rose fell"))
 _DATE = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)"
                    r"\s+\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b", re.I)
@@ -252,12 +253,12 @@ def _row_passages(section: Section, lines: list[tuple[int, str]]) -> list[Passag
             c = cells(r)
             label, vals = c[0], c[1:]
             if not any(_has_value(v) for v in vals):
-                group = label if label else group  # a group label names the rows under it
+                group = label.rstrip(":") if label else group  # a group label names the rows under it
                 continue
             cols = _columns(header_rows, len(c))
             full = f"{group}, {label}" if group and len(label.split()) <= 3 else label
             per_share = bool(_PER_SHARE.search(full)) and (except_ps or not units)
-            own = frozenset(stems(full))
+            own = frozenset(stems(full + " " + " ".join(vals)))  # words in value cells count too (descriptions)
             terms = own | frozenset(stems(" ".join(cols)))
             out.append(Passage(section, ln, ln, r.strip(), "row", full, tuple(vals), tuple(cols), head_line,
                                head_text.strip(), units, per_share, terms, terms - own))
@@ -266,14 +267,21 @@ def _row_passages(section: Section, lines: list[tuple[int, str]]) -> list[Passag
 
 
 def _columns(header_rows: list[tuple[int, list[str]]], width: int) -> list[str]:
-    """The name of each value column (a row of ``width`` cells), header rows aligned to the right."""
+    """The name of each value column of a row of ``width`` cells, from the header row nearest the rows (a
+    spanning row above it names groups of columns, not columns). A header that starts with a label-column
+    name ("(Millions, except percentages)") is aligned left, one that starts with a column (a year) right."""
     names = [""] * (width - 1)
-    for _, c in header_rows:
-        c = c[1:] if len(c) == width else c  # a full-width header has a label column first
-        off = len(names) - len(c)
-        for k, name in enumerate(c):
-            if 0 <= off + k < len(names) and name:
-                names[off + k] = f"{names[off + k]} {name}".strip()
+    if not header_rows:
+        return names
+    c = header_rows[-1][1]
+    if c and c[0] and not _YEAR.search(c[0]) or len(c) == width:
+        c = c[1:]  # its first cell names the label column
+        off = 0
+    else:
+        off = max(0, len(names) - len(c))
+    for k, name in enumerate(c):
+        if 0 <= off + k < len(names):
+            names[off + k] = name
     return names
 
 
@@ -371,8 +379,11 @@ def _scaled(value: str, p: Passage) -> str:
 
 
 def _period(name: str) -> str:
-    return f"in {name}" if re.fullmatch(r"(?:fy\s*)?\d{4}", name.strip(), re.I) else (
-        f"at {name}" if _DATE.search(name) else name)
+    if re.fullmatch(r"(?:fy\s*)?\d{4}", name.strip(), re.I):
+        return f"in {name}"
+    if re.search(r"\bvs\.?\b|\bversus\b|\bcompared\b", name, re.I):
+        return f"change {name}"
+    return f"at {name}" if _DATE.search(name) else name
 
 
 def render_row(p: Passage, years=(), max_values: int = 4) -> str:
@@ -384,9 +395,17 @@ def render_row(p: Passage, years=(), max_values: int = 4) -> str:
     'Revenue: $5 million in 2022 ($4 million in 2021)'
     """
     pairs = [(h, v) for h, v in zip(p.header or ("",) * len(p.values), p.values) if _has_value(v)]
-    wanted = [str(y) for y in years] + ["total"]
-    # the asked year's column first, then a total column; then the table's order
-    pairs.sort(key=lambda hv: next((i for i, w in enumerate(wanted) if w in hv[0].casefold()), len(wanted)))
+    latest = [str(y) for y in sorted(years, reverse=True)]
+
+    def order(hv):  # the asked (latest) year's own column first, then columns naming it, then a total column
+        h = hv[0].casefold()
+        exact = next((i for i, y in enumerate(latest) if re.fullmatch(rf"(?:fy\s*)?{y}", h.strip())), None)
+        if exact is not None:
+            return (0, exact)
+        near = next((i for i, y in enumerate(latest) if y in h), None)
+        return (1, near) if near is not None else (2, 0) if "total" in h else (3, 0)
+
+    pairs.sort(key=order)
     pairs = pairs[:max_values]
     parts = []
     for h, v in pairs:

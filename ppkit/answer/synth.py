@@ -109,10 +109,10 @@ class Answer:
 
     def __str__(self) -> str:
         lines = self._head() + [self.text, "", "Retrieved sections:"]
-        for s in self.sections:
+        for s in self.sections:  # a long breadcrumb shortened: the text and the JSON keep it whole
             trim = f" (sent {len(s.text)} of {s.chars_total} chars)" if s.trimmed else ""
             pages = f", {pages_label(s.pages)}" if s.pages else ""
-            lines.append(f"  {s.rank}. {s.breadcrumb}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}{pages}]"
+            lines.append(f"  {s.rank}. {_short(s.breadcrumb)}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}{pages}]"
                          f"{trim}")
         if self.images:
             lines.append("Images:")
@@ -243,7 +243,7 @@ class ExtractiveSynthesizer:
         else:
             more = 0 if metric is not None and metric.ok else self.extra
             shown = used + _more(ranked, used, more)
-        evidence = self._evidence(shown, sections, full=self.evidence == "all")
+        evidence = self._evidence(shown, sections, full=self.evidence == "all", used_by_block=used)
         out += evidence
         quoted = {p.section.section_id for p in shown}
         listed = (sections if self.evidence == "all"
@@ -269,7 +269,8 @@ class ExtractiveSynthesizer:
         own = [p for _, p in ranked if p.section is section and p.kind != "pair"]
         return own[: self.per_section]
 
-    def _evidence(self, shown: list[Passage], sections: list[Section], *, full: bool) -> list[str]:
+    def _evidence(self, shown: list[Passage], sections: list[Section], *, full: bool,
+                  used_by_block: list[Passage] = ()) -> list[str]:
         """The quoted passages grouped by section in rank order, each with its source line (and page); a row
         after its table's header line."""
         out = []
@@ -277,7 +278,7 @@ class ExtractiveSynthesizer:
             mine = sorted((p for p in shown if p.section is s), key=lambda p: p.line)
             if not mine and not full:
                 continue
-            out.append(f"From {s.breadcrumb} ({s.cite()}, lines {s.line_start}-{s.line_end}):")
+            out.append(f"From {_short(s.breadcrumb)} ({s.cite()}, lines {s.line_start}-{s.line_end}):")
             if not mine:
                 out.append("  (no sentence in this section shares terms with the question)")
             done: set[int] = set()
@@ -287,6 +288,8 @@ class ExtractiveSynthesizer:
                 for ln, t in pieces:
                     done.add(ln)
                     t = t if len(t) <= self.max_chars else t[: self.max_chars] + "…"
+                    if not full and ln != p.header_line and p not in used_by_block:
+                        t = clip(t, 240)  # a passage beside the block's: its start says what it is
                     page = s.page_of(ln)
                     out.append(f"  - line {ln}{f' (p.{page})' if page else ''}: {t}")
             out.append("")
@@ -303,6 +306,14 @@ class ExtractiveSynthesizer:
                 for c in scored[:10]]  # the best ten, for the trace
         return ([image_record(c.section, c.image, reason=c.reason) for c in chosen],
                 {"image_threshold": threshold, "image_ratio": ratio, "image_scores": best})
+
+
+def _short(breadcrumb: str, n: int = 70) -> str:
+    """A breadcrumb of at most about ``n`` characters: its document and last title when it is longer."""
+    if len(breadcrumb) <= n:
+        return breadcrumb
+    titles = breadcrumb_titles(breadcrumb)
+    return clip(f"{titles[0]} > … > {titles[-1]}", n) if len(titles) > 1 else clip(breadcrumb, n)
 
 
 def _own_names(sections: list[Section], analysis: Analysis) -> set[str]:

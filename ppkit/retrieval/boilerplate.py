@@ -46,7 +46,7 @@ _NUMBERED = re.compile(r"^\s*(?:section|article)\s+\d+(?:\.\d+)*", re.I | re.M)
 
 # the words a question uses when it asks for each kind (stems)
 _ASKS = {
-    "exhibits": {"exhibit"},
+    "exhibits": {"exhibit", "agreement", "indentur", "bylaw", "charter", "certif", "certifi"},  # what they list
     "subsidiaries": {"subsidiari"},
     "plan": {"plan", "agreement", "indentur", "bylaw", "charter", "award", "grant"},
     "certification": {"certif", "certifi", "sarban", "302", "906"},
