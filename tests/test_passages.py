@@ -114,3 +114,26 @@ def test_a_written_answer_gives_its_block():
     assert parse_block("Answer: No, the sections show no such charge.\n", secs).kind == "yes_no"
     assert parse_block("Answer: The provided sections do not contain the answer.", secs).kind == "not_found"
     assert parse_block("No answer part here.", secs) is None
+
+
+def test_the_gemini_synthesizer_fills_the_same_block(gemini):
+    from gemini_server import text_reply
+
+    from ppkit import Config
+    from ppkit.answer.events import collect
+    from ppkit.answer.synth_gemini import GeminiSynthesizer
+    from ppkit.llm.client import GeminiClient
+
+    secs = _sections("Consolidated Statements of Operations", "Results of Operations")
+    sid = secs[0].node_id
+    gemini.script("generateContent", text_reply(
+        f"Answer: Total revenue was $1,250 million in 2022 (ID: {sid}).\n\nIt was $1,100 million in 2021.\n\n"
+        f"Sources:\n- {secs[0].breadcrumb} (ID: {sid})"))
+    synth = GeminiSynthesizer(config=Config(online=True), client=GeminiClient(attempts=1, initial_delay=0.01))
+    events, (text, info) = collect(synth.stream("What was total revenue in 2022?", secs))
+    assert "Answer:" in gemini.of("generateContent")[0]["body"]["systemInstruction"]["parts"][0]["text"]
+    block = info["block"]
+    assert (block.text, block.kind) == ("Total revenue was $1,250 million in 2022.", "figure")
+    assert [(c.node, c.line_start, c.line_end) for c in block.citations] == [(sid, secs[0].line_start, secs[0].line_end)]
+    answer_events = [e for e in events if e.type == "answer"]
+    assert [e.data() for e in answer_events] == [block.to_dict()] and text.startswith("Answer: Total revenue")

@@ -112,7 +112,7 @@ class Answer:
         for s in self.sections:  # a long breadcrumb shortened: the text and the JSON keep it whole
             trim = f" (sent {len(s.text)} of {s.chars_total} chars)" if s.trimmed else ""
             pages = f", {pages_label(s.pages)}" if s.pages else ""
-            lines.append(f"  {s.rank}. {_short(s.breadcrumb)}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}{pages}]"
+            lines.append(f"  {s.rank}. {_short(s.breadcrumb, 50)}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}{pages}]"
                          f"{trim}")
         if self.images:
             lines.append("Images:")
@@ -270,7 +270,7 @@ class ExtractiveSynthesizer:
         return own[: self.per_section]
 
     def _evidence(self, shown: list[Passage], sections: list[Section], *, full: bool,
-                  used_by_block: list[Passage] = ()) -> list[str]:
+                  used_by_block: tuple[Passage, ...] | list[Passage] = ()) -> list[str]:
         """The quoted passages grouped by section in rank order, each with its source line (and page); a row
         after its table's header line."""
         out = []
@@ -278,7 +278,7 @@ class ExtractiveSynthesizer:
             mine = sorted((p for p in shown if p.section is s), key=lambda p: p.line)
             if not mine and not full:
                 continue
-            out.append(f"From {_short(s.breadcrumb)} ({s.cite()}, lines {s.line_start}-{s.line_end}):")
+            out.append(f"From {_short(s.breadcrumb, 60)} ({s.cite()}, lines {s.line_start}-{s.line_end}):")
             if not mine:
                 out.append("  (no sentence in this section shares terms with the question)")
             done: set[int] = set()
@@ -289,7 +289,7 @@ class ExtractiveSynthesizer:
                     done.add(ln)
                     t = t if len(t) <= self.max_chars else t[: self.max_chars] + "…"
                     if not full and ln != p.header_line and p not in used_by_block:
-                        t = clip(t, 240)  # a passage beside the block's: its start says what it is
+                        t = clip(t, 200)  # a passage beside the block's: its start says what it is
                     page = s.page_of(ln)
                     out.append(f"  - line {ln}{f' (p.{page})' if page else ''}: {t}")
             out.append("")
