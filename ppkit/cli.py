@@ -5,7 +5,7 @@
     ppkit index DOCS... [--index DIR] [--fresh] [--replace]
                         [--embedder local|local-fp32|local-bf16|static|gemini|hash]
                         [--store faiss|qdrant|...] [--qdrant-url URL] [--extracted DIR] [--workers 2]   (DOCS: Markdown and PDFs)
-    ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images]
+    ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images] [--evidence all]
               [--deadline SECONDS] [--llm-timeout SECONDS]
               [--trust-index] [--qdrant-url URL]
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT]
@@ -108,7 +108,7 @@ def _cmd_ask(args, cfg) -> int:
                        connection=_connection(args))
     docs = [index.resolve_doc(d) for d in args.doc] if args.doc else None
     extra = {"retrieval": args.retrieval} if getattr(args, "retrieval", None) else {}
-    answer = index.ask(args.question, args.k, docs=docs, **extra)
+    answer = index.ask(args.question, args.k, docs=docs, evidence=args.evidence, **extra)
     if args.json:
         print(answer.to_json(indent=1))
         return 0
@@ -170,6 +170,8 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     a.add_argument("--doc", action="append", help="restrict to a document (repeatable)")
     a.add_argument("--json", action="store_true", help="print the answer object as JSON")
     a.add_argument("--images", action="store_true", help="list the images chosen for the answer")
+    a.add_argument("--evidence", choices=["support", "all"], default="support",
+                   help="under the answer: the passages that support it (default) or the best of every section")
     a.add_argument("--retrieval", choices=RETRIEVAL_MODES, help="stage-1 recall (default dense)")
     a.add_argument("--reranker", choices=RERANKERS,
                    help="offline stage 2 (default structural, $PPKIT_RERANKER; fitted: measured better on a shelf "

@@ -80,12 +80,16 @@ class AskOptions:
         statements: a question asking for a financial metric also gets the primary statements it needs that
             retrieval missed (:func:`ppkit.retrieval.metric_statements.statement_sections`; listed in the
             trace's ``synthesis["statements_added"]``), beyond the k sections.
+        evidence: what the default synthesizer prints under the answer block: ``"support"`` (the passages
+            it quotes and a few more) or ``"all"`` (the best passages of every section); see
+            :class:`ppkit.answer.synth.ExtractiveSynthesizer`.
     """
 
     retrieve: RetrieveOptions = field(default_factory=RetrieveOptions)
     history: list | None = None
     verify: bool = True
     statements: bool = True
+    evidence: str = "support"
 
     @classmethod
     def of(cls, **options) -> AskOptions:
@@ -165,11 +169,11 @@ def default_reranker(index: SearchIndex):
     return offline
 
 
-def default_synthesizer(config: Config):
-    """Gemini when the config is online for synthesis, else extractive."""
+def default_synthesizer(config: Config, *, evidence: str = "support"):
+    """Gemini when the config is online for synthesis, else extractive (printing ``evidence`` under its block)."""
     if config.online and config.synth_online:
-        return GeminiSynthesizer(config=config, fallback=ExtractiveSynthesizer())
-    return ExtractiveSynthesizer()
+        return GeminiSynthesizer(config=config, fallback=ExtractiveSynthesizer(evidence=evidence))
+    return ExtractiveSynthesizer(evidence=evidence)
 
 
 def default_noise_filter(config: Config, embedder: Embedder):
@@ -243,7 +247,7 @@ def stream(index: SearchIndex, question: str, options: AskOptions | None = None,
 def _run(index: SearchIndex, question: str, opts: AskOptions, reranker,
          synthesizer: Synthesizer | None) -> Generator[Event, None, Answer | None]:
     """:func:`stream`'s events under one online run: the stages, then ``done`` (or ``error``)."""
-    synthesizer = synthesizer or default_synthesizer(index.config)
+    synthesizer = synthesizer or default_synthesizer(index.config, evidence=opts.evidence)
     with online_run(index.config.ask_deadline) as run:
         before = len(run.fallbacks)
         try:

@@ -13,6 +13,7 @@ from gemini_server import text_reply
 import ppkit
 from ppkit import AskOptions, Config, HashEmbedder, build_index
 from ppkit.answer.block import KINDS
+from ppkit.answer.synth_gemini import parse_sources
 from ppkit.answer.events import EVENT_TYPES, Delta, Done, ErrorEvent, collect
 from ppkit.answer.synth_gemini import GeminiSynthesizer
 from ppkit.core.errors import ConfigError, InvalidInput
@@ -51,7 +52,10 @@ def test_offline_stream_order_and_deltas_join_to_the_answer(hash_index):
     assert analysis["metric"] == "quick ratio" and analysis["years"] == [2022] and analysis["filters"]["docs"] == ["acme"]
     assert [s["node_id"] for s in events[1].data()["sections"]] == [s.node_id for s in answer.sections[:3]]
     cited = [(e.doc, e.node_id) for e in events if e.type == "citation"]
-    assert cited == [(s.doc, s.node_id) for s in answer.sections]  # the extractive answer cites every section
+    # by default the extractive answer cites the sections its evidence quotes (and the metric's inputs)
+    assert cited and set(cited) <= {(s.doc, s.node_id) for s in answer.sections}
+    full = hash_index.ask(Q, k=3, evidence="all")  # the full pack cites every section
+    assert parse_sources(full.text, full.sections) and len(parse_sources(full.text, full.sections)) == len(full.sections)
     assert events[-2].data()["report"] == answer.verification
 
 
@@ -117,7 +121,7 @@ def test_gemini_stream_holds_back_image_markers(gemini, client):
     synth = GeminiSynthesizer(config=Config(online=True), client=client)
     synth.visual_check = False
     events, (text, info) = collect(synth.stream("What are the stages?", secs))
-    shown = "".join(e.text for e in events)
+    shown = "".join(e.text for e in events if isinstance(e, Delta))
     assert "[SHOW" not in shown and shown == text
     assert [im["path"] for im in info["images"]] == ["figures/pipeline.png"]
 
@@ -159,7 +163,7 @@ def test_gemini_deltas_hold_back_a_marker_that_spans_lines(gemini, client):
     synth = GeminiSynthesizer(config=Config(online=True), client=client)
     synth.visual_check = False
     events, (text, info) = collect(synth.stream("What are the stages?", secs))
-    assert "".join(e.text for e in events) == text and "[SHOW" not in text
+    assert "".join(e.text for e in events if isinstance(e, Delta)) == text and "[SHOW" not in text
     assert text.startswith("It has three stages  as drawn.\nSources:")  # the marker taken out where it stood
 
 

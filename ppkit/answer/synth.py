@@ -1,4 +1,4 @@
-"""Synthesizers: retrieved sections -> an Answer that cites them.
+"""Synthesizers: retrieved sections -> an Answer that cites them, its short answer block first.
 
 A synthesizer is any object with ``name``, ``calls``, ``stream(question, sections, analysis)``
 (a generator of :mod:`ppkit.answer.events` ``delta`` events that returns ``(text, info)``) and
@@ -7,42 +7,48 @@ sections and the question's analysis and never retrieves: the conductor (:func:`
 retrieves and hands the sections to :func:`ppkit.answer.compose.answer_stream`, which calls the
 synthesizer, verifies and assembles the :class:`Answer`.
 
-:class:`ExtractiveSynthesizer` (offline default) writes no prose of its own: for
-each selected section it quotes the sentences and table rows that best match the
-question (stemmed-term overlap weighted by rarity across the sections), with the
-breadcrumb and source line numbers, and it says that it is extractive. When the question
-asks for a financial metric (:mod:`ppkit.answer.metrics`) it first computes it from the
-retrieved primary statements, citing every input, or says which inputs are missing. It
-never paraphrases; that is the online synthesizer's job
-(:class:`ppkit.answer.synth_gemini.GeminiSynthesizer`, which answers only from the sections
-in XML-delimited blocks and cites breadcrumbs under ``Sources:``).
+:class:`ExtractiveSynthesizer` (offline default) writes no prose of its own. It states the answer
+block first (:mod:`ppkit.answer.block`): the best passage of all the sections, ranked jointly by what
+the question asks (:mod:`ppkit.answer.passages`: stemmed-term overlap weighted by rarity, the asked
+type and year, the section's rank; a table row written with its column headers and units), or, when
+the question asks for a financial metric (:mod:`ppkit.answer.metrics`), the metric computed from the
+retrieved primary statements with every input cited, or which inputs are missing. Below it come the
+passages that support it, with breadcrumb and source line numbers (``evidence="all"``: the best
+passages of every section), and it says that it is extractive. It never paraphrases; that is the
+online synthesizer's job (:class:`ppkit.answer.synth_gemini.GeminiSynthesizer`, which answers only
+from the sections in XML-delimited blocks and cites breadcrumbs under ``Sources:``).
 """
 
 from __future__ import annotations
 
 import json
-import math
-from collections import Counter
+import re
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..core.text import expand_terms, sentences, stems
+from ..core.errors import ConfigError
+from ..core.ids import breadcrumb_titles
+from ..core.text import clip, expand_terms, stems
 from ..documents.tree import Image
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Section, Trace, pages_label, pages_line
 from .abstain import abstention_line, metric_answers, missing_from
-from .block import AnswerBlock, cite_line
+from .block import MAX_CHARS, AnswerBlock, cite_line
 from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
 from .metrics import compute_metric, format_metric, metric_block
+from .passages import Asked, Passage, asked_type, rank_passages, render_row, yes_or_no
 from .verify import format_report
 
-__all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "image_record",
-           "line_deltas"]
+__all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "EVIDENCE",
+           "image_record", "line_deltas"]
 
-EXTRACTIVE_NOTE = ("[offline extractive answer: no language model was used; the passages below are quoted "
-                   "from the retrieved sections, best-matching first. Set GEMINI_API_KEY for a written answer.]")
+EXTRACTIVE_NOTE = ("[offline extractive answer: quoted from the retrieved sections, no language model used; "
+                   "set GEMINI_API_KEY for a written answer]")
+# what an answer prints below its block: "support" (the passages the block quotes and a few more), or "all"
+# (the best passages of every section, as before the answer block)
+EVIDENCE = ("support", "all")
 
 
 @dataclass(frozen=True)
@@ -95,12 +101,18 @@ class Answer:
                        "not found in the retrieved sections (marked [unverified] in the verification's marked_text)")
         return out
 
+    def _head(self) -> list[str]:
+        """The answer block, when the text does not already state it (an answer written before blocks)."""
+        if self.block is None or self.block.text in self.text:
+            return []
+        return [f"Answer: {self.block.text}", ""]
+
     def __str__(self) -> str:
-        lines = [self.text, "", "Retrieved sections:"]
-        for s in self.sections:
+        lines = self._head() + [self.text, "", "Retrieved sections:"]
+        for s in self.sections:  # a long breadcrumb shortened: the text and the JSON keep it whole
             trim = f" (sent {len(s.text)} of {s.chars_total} chars)" if s.trimmed else ""
             pages = f", {pages_label(s.pages)}" if s.pages else ""
-            lines.append(f"  {s.rank}. {s.breadcrumb}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}{pages}]"
+            lines.append(f"  {s.rank}. {_short(s.breadcrumb, 50)}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}{pages}]"
                          f"{trim}")
         if self.images:
             lines.append("Images:")
@@ -129,7 +141,8 @@ class Answer:
         return json.dumps(self.to_dict(), ensure_ascii=False, **kw)
 
     def _repr_markdown_(self) -> str:  # notebooks
-        out = [self.text.replace("\n", "  \n"), "", "**Retrieved sections**", ""]
+        out = [h.replace("Answer:", "**Answer:**", 1) for h in self._head()]
+        out += [self.text.replace("\n", "  \n"), "", "**Retrieved sections**", ""]
         out += [f"{s.rank}. `{s.doc}#{s.node_id}` {s.breadcrumb} (lines {s.line_start}-{s.line_end})" for s in self.sections]
         return "\n".join(out)
 
@@ -162,37 +175,33 @@ def line_deltas(text: str) -> Generator[Delta, None, None]:
         yield Delta(piece)
 
 
-def _units(section: Section) -> list[tuple[int, str]]:
-    """(source line, passage) pieces of a section: table rows whole, prose split into sentences."""
-    out = []
-    numbers = section.line_numbers or (section.line_start,) * len(section.text.split("\n"))
-    for ln, raw in zip(numbers, section.text.split("\n")):
-        s = raw.strip()
-        if not ln or not s or s.startswith("#") or set(s) <= set("|-: "):
-            continue
-        if s.startswith("|"):
-            out.append((ln, s))
-        else:
-            out.extend((ln, sent) for sent in sentences(s))
-    return out
-
-
 class ExtractiveSynthesizer:
-    """Quote the best-matching sentences and table rows of each section (offline, deterministic).
+    """The answer block first, then the passages that support it (offline, deterministic).
+
+    The block (:mod:`ppkit.answer.block`) is the abstention, the computed metric, or the best passage of all
+    the sections ranked jointly by what the question asks (:mod:`ppkit.answer.passages`); a table row is
+    written with its column headers and units.
 
     Args:
-        per_section: passages quoted per section.
+        per_section: passages quoted per section with ``evidence="all"``.
         max_chars: cap on one quoted passage.
+        evidence: ``"support"`` (default): below the block only the passages it quotes and at most ``extra``
+            more; ``"all"``: the best ``per_section`` passages of every section.
+        extra: passages shown beside the block's own with ``evidence="support"``.
         image_threshold / max_images: images of the sections shown with the answer
             (:func:`ppkit.answer.images.select_images`; ``max_images=0`` shows none).
     """
 
     name = "extractive"
 
-    def __init__(self, per_section: int = 3, max_chars: int = 400, *, image_threshold: float | None = None,
-                 image_ratio: float | None = None, max_images: int = 3):
+    def __init__(self, per_section: int = 3, max_chars: int = 400, *, evidence: str = "support", extra: int = 2,
+                 image_threshold: float | None = None, image_ratio: float | None = None, max_images: int = 3):
+        if evidence not in EVIDENCE:
+            raise ConfigError(f"evidence must be one of {', '.join(EVIDENCE)}, not {evidence!r}")
         self.per_section = per_section
         self.max_chars = max_chars
+        self.evidence = evidence
+        self.extra = extra
         self.image_threshold = image_threshold
         self.image_ratio = image_ratio
         self.max_images = max_images
@@ -213,12 +222,10 @@ class ExtractiveSynthesizer:
         analysis = analysis or Analysis.of(question)
         # a ratio is quoted through the line items it is computed from (quick ratio -> current assets...)
         q = set(stems(question + " " + expand_terms(question)))
-        pieces = [(s, ln, p, set(stems(p))) for s in sections for ln, p in _units(s)]
-        df = Counter(t for *_, st in pieces for t in st)
-        n = max(1, len(pieces))
-        out = [EXTRACTIVE_NOTE, ""]
-        quoted = 0
-        # what the question names (a company, a year) that no section mentions: say so first
+        own = _own_names(sections, analysis)
+        asked = asked_type(question, analysis.years)
+        ranked = rank_passages(question, sections, asked, q_terms=q, exclude=own)
+        # what the question names (a company, a year) that no section mentions: say so first, compute nothing
         missing = missing_from(question, sections, analysis)
         refusal = abstention_line(missing)
         # a financial metric: computed from the statements, every input cited (or which inputs are missing);
@@ -229,36 +236,31 @@ class ExtractiveSynthesizer:
             refusal = None
         elif refusal is not None:
             metric = None
-        if refusal is not None:
-            out += [refusal, ""]
-        elif metric is not None:
-            out += [format_metric(metric), ""]
-        ranked = []  # every section's scored passages, for the block
-        for s in sections:
-            scored = []
-            for sec, ln, p, st in pieces:
-                if sec is not s:
-                    continue
-                score = sum(math.log(1 + n / df[t]) for t in q & st)
-                if score > 0:
-                    scored.append((score, ln, p))
-            best = sorted(scored, key=lambda x: (-x[0], x[1]))[: self.per_section]
-            ranked += [(score, s.rank, ln, p, s) for score, ln, p in best]
-            out.append(f"From {s.breadcrumb} ({s.cite()}, lines {s.line_start}-{s.line_end}):")
-            if not best:
-                out.append("  (no sentence in this section shares terms with the question)")
-            for _, ln, p in sorted(best, key=lambda x: x[1]):
-                p = p if len(p) <= self.max_chars else p[: self.max_chars] + "…"
-                page = s.page_of(ln)
-                out.append(f"  - line {ln}{f' (p.{page})' if page else ''}: {p}")
-                quoted += 1
-            out.append("")
+        block, used = _block(question, refusal, metric, ranked, sections, asked, q - own)
+        out = [EXTRACTIVE_NOTE, "", block.text, ""]
+        cited = {c.node for c in block.citations}
+        if metric is not None:  # the steps and the cited inputs under the headline (the block)
+            rest = format_metric(metric).split("\n")[1:]
+            out += rest + ([""] if rest else [])
+            cited |= {li.node_id for li in metric.inputs}
+        if self.evidence == "all":
+            shown = [p for s in sections for p in self._best_of(s, ranked)]
+        else:
+            more = 0 if metric is not None and metric.ok else self.extra
+            shown = used + _more(ranked, used, more)
+        evidence = self._evidence(shown, sections, full=self.evidence == "all", used_by_block=used)
+        out += evidence
+        quoted = {p.section.section_id for p in shown}
+        listed = (sections if self.evidence == "all"
+                  else [s for s in sections if s.section_id in quoted or s.node_id in cited])
         out.append("Sources:")
-        out += [f"- {s.breadcrumb} (ID: {s.node_id})" for s in sections]
-        out += [pages_line(sections)] if pages_line(sections) else []
+        out += [f"- {s.breadcrumb} (ID: {s.node_id})" for s in listed]
+        out += [pages_line(listed)] if pages_line(listed) else []
         images, image_info = self._images(question, sections, analysis)
-        notes = {"passages_quoted": quoted, "images": images, **image_info,
-                 "block": _block(refusal, metric, ranked, sections)}
+        notes = {"passages_quoted": len(shown), "images": images, **image_info, "block": block,
+                 "asked": asked.kind + (" yes/no" if asked.yes_no else ""),
+                 "passages": [{"section_id": p.section.section_id, "line": p.line, "kind": p.kind,
+                               "score": round(sc, 3)} for sc, p in ranked[:5]]}
         if refusal is not None:
             notes["abstained"] = missing
         if metric is not None:
@@ -266,6 +268,37 @@ class ExtractiveSynthesizer:
                                "unit": metric.metric.unit, "missing": list(metric.missing),
                                "inputs": [f"{li.doc}#{li.node_id}:{li.line}" for li in metric.inputs]}
         return "\n".join(out), notes
+
+    def _best_of(self, section: Section, ranked: list) -> list[Passage]:
+        """A section's best ``per_section`` single sentences and rows (the full pack)."""
+        own = [p for _, p in ranked if p.section is section and p.kind != "pair"]
+        return own[: self.per_section]
+
+    def _evidence(self, shown: list[Passage], sections: list[Section], *, full: bool,
+                  used_by_block: tuple[Passage, ...] | list[Passage] = ()) -> list[str]:
+        """The quoted passages grouped by section in rank order, each with its source line (and page); a row
+        after its table's header line."""
+        out = []
+        for s in sections:
+            mine = sorted((p for p in shown if p.section is s), key=lambda p: p.line)
+            if not mine and not full:
+                continue
+            out.append(f"From {_short(s.breadcrumb, 60)} ({s.cite()}, lines {s.line_start}-{s.line_end}):")
+            if not mine:
+                out.append("  (no sentence in this section shares terms with the question)")
+            done: set[int] = set()
+            for p in mine:
+                pieces = ([(p.header_line, p.header_text)] if p.header_line and p.header_line not in done else [])
+                pieces.append((p.line, p.text))
+                for ln, t in pieces:
+                    done.add(ln)
+                    t = t if len(t) <= self.max_chars else t[: self.max_chars] + "…"
+                    if not full and ln != p.header_line and p not in used_by_block:
+                        t = clip(t, 200)  # a passage beside the block's: its start says what it is
+                    page = s.page_of(ln)
+                    out.append(f"  - line {ln}{f' (p.{page})' if page else ''}: {t}")
+            out.append("")
+        return out
 
     def _images(self, question: str, sections: list[Section], analysis: Analysis) -> tuple[list[dict], dict]:
         """The images to show (records) and, for the trace, every candidate image's score."""
@@ -280,16 +313,67 @@ class ExtractiveSynthesizer:
                 {"image_threshold": threshold, "image_ratio": ratio, "image_scores": best})
 
 
-def _block(refusal: str | None, metric, ranked: list, sections: list[Section]) -> AnswerBlock:
-    """The answer block: the abstention, the computed metric, or the best-scoring passage of any section."""
+def _short(breadcrumb: str, n: int = 70) -> str:
+    """A breadcrumb of at most about ``n`` characters: its document and last title when it is longer."""
+    if len(breadcrumb) <= n:
+        return breadcrumb
+    titles = breadcrumb_titles(breadcrumb)
+    return clip(f"{titles[0]} > … > {titles[-1]}", n) if len(titles) > 1 else clip(breadcrumb, n)
+
+
+def _own_names(sections: list[Section], analysis: Analysis) -> set[str]:
+    """Stems of the documents' own names (their names, first breadcrumb titles, the words that chose them):
+    every passage of a filing is about its company, so the company's name chooses no passage."""
+    words = [s.doc for s in sections] + [breadcrumb_titles(s.breadcrumb)[0] for s in sections if s.breadcrumb]
+    if analysis.filters is not None:
+        words += [str(w) for w in analysis.filters.matched.values()]
+    return set(stems(" ".join(re.sub(r"[_#]", " ", w) for w in words)))
+
+
+def _more(ranked: list, used: list[Passage], n: int) -> list[Passage]:
+    """Up to ``n`` more passages scoring at least half the best, none overlapping those already shown."""
+    if not ranked or n <= 0:
+        return []
+    best = ranked[0][0]
+    out: list[Passage] = []
+    taken = {(p.section.section_id, ln) for p in used for ln in range(p.line, p.line_end + 1)}
+    for score, p in ranked:
+        if len(out) >= n or score < 0.5 * best:
+            break
+        span = {(p.section.section_id, ln) for ln in range(p.line, p.line_end + 1)}
+        if p.kind == "pair" or span & taken:
+            continue
+        out.append(p)
+        taken |= span
+    return out
+
+
+def _cite(p: Passage):
+    """The block's citations of a passage: a row's header line and the row, or the sentence's lines."""
+    if p.kind == "row":
+        return tuple(cite_line(p.section, ln) for ln in p.lines())
+    return (cite_line(p.section, p.line, p.line_end),)
+
+
+def _block(question: str, refusal: str | None, metric, ranked: list, sections: list[Section], asked: Asked,
+           q_terms: set[str]) -> tuple[AnswerBlock, list[Passage]]:
+    """The answer block and the passages it quotes: the abstention, the computed metric, or the best passage
+    of all sections (a row as a statement with its headers and units, kind ``figure``; a yes/no question
+    clearly answered by a sentence, ``yes_no``)."""
     if refusal is not None:
-        return AnswerBlock(refusal, "not_found")
+        return AnswerBlock(refusal, "not_found"), []
     if metric is not None:
-        return metric_block(metric, sections)
+        return metric_block(metric, sections), []
     if not ranked:
-        return AnswerBlock("Not found: no retrieved sentence shares terms with the question.", "not_found")
-    _, _, ln, p, s = max(ranked, key=lambda x: (x[0], -x[1], -x[2]))
-    return AnswerBlock(p, "passage", (cite_line(s, ln),))
+        return AnswerBlock("Not found: no retrieved sentence shares terms with the question.", "not_found"), []
+    best = ranked[0][1]
+    if best.kind == "row":
+        return AnswerBlock(clip(render_row(best, asked.years), MAX_CHARS), "figure", _cite(best)), [best]
+    text = clip(best.text, MAX_CHARS)
+    yes = yes_or_no(question, best, q_terms) if asked.yes_no else None
+    if yes is not None:
+        return AnswerBlock(clip(f"{yes}. {best.text}", MAX_CHARS), "yes_no", _cite(best)), [best]
+    return AnswerBlock(text, "passage", _cite(best)), [best]
 
 
 def image_record(section: Section, image: Image, *, reason: str = "") -> dict:

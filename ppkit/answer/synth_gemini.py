@@ -2,7 +2,8 @@
 
 The online twin of :class:`ppkit.answer.synth.ExtractiveSynthesizer` (same ``stream`` /
 ``synthesize`` interface; it streams through the client's streaming call): the sections go inside XML-delimited blocks, the model answers only from
-them and cites breadcrumbs under ``Sources:``; images are asked for with
+them, stating the answer first in an "Answer:" part (parsed into the answer block, :func:`parse_block`),
+and cites breadcrumbs under ``Sources:``; images are asked for with
 ``[SHOW: file | label]`` markers (:mod:`ppkit.answer.markers`).
 """
 
@@ -18,8 +19,10 @@ from ..llm.client import LLMError, fall_back
 from ..llm.fence import DATA_RULE, block, escape
 from ..llm.parts import GeminiPart
 from ..retrieval.analyze import Analysis
+from ..core.text import clip
 from ..retrieval.types import pages_label, pages_line
-from .events import Delta, Event, collect
+from .block import MAX_CHARS, AnswerBlock, cite_line
+from .events import AnswerEvent, Delta, Event, collect
 from .markers import (
     MarkerResult,
     image_catalogue,
@@ -29,7 +32,7 @@ from .markers import (
     visual_filter,
 )
 
-__all__ = ["GeminiSynthesizer", "parse_sources", "NO_ANSWER"]
+__all__ = ["GeminiSynthesizer", "parse_sources", "parse_block", "NO_ANSWER"]
 
 # --------------------------------------------------------------------------- synthesis
 
@@ -39,6 +42,10 @@ _SYNTH_SYSTEM = f"""You answer questions about documents using ONLY the sections
 Each block names its document, section id, breadcrumb (its place in the document), source line range
 and, for a PDF, the 1-based PDF pages of the text sent.
 Rules:
+- Begin with a line "Answer:" followed by the answer itself in one to three sentences: the figure asked
+  for first, with its unit and period; for a yes/no question begin with "Yes" or "No"; if the measure
+  does not apply to this kind of company, say so and why. No ids, breadcrumbs or line numbers in it.
+  Then a blank line, then the supporting details.
 - Use only facts stated in the sections; do not use outside knowledge. If you compute something, show
   the figures you used and where they come from.
 - If the sections do not contain the answer, say exactly: "{NO_ANSWER}" and then say what is missing.
@@ -100,6 +107,52 @@ def parse_sources(text: str, sections=()) -> list[dict]:
         out.append({"node_id": nid, "breadcrumb": bc or (sec.breadcrumb if sec else ""),
                     "doc": sec.doc if sec else None, "in_context": sec is not None})
     return out
+
+
+_ANSWER_HEAD = re.compile(r"^\s*[*_#]*\s*answer\s*[*_]*\s*:\s*[*_]*\s*", re.I)
+_IDS = re.compile(r"\s*\((?:[^()]*\bID:?\s*\d{3,7}[^()]*)\)|\s*\[[^\]]*\]|\s*\b(?:source )?lines?\s+\d+(?:\s*[-–]\s*\d+)?",
+                  re.I)
+_FIGURE = re.compile(r"(?<![\w.])[-$(]?\d[\d,]*(?:\.\d+)?(?![\d,])(?!\d)")
+_NOT_MEANINGFUL = re.compile(r"\bnot (?:a )?(?:meaningful|applicable|useful|relevant)\b|\bdoes not apply\b", re.I)
+
+
+def parse_block(text: str, sections=()) -> AnswerBlock | None:
+    r"""The answer block of a written answer: its first "Answer:" part (up to the first blank line), without
+    ids or line numbers, its kind inferred and its citations the sources it names (:func:`parse_sources`).
+
+    >>> parse_block("Answer: Yes, revenue grew 9% in 2022.\n\nDetails.\nSources:\n- A (ID: 0001)").kind
+    'yes_no'
+    """
+    lines = text.strip().split("\n")
+    start = next((i for i, ln in enumerate(lines[:5]) if _ANSWER_HEAD.match(ln)), None)
+    if start is None:
+        return None
+    part = [_ANSWER_HEAD.sub("", lines[start])]
+    for ln in lines[start + 1:]:
+        if not ln.strip() or _HEADER.match(ln):
+            break
+        part.append(ln.strip())
+    body = re.sub(r"\s*,\s*(?=[.;]|$)", "", _IDS.sub("", " ".join(part))).strip().strip("*_ ")
+    body = clip(body, MAX_CHARS)
+    if not body:
+        return None
+    figures = [m for m in _FIGURE.findall(body) if not re.fullmatch(r"(?:19|20)\d{2}", m)]
+    if NO_ANSWER.casefold()[:-1] in body.casefold():
+        kind = "not_found"
+    elif _NOT_MEANINGFUL.search(body):
+        kind = "not_meaningful"
+    elif re.match(r"(?:yes|no)\b", body, re.I):
+        kind = "yes_no"
+    elif figures and re.search(r"=|\b(?:comput|calculat|divid)\w*", body, re.I):
+        kind = "computed"
+    else:
+        kind = "figure" if figures else "passage"
+    cites = []
+    for c in parse_sources(text, sections):
+        sec = next((s for s in sections if s.node_id == c["node_id"] and s.doc == c["doc"]), None)
+        if sec is not None:
+            cites.append(cite_line(sec, sec.line_start, sec.line_end))
+    return AnswerBlock(body, kind, tuple(cites))
 
 
 def _settled(raw: str) -> str:
@@ -214,6 +267,9 @@ class GeminiSynthesizer(GeminiPart):
         text, info = self._finish(question, sections, res)
         if text.startswith(shown_so_far) and len(text) > len(shown_so_far):
             yield Delta(text[len(shown_so_far):])
+        block = info.get("block")
+        if block is not None:  # known once the sources are: after the text
+            yield AnswerEvent(block.text, block.kind, [c.to_dict() for c in block.citations])
         return text, info
 
     def _finish(self, question: str, sections, res) -> tuple[str, dict]:
@@ -235,5 +291,9 @@ class GeminiSynthesizer(GeminiPart):
         info = {"model": res.model, "sources": sources, "answered": NO_ANSWER not in text,
                 "images": shown.images, "tokens_in": res.tokens_in, "tokens_out": res.tokens_out,
                 "cached": res.cached, "sections_sent": len(sections),
-                "context_chars": sum(len(s.text) for s in sections), "notes": notes}
+                "context_chars": sum(len(s.text) for s in sections), "notes": notes,
+                "block": parse_block(text, sections)}
+        if info["block"] is None:  # the model wrote no "Answer:" part: its first paragraph stands in
+            first = text.strip().split("\n\n")[0]
+            info["block"] = parse_block("Answer: " + first + "\n\n" + text, sections)
         return text, info

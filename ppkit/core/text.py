@@ -65,11 +65,27 @@ def numbers_in(text: str) -> list[str]:
 
 
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“$])")
+# a full stop that ends an abbreviation, not a sentence: "PepsiCo, Inc. The", "U.S. Treasury", "No. 4", "J. Smith",
+# a 10-K Item's number before its title ("see Item 1A. Risk Factors")
+_ABBREV = re.compile(r"(?:\b(?:Inc|Corp|Co|Ltd|Cos|Bros|No|Nos|Mr|Mrs|Ms|Dr|St|Jr|Sr|vs|approx|Fig|Figs|Eq|Eqs|Sec|"
+                     r"Ref|Vol|Dept|Gov|Mt|e\.g|i\.e|cf|al)|(?:\b[A-Z]\.){2,}|\b[A-Z]|\bItems?\s+\d+[A-Z]?)\.$")
 
 
 def sentences(text: str) -> list[str]:
-    """Split prose into sentences (a simple rule: end punctuation, space, capital)."""
-    return [s for s in _SENT.split(text) if s.strip()]
+    """Split prose into sentences: end punctuation, space, capital, except after an abbreviation.
+
+    >>> sentences("PepsiCo, Inc. Sales grew in the U.S. Market share fell. Costs rose.")
+    ['PepsiCo, Inc. Sales grew in the U.S. Market share fell.', 'Costs rose.']
+    """
+    out: list[str] = []
+    start = 0
+    for m in _SENT.finditer(text):
+        if _ABBREV.search(text[max(start, m.start() - 12): m.start()]):
+            continue
+        out.append(text[start: m.start()])
+        start = m.end()
+    out.append(text[start:])
+    return [s for s in out if s.strip()]
 
 
 # Financial ratios and measures -> the line items they are computed from (general accounting
