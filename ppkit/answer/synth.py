@@ -241,6 +241,10 @@ class ExtractiveSynthesizer:
         cited = {c.node for c in block.citations}
         if metric is not None:  # the steps and the cited inputs under the headline (the block)
             rest = format_metric(metric).split("\n")[1:]
+            if metric.ok and metric.steps:  # every step, the last one too (the headline it held is the block now)
+                rest = [ln for ln in rest if not ln.startswith("Steps: ")]
+                rest.insert(1 if rest and rest[0].startswith("Formula: ") else 0,
+                            "Steps: " + "; ".join(metric.steps) + ".")
             out += rest + ([""] if rest else [])
             cited |= {li.node_id for li in metric.inputs}
         if self.evidence == "all":
