@@ -50,6 +50,9 @@ quoted Title Case names of up to six words ("Cost of Goods Sold": a term, not a 
 ``marked_text`` is the answer with ``[unverified]`` after each unsupported claim and
 ``[inconsistent]`` after each miscomputed one.
 
+:func:`verify_block` checks the answer block (its figures and passage against the lines it cites) and whether it
+holds what the question asks (:func:`asked_for`); the conductor keeps it under ``verification["block"]``.
+
 This module checks; it does not rewrite answers or call a model.
 """
 
