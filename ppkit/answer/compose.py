@@ -18,7 +18,7 @@ from ..retrieval.types import Retrieval, Section, Trace
 from .events import Citation, Event, VerificationEvent
 from .synth import Answer, AnswerTrace, Synthesizer
 from .synth_gemini import parse_sources
-from .verify import verify_answer
+from .verify import verify_answer, verify_block
 
 __all__ = ["answer_stream"]
 
@@ -58,5 +58,7 @@ def answer_stream(question: str, retrieval: Retrieval, synthesizer: Synthesizer,
     for c in parse_sources(text, sections):
         yield Citation(c["doc"], c["node_id"], c["breadcrumb"], c["in_context"])
     verification = verify_answer(text, sections, question=question) if verify else None
+    if verification is not None and block is not None:  # the block against its cited lines; does it answer?
+        verification["block"] = verify_block(block, sections, question=question)
     yield VerificationEvent(verification)
     return Answer(question, text, sections, used, images, trace, verification, block)

@@ -95,6 +95,14 @@ class Answer:
         if v.get("unretrieved"):
             out.append("the answer cites sections that were not retrieved: " + ", ".join(v["unretrieved"])
                        + " (do not trust those citations)")
+        b = v.get("block") or {}
+        if b and not b.get("verified", True):
+            out.append("the answer block is not verified against its cited lines: " + "; ".join(
+                r for r in b.get("reasons", []) if not r.startswith("not answered"))[:240])
+        if b and not b.get("answered", True) and self.block is not None and self.block.kind != "not_found":
+            out.append(f"the answer block may not answer the question (asked: {b.get('asks')}): "
+                       + next((r[len("not answered: "):] for r in b.get("reasons", []) if r.startswith("not answered")),
+                              ""))
         n = (v.get("counts") or {}).get("not_found", 0)
         if n:
             out.append(f"{n} number{'s' if n != 1 else ''} or quote{'s' if n != 1 else ''} in the answer "

@@ -50,6 +50,9 @@ quoted Title Case names of up to six words ("Cost of Goods Sold": a term, not a 
 ``marked_text`` is the answer with ``[unverified]`` after each unsupported claim and
 ``[inconsistent]`` after each miscomputed one.
 
+:func:`verify_block` checks the answer block (its figures and passage against the lines it cites) and whether it
+holds what the question asks (:func:`asked_for`); the conductor keeps it under ``verification["block"]``.
+
 This module checks; it does not rewrite answers or call a model.
 """
 
@@ -60,7 +63,8 @@ from itertools import chain, permutations
 
 from .arithmetic import agrees, clause_span, shown_formula, stated_change, tolerance
 
-__all__ = ["verify_answer", "numbers_with_values", "find_number", "format_report", "column_years"]
+__all__ = ["verify_answer", "verify_block", "numbers_with_values", "find_number", "format_report", "column_years",
+           "mask_references"]
 
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
            "trillion": 1e12}
@@ -71,15 +75,22 @@ _NUM = re.compile(
     re.I)
 _CITE_ID = re.compile(r"\bIDs?:?\s*(\d{4,7}(?:\s*(?:,|/|&|and)\s*(?:IDs?:?\s*)?\d{4,7})*)\b", re.I)
 _CITE_DOC = re.compile(r"\b([A-Za-z][\w.&-]*)#(\d{4,7})\b")
+_MONTH = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+_REF_NUM = r"\d+(?:\.\d+)*[A-Z]?(?:[-–]\d+[A-Z]?)*(?:\(\w{1,3}\))*"  # "10.1", "1A", "13a-14(a)", "15(d)"
 _MARKUP = [
     re.compile(r"\(?\b(?:Source:?\s*)?IDs?:?\s*\d{4,7}(?:\s*(?:,|/|&|and)\s*(?:IDs?:?\s*)?\d{4,7})*\)?", re.I),
     re.compile(r"\b[A-Za-z][\w.&-]*#\d{4,7}\b"),
     re.compile(r"\blines?\s+\d+(?:\s*[-–]\s*\d+)?", re.I),
     re.compile(r"\bp\.\s?\d+(?:\s*[-–]\s*\d+)?(?:,\s*\d+(?:\s*[-–]\s*\d+)?)*"),  # PDF pages: "p.18-19, 22"
     # references, not figures: "Tables 9, 11 and 15", "Note 7", "Item 1A"
-    re.compile(r"\b(?:tables?|notes?|items?|parts?|figures?|exhibits?|pages?)\s+\d+[A-Z]?"
-               r"(?:\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)\d+[A-Z]?)*", re.I),
-    re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b", re.I),  # a date
+    re.compile(r"\b(?:tables?|notes?|items?|parts?|figures?|exhibits?|pages?|sections?|rules?|schedules?)\s+"
+               rf"{_REF_NUM}(?:\s*(?:,\s*(?:and\s+)?|and\s+|&\s*){_REF_NUM})*", re.I),
+    re.compile(rf"\b{_MONTH}\.?\s+\d{{1,2}}\b", re.I),  # a date: "December 31" (not "declined 18%")
+    re.compile(rf"\b\d{{1,2}}\s+{_MONTH}\b", re.I),  # "31 December"
+    # SEC file numbers: "(1-7657)", "File No. 001-12345", "Commission file number 0-12345"
+    re.compile(r"\bfile\s+(?:no\.?|number)\s*:?\s*\d+(?:-\d+)+", re.I),
+    re.compile(r"\(\s*\d{1,3}-\d{3,6}\s*\)"),
 
     re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+"),  # list markers
     re.compile(r"^\s*#+\s*"),
@@ -123,7 +134,12 @@ def _norm(s: str) -> str:
 
 
 def _numbered_lines(section) -> list[tuple[int, str]]:
-    """(source line, text) of what was sent for ``section`` (``[…]`` cut markers skipped)."""
+    """(source line, text) of what was sent for ``section`` (``[…]`` cut markers skipped): the source
+    line of each rendered line (``Section.line_numbers``: a table row is its ``<tr>`` line, not a
+    position in the rendered text), else the lines of ``sent_ranges`` in order."""
+    raw_lines = section.text.split("\n")
+    if section.line_numbers and len(section.line_numbers) == len(raw_lines):
+        return [(ln, t) for ln, t in zip(section.line_numbers, raw_lines) if ln and t != "[…]"]
     nums = [ln for a, b in section.sent_ranges for ln in range(a, b + 1)] or \
         list(range(section.line_start, section.line_end + 1))
     out, j = [], 0
@@ -410,6 +426,17 @@ def verify_answer(text: str, sections, *, question: str = "", min_value: float =
     }
 
 
+def mask_references(text: str) -> str:
+    """``text`` with what is never a value blanked out, offsets kept: citation markup, line and page
+    numbers, references ("Note 7", "Item 1A", "Exhibit 10.1", "Section 13"), dates ("December 31",
+    "31 December") and SEC file numbers ("(1-7657)", "File No. 001-12345").
+
+    >>> mask_references("Exhibit 10.1 (1-7657) shows $5 million").strip()
+    'shows $5 million'
+    """
+    return "\n".join(_mask(ln) for ln in text.split("\n"))
+
+
 def _mask(line: str, constants: bool = True) -> str:
     """``line`` with citation markup, references, dates and (``constants``) a formula's "× 100" blanked
     out, offsets kept."""
@@ -654,3 +681,154 @@ def format_report(report: dict) -> str:
         if ci.get("names"):
             out.append(f"  {ci['cited']} is named {ci['label']!r}, which is {', '.join(ci['names'])}")
     return "\n".join(out)
+
+
+# -- the answer block: its figures and sentences against its cited lines, and whether it answers
+
+_PREFIX = r"^\W*(?:(?:for|in|at|as of|according to)\s+[^,?]{1,60},+\s*)?"
+_ASKS_YES_NO = re.compile(_PREFIX + r"(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b",
+                          re.I)
+_ASKS_LIST = re.compile(r"\b(?:list|enumerate|name\s+the|what\s+are\s+the|which\s+\w+(?:\s+\w+)?\s+"
+                        r"(?:are|were|did|does|do|has|have))\b", re.I)
+_ASKS_PERCENT = re.compile(r"\b(?:percent(?:age)?|margin|rate|share\s+of|growth\s+rate)\b|%", re.I)
+_ASKS_RATIO = re.compile(r"\b(?:ratio|turnover|multiple|times|coverage)\b", re.I)
+_ASKS_FIGURE = re.compile(r"\b(?:how\s+much|how\s+many|calculate|compute|quantify|what\s+(?:is|was|were)\s+the\s+"
+                          r"(?:\w+\s+){0,6}?(?:amount|total|value|revenue|revenues|income|expenses?|costs?|sales|"
+                          r"cash|debt|capex|capital\s+expenditures?|eps|dividends?|change))\b", re.I)
+_BLOCK_YEAR = re.compile(r"(?<!\d)(?:FY\s?)?((?:19|20)\d\d)(?!\d)|\bFY\s?(\d\d)\b", re.I)
+
+
+def asked_for(question: str) -> dict:
+    """What a question asks for: ``{"asks": "yes_no" | "list" | "percent" | "ratio" | "amount" | "passage",
+    "years": [...]}`` (the fiscal years it names, as strings).
+
+    >>> asked_for("What is AMD's quick ratio for FY2022?")
+    {'asks': 'ratio', 'years': ['2022']}
+    >>> asked_for("For Boeing, did it pay a dividend in 2022?")["asks"]
+    'yes_no'
+    """
+    years = sorted({a or f"20{b}" for a, b in _BLOCK_YEAR.findall(mask_references(question))})
+    if _ASKS_YES_NO.search(question):
+        asks = "yes_no"
+    elif _ASKS_RATIO.search(question):
+        asks = "ratio"
+    elif _ASKS_PERCENT.search(question):
+        asks = "percent"
+    elif _ASKS_FIGURE.search(question):
+        asks = "amount"
+    elif _ASKS_LIST.search(question):
+        asks = "list"
+    else:
+        asks = "passage"
+    return {"asks": asks, "years": years}
+
+
+def _cited_sections(block, sections) -> list:
+    """Each cited section cut to the lines its citations name (its breadcrumb kept)."""
+    from dataclasses import replace
+
+    out = []
+    for s in sections:
+        spans = [(c.line_start, c.line_end) for c in block.citations if (c.doc, c.node) == (s.doc, s.node_id)]
+        if not spans:
+            continue
+        kept = [(ln, t) for ln, t in _numbered_lines(s) if any(a <= ln <= b for a, b in spans)]
+        out.append(replace(s, text="\n".join(t for _, t in kept), line_numbers=tuple(ln for ln, _ in kept),
+                           sent_ranges=tuple(spans)))
+    return out
+
+
+def _sum_of_cited(claim: dict, cited) -> str | None:
+    """A formula adding two to four distinct figures of the cited lines that gives ``claim``'s value
+    (a block states a total whose parts are its cited rows: "9,981" = cash + investments + receivables)."""
+    from itertools import combinations
+
+    nums = list(dict.fromkeys((d["text"], d["value"]) for s in cited for _, t in _numbered_lines(s)
+                              for d in numbers_with_values(t) if not (d["percent"] or d["decimals"] == 0
+                                                                      and 1900 <= d["value"] <= 2100)))[:16]
+    tol = tolerance(claim["decimals"])
+    for r in (2, 3, 4):
+        for combo in combinations(nums, r):
+            if abs(sum(v for _, v in combo) - claim["value"]) <= tol:
+                return " + ".join(t for t, _ in combo)
+    return None
+
+
+def _answers(block, ask: dict, claims: list[dict], sections) -> tuple[bool, str]:
+    """(answered, why not): a figure of the asked kind and period, a yes or no, a list; a passage
+    question is answered by any statement."""
+    if block.kind in ("not_found",):
+        return False, "the block says the sources do not answer"
+    if block.kind == "not_meaningful":
+        return True, ""
+    asks = ask["asks"]
+    figs = [n for n in numbers_with_values(mask_references(block.text))
+            if not (n["decimals"] == 0 and not (n["percent"] or n["currency"] or n["scale"])
+                    and 1900 <= n["value"] <= 2100)]
+    if asks == "yes_no":
+        return (bool(re.match(r"\W*(?:yes|no)\b", block.text, re.I)), "no yes or no")
+    if asks == "list":
+        items = [p for p in re.split(r";|,|\band\b|\n|\|", block.text) if p.strip()]
+        short = [p for p in items if len(p.split()) <= 6]  # list items are names, not clauses
+        return (len(short) >= 3 and 3 * len(short) >= 2 * len(items), "no list")
+    if asks in ("percent", "ratio", "amount"):
+        want = {"percent": lambda n: n["percent"],
+                "ratio": lambda n: not (n["currency"] or n["scale"]),
+                "amount": lambda n: not n["percent"]}[asks]
+        fit = [n for n in figs if want(n)]
+        if not fit:
+            return False, f"no figure of the asked kind ({asks})"
+        if ask["years"]:
+            said = {a or f"20{b}" for a, b in _BLOCK_YEAR.findall(block.text)}
+            where = [w for c in claims if c["kind"] == "number" for w in c.get("where", [])]
+            cols = set()
+            for n in fit:
+                cols |= column_years(n, where, sections)
+            if not (said | cols) & set(ask["years"]):
+                return False, f"no figure of the asked period ({', '.join(ask['years'])})"
+    return True, ""
+
+
+def verify_block(block, sections, *, question: str = "") -> dict:
+    """Check an answer block (:class:`ppkit.answer.block.AnswerBlock`) against the lines it cites, and
+    whether it holds what the question asks.
+
+    * **verified**: every figure of the block is in its cited lines, or computed from them (a formula it
+      shows, the arithmetic :func:`verify_answer` re-derives, or a sum of two to four cited figures), and a
+      ``passage`` or ``figure`` block's sentence is in them; a block stating figures or a passage and
+      citing nothing is not verified. File, exhibit, note and page numbers and dates are never values
+      (:func:`mask_references`). ``claims[].where`` name source lines.
+    * **answered**: the block holds what was asked (:func:`asked_for`): a figure of the asked kind (a
+      percent, a ratio, an amount) naming the asked period (in its text or as the year heading the
+      cited column), a yes or no, a list (three or more short items); ``not_found`` never answers.
+
+    Returns ``{"verified", "answered", "asks", "years", "reasons", "claims"}``.
+    """
+    ask = asked_for(question)
+    base = {"asks": ask["asks"], "years": ask["years"]}
+    cited = _cited_sections(block, sections)
+    reasons = []
+    claims: list[dict] = []
+    if block.kind != "not_found":
+        rep = verify_answer(block.text, cited, question=question) if cited else None
+        claims = rep["claims"] if rep else []
+        for c in claims:
+            if c["kind"] == "number" and c["status"] == "not_found":
+                formula = _sum_of_cited(numbers_with_values(c["text"])[0], cited) if numbers_with_values(c["text"]) \
+                    else None
+                if formula:
+                    c["status"], c["formula"] = "computed", formula
+        bad = [c for c in claims if c["status"] not in ("verified", "computed", "given")]
+        reasons += [f"{c['text']!r} is {c['status'].replace('_', ' ')} in the cited lines" for c in bad]
+        if block.kind in ("passage", "figure") and cited and not _find_quote_parts(block.text.rstrip("…"), cited):
+            reasons.append("the passage is not in the cited lines")
+        if not cited and (claims or block.kind in ("passage", "figure", "computed")):
+            reasons.append("the block cites no retrieved line")
+        if not cited and block.kind in ("passage", "figure", "computed"):
+            claims = [{"kind": "number", "text": n["text"], "status": "not_found", "where": []}
+                      for n in numbers_with_values(mask_references(block.text))]
+    answered, why = _answers(block, ask, claims, sections)
+    if not answered and block.kind not in ("not_found",):
+        reasons.append(f"not answered: {why}")
+    verified = not any(not r.startswith("not answered") for r in reasons)
+    return {**base, "verified": verified, "answered": answered, "reasons": reasons, "claims": claims}

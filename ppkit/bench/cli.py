@@ -4,6 +4,8 @@
                           [--gold-from-reference]   (an index of another extraction of the reference filings)
                           [--cv loco [--cv-with FILE ...]]   (in- and out-of-sample figures with 95% intervals)
     ppkit bench answers   --questions FILE [--k 5] [--index DIR] [--out DIR]     (needs a Gemini key)
+    ppkit bench answers   --offline --questions FILE [--k 3 --k 5] [--index DIR] [--store shared --store filing]
+                          [--json OUT]       (answer blocks judged strictly offline: figures, unit, sign, yes/no)
     ppkit bench reproduce [--k 3]                                                 (reference tables, k=3 failures)
     ppkit bench verify    [--json OUT]       (the verifier against planted errors in the reference answers)
     ppkit bench metrics   --questions FILE... [--k 3 --k 5] [--index DIR] [--json OUT]
@@ -51,6 +53,7 @@ from .runs.abstain import (
     load_abstain_questions,
     run_abstain_bench,
 )
+from .runs.answer_judge import judge_markdown, run_answer_judge
 from .runs.answers import NeedsKey, run_answers_bench
 from .runs.baselines import BASELINES, build_baselines
 from .runs.computed import metric_markdown, run_metric_bench
@@ -131,9 +134,18 @@ def add_bench_parser(subparsers, handler) -> None:
                         "summaries (ppkit.retrieval.section_channel); with --retrieval, --cv uses the last one")
     r.set_defaults(func=handler)
 
-    a = bs.add_parser("answers", help="answer every question with the LLM and judge it (needs a Gemini key)")
+    a = bs.add_parser("answers", help="answer every question with the LLM and judge it (needs a Gemini key); "
+                                      "--offline: the answer blocks judged strictly without an LLM")
     a.add_argument("--questions", required=True)
-    a.add_argument("--k", type=int, default=5)
+    a.add_argument("--k", type=int, action="append",
+                   help="cut-off (online: one, default 5; --offline: repeatable, default 3 and 5)")
+    a.add_argument("--offline", action="store_true",
+                   help="ask offline and judge each answer block strictly: figures within 1%%, unit, sign, yes/no "
+                        "(ppkit.bench.measures.answer_judge)")
+    a.add_argument("--store", action="append", choices=("shared", "filing"),
+                   help="with --offline: ask the whole index (shared, default) and/or the question's own filing "
+                        "(filing: a store per filing); repeatable")
+    a.add_argument("--json", metavar="OUT", help="with --offline: write every row and table as JSON")
     a.add_argument("--index", help="index folder (default: the shared reference index)")
     a.add_argument("--out", help="folder for the log and scorecard (default: outputs/bench)")
     a.add_argument("--limit", type=int, help="only the first N questions")
@@ -362,7 +374,25 @@ def _retrieval(args, config) -> int:
     return 0
 
 
+def _answers_offline(args, config) -> int:
+    path = Path(args.questions)
+    fmt, questions = load_questions(path)
+    if args.limit:
+        questions = questions[: args.limit]
+    index = _open_index(args, fmt, replace(config, online=False), _data_root_near(path))
+    result = run_answer_judge(index, questions, ks=tuple(sorted(set(args.k or [3, 5]))),
+                              stores=tuple(dict.fromkeys(args.store or ["shared"])), benchmark=path.stem)
+    if args.json:
+        _write_json(args.json, result)
+    print(judge_markdown(result))
+    return 0
+
+
 def _answers(args, config) -> int:
+    if args.offline:
+        return _answers_offline(args, config)
+    if args.store or args.json:
+        raise InvalidInput("--store and --json are options of `ppkit bench answers --offline`: add --offline")
     cfg = config
     if not cfg.online:
         raise NeedsKey("`ppkit bench answers` needs a Gemini key: set GEMINI_API_KEY (or GOOGLE_API_KEY) and unset "
@@ -372,7 +402,7 @@ def _answers(args, config) -> int:
     if args.limit:
         questions = questions[: args.limit]
     index = _open_index(args, fmt, cfg, _data_root_near(path))
-    out = run_answers_bench(index, questions, fmt=fmt, k=args.k, out_dir=args.out, tolerance=args.tolerance,
+    out = run_answers_bench(index, questions, fmt=fmt, k=(args.k or [5])[-1], out_dir=args.out, tolerance=args.tolerance,
                             benchmark=path.stem)
     print(out["scorecard_markdown"])
     print(f"\nwrote {out['log_path']} and {out['scorecard_path']}", file=sys.stderr)

@@ -1,0 +1,238 @@
+"""The strict offline answer judge: does an answer block state the reference answer?
+
+:func:`judge_block` scores an :class:`ppkit.answer.block.AnswerBlock`'s ``text`` and ``kind`` against a
+question set's reference answer, without a language model. It reads **figures** from both texts
+(:func:`figures`): a number with its unit (``percent``; ``amount``: money, a scale word or a bare number;
+a ratio such as ``1.57`` or ``0.24x`` is a bare amount) and its sign (a minus, parentheses, or a word
+of decrease written next to it: "declined 5.2%", "a loss of $1.2 billion"). These are **not** figures:
+years (1900-2100 without a unit), days of the month ("December 31", "31 December"), note, item, section,
+page, line, table, exhibit and file numbers (:func:`ppkit.answer.verify.mask_references`), and figures
+glued to letters ("CET1", "FY22", "10-K", "Q3").
+
+Two figures **agree** when their units agree (a percent only with a percent: 0.042 is not 4.2%), their
+signs agree, and their values are within ``tolerance`` (1%) of each other or the block's rounds to the
+reference's at the precision the reference is written ("~2.4x" is 2.35 to 2.45: 2.36 agrees); an amount written without a
+scale word may be in units, thousands, millions or billions (a table's ``23,601`` is ``$23.6 billion``),
+one with a scale word (or the question's "in USD millions") is read at that scale.
+
+The **answer figures** of a reference are the figures it gives as the result of a formula it shows
+(after ``=`` or ``≈``, not followed by an operator), else its first figure; the **changes** are the differences and percent changes between two of its
+figures of one unit. The verdicts, in order:
+
+* ``correct``: the reference says the measure does not apply and the block is ``not_meaningful``; or
+  an answer figure or a change is stated in the block; or the block is ``yes_no`` with the reference's
+  yes or no and states no figure that disagrees with all of the reference's;
+* ``wrong``: the reference says the measure does not apply and the block states a figure; or the
+  block is ``yes_no`` with the opposite yes or no; or the block states figures and none agrees with
+  any figure of the reference or change;
+* ``abstained``: the block is ``not_found``;
+* ``unjudged``: the reference has no figure, no yes or no and does not say the measure does not apply;
+* ``missing``: otherwise: the asked figure (or yes or no) is not stated, though what is stated does
+  not contradict the reference (no figure, or only figures the reference gives as inputs).
+
+``false_abstention`` is set apart: a ``not_found`` block where the reference gives an answer (anything
+but "not found"/"not disclosed"). Nothing here is fitted; the rules are general.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import permutations
+
+from ...answer.verify import mask_references, numbers_with_values
+
+__all__ = ["VERDICTS", "figures", "yes_no", "not_applicable", "judge_block", "summarize"]
+
+VERDICTS = ("correct", "wrong", "missing", "abstained", "unjudged")
+_SCALES = (1.0, 1e3, 1e6, 1e9)
+_Q_SCALE = re.compile(r"\b(?:in|of)\s+(?:units of\s+)?(?:usd|us\$|\$|dollars)?\s*(thousands|millions|billions)\b",
+                      re.I)
+_SCALE_OF = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+_NEG_BEFORE = re.compile(r"\b(?:decrease[sd]?|declin(?:e[sd]?|ing)|fell|fall(?:ing|s)?|drop(?:ped|s)?|down|"
+                         r"loss(?:es)?|reduc(?:ed|tion)|lower|negative)\s+(?:of\s+|by\s+)?(?:about\s+|approximately\s+|"
+                         r"roughly\s+|nearly\s+|~\s?)?$", re.I)
+_NEG_AFTER = re.compile(r"^\s*(?:decrease|decline|drop|reduction|lower|loss)\b", re.I)
+_RESULT = re.compile(r"[=≈]\s*[~$]*\s*$")
+_OPERATOR = re.compile(r"^\s*[/+×*÷−-]\s*[$(]?\d")
+_YES_NO = re.compile(r"^\W*(yes|no)\b", re.I)
+_NOT_APPLICABLE = re.compile(r"\bnot\s+(?:a\s+)?(?:meaningful|relevant|applicable|useful|appropriate|"
+                             r"well[- ]defined)\b|\bdoes\s+not\s+apply\b|\bis\s+undefined\b|"
+                             r"\bnot\s+measured\s+(?:through|by|with|using|on)\b", re.I)
+_NO_ANSWER = re.compile(r"\bnot\s+(?:disclosed|found|available|provided|reported|mentioned)\b", re.I)
+
+
+def figures(text: str, *, scale: float | None = None) -> list[dict]:
+    """The figures of ``text``: ``{"text", "value", "unit", "scale", "negative", "result"}``.
+
+    ``unit`` is ``"percent"`` or ``"amount"``; ``scale`` the multiplier a scale word gives (``scale``,
+    the question's unit, for an amount without one; None: unknown); ``result``: written after ``=`` or
+    ``≈``. Years, days of the month, references and figures glued to letters are left out.
+
+    >>> [(f["value"], f["unit"], f["negative"]) for f in figures("In FY2022 (Note 7) margin fell 5.2% to $1.2 billion")]
+    [(5.2, 'percent', True), (1.2, 'amount', False)]
+    """
+    masked = mask_references(text)
+    out = []
+    for n in numbers_with_values(masked):
+        plain = n["decimals"] == 0 and not (n["percent"] or n["currency"] or n["scale"] or n["multiple"])
+        if plain and 1900 <= n["value"] <= 2100 and "," not in n["text"]:
+            continue  # a year
+        a, b = n["span"]
+        neg = n["negative"] or bool(_NEG_BEFORE.search(masked[max(0, a - 40):a])) or bool(_NEG_AFTER.match(masked[b:]))
+        if masked[max(0, a - 1):a] == "+":
+            neg = False
+        unit = "percent" if n["percent"] else "amount"
+        sc = n["scale"] if n["scale"] else (scale if unit == "amount" else None)
+        out.append({"text": n["text"], "value": n["value"], "decimals": n["decimals"], "unit": unit, "scale": sc,
+                    "negative": neg,
+                    "result": bool(_RESULT.search(masked[max(0, a - 5):a])) and not _OPERATOR.match(masked[b:])})
+    return out
+
+
+def yes_no(text: str) -> str | None:
+    """``"yes"`` or ``"no"`` when ``text`` begins with it ("Yes, ...", "No."), else None.
+
+    >>> yes_no("No, it did not."), yes_no("Not found: ..."), yes_no("Revenue grew")
+    ('no', None, None)
+    """
+    m = _YES_NO.match(text)
+    return m.group(1).casefold() if m else None
+
+
+def not_applicable(reference: str) -> bool:
+    """Whether a reference answer says the measure does not apply ("gross margin is not a relevant metric")."""
+    return bool(_NOT_APPLICABLE.search(reference))
+
+
+def _scales(f: dict) -> list[float]:
+    """The multipliers ``f`` may be written at: its scale, or every scale when it has none (a percent: 1)."""
+    return [1.0] if f["unit"] == "percent" else [f["scale"]] if f["scale"] else list(_SCALES)
+
+
+def _values(f: dict) -> list[float]:
+    """The signed values ``f`` may stand for: at its scale, or at every scale when it has none."""
+    sign = -1.0 if f["negative"] else 1.0
+    return [sign * f["value"] * s for s in _scales(f)]
+
+
+def _close(a: float, b: float, tolerance: float, half_unit: float = 0.0) -> bool:
+    if (a < 0) != (b < 0) and a != 0 and b != 0:
+        return False
+    if abs(a - b) <= half_unit:
+        return True
+    if a == 0 or b == 0:
+        return abs(a - b) < 1e-12
+    return abs(a - b) / abs(b) <= tolerance
+
+
+def _agree(got: dict, want: dict, tolerance: float) -> bool:
+    """Same unit, same sign, values within ``tolerance`` of each other or rounding to ``want`` at the
+    precision it is written ("~2.4x" is any of 2.35-2.45), at some scale where one is unknown."""
+    if got["unit"] != want["unit"]:
+        return False
+    sign = -1.0 if want["negative"] else 1.0
+    step = 0.5 * 10 ** -want["decimals"] if "decimals" in want else 0.0
+    return any(_close(g, sign * want["value"] * s, tolerance, step * s * (1 + 1e-9))
+               for g in _values(got) for s in _scales(want))
+
+
+def _changes(figs: list[dict]) -> list[dict]:
+    """The changes between two figures of one unit: the difference (for percents, in points) and, for
+    amounts, the percent change. Two amounts are read at their scales when both have one, else as
+    written (two numbers of one table); a difference keeps the scale known, if any."""
+    out = []
+    for a, b in permutations(figs, 2):
+        if a["unit"] != b["unit"]:
+            continue
+        both = a["unit"] == "amount" and a["scale"] and b["scale"]
+        va, vb = (_values(a)[0], _values(b)[0]) if both else \
+            ((-1 if a["negative"] else 1) * a["value"], (-1 if b["negative"] else 1) * b["value"])
+        diff = va - vb
+        scale = 1.0 if both else (a["scale"] or b["scale"])
+        out.append({"unit": a["unit"], "value": abs(diff), "negative": diff < 0, "scale": scale})
+        if a["unit"] == "amount" and vb:
+            pct = diff / abs(vb) * 100
+            out.append({"unit": "percent", "value": abs(pct), "negative": pct < 0, "scale": None})
+    return out
+
+
+def _matches_change(got: dict, changes: list[dict], tolerance: float) -> bool:
+    """A change agrees in size; its sign is the block's to state ("declined 18%" or "18%")."""
+    g = dict(got, negative=False)
+    return any(_agree(g, dict(c, negative=False), tolerance) for c in changes)
+
+
+def judge_block(text: str, kind: str, reference: str, question: str = "", *, tolerance: float = 0.01) -> dict:
+    """Judge an answer block (``text``, ``kind``) against the ``reference`` answer (see the module docstring).
+
+    Returns ``{"verdict", "reason", "false_abstention", "expected", "stated", "matched"}``: ``expected``
+    the reference's answer figures' texts, ``stated`` the block's figures' texts, ``matched`` the
+    block figure that made it correct (or None).
+
+    >>> judge_block("Computed quick ratio of AMD for FY2022: 9,981 / 6,369 = 1.57", "computed", "1.57")["verdict"]
+    'correct'
+    >>> judge_block("The margin was 0.042.", "figure", "4.2%")["verdict"]
+    'wrong'
+    """
+    m = _Q_SCALE.search(question)
+    ref = figures(reference, scale=_SCALE_OF[m.group(1).casefold()] if m else None)
+    got = figures(text) if kind != "not_found" else []
+    answers = [f for f in ref if f["result"]] or ref[:1]
+    changes = _changes(ref)
+    ref_yn = yes_no(reference)
+    block_yn = yes_no(text) if kind == "yes_no" else None
+    has_answer = bool(ref or ref_yn or not_applicable(reference)) or bool(reference.strip()) and not \
+        _NO_ANSWER.search(reference)
+    out = {"verdict": "", "reason": "", "false_abstention": kind == "not_found" and has_answer,
+           "expected": [f["text"] for f in answers], "stated": [f["text"] for f in got], "matched": None}
+
+    def verdict(v: str, why: str, matched: dict | None = None) -> dict:
+        return {**out, "verdict": v, "reason": why, "matched": matched["text"] if matched else None}
+
+    if not_applicable(reference):
+        if kind == "not_meaningful":
+            return verdict("correct", "the reference says the measure does not apply; so does the block")
+    if kind == "not_found":
+        judged = ref or ref_yn or not_applicable(reference)
+        return verdict("abstained" if judged else "unjudged", "the block says not found")
+    if kind == "not_meaningful" and (ref or ref_yn):
+        return verdict("wrong", "the block says the measure does not apply; the reference answers it")
+    hit = next((g for g in got for a in answers if _agree(g, a, tolerance)), None) or \
+        next((g for g in got if _matches_change(g, changes, tolerance)), None)
+    if hit is not None:
+        return verdict("correct", "the block states the reference's answer figure", hit)
+    any_ref = [g for g in got if any(_agree(g, r, tolerance) for r in ref)]
+    if not_applicable(reference) and got and not any_ref:
+        return verdict("wrong", "the reference says the measure does not apply; the block states a figure")
+    if block_yn and ref_yn:
+        if block_yn != ref_yn:
+            return verdict("wrong", f"the block says {block_yn}, the reference {ref_yn}")
+        if got and ref and not any_ref:
+            return verdict("wrong", "the yes or no agrees but no figure of the block agrees with the reference's")
+        return verdict("correct", f"the block says {block_yn}, as the reference does")
+    if got and ref and not any_ref:
+        return verdict("wrong", "no figure of the block agrees with any figure or change of the reference")
+    if not (ref or ref_yn or not_applicable(reference)):
+        return verdict("unjudged", "the reference has no figure and no yes or no")
+    if any_ref:
+        return verdict("missing", "the block states only the reference's inputs, not its answer figure")
+    return verdict("missing", "the block states no figure" + (" and no yes or no" if ref_yn else ""))
+
+
+def summarize(rows: list[dict]) -> dict:
+    """Counts and rates of judged rows (each with ``verdict``, ``false_abstention``, ``block_chars`` and
+    ``answer_chars``): ``{"n", "judged", <verdict>: count, "correct_rate", "wrong_rate", "false_abstentions",
+    "false_abstention_rate", "block_chars_median", "answer_chars_mean"}``; rates over the judged rows
+    (correct, wrong, missing, abstained), false abstentions over all rows."""
+    n = len(rows)
+    counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICTS}
+    judged = n - counts["unjudged"]
+    fa = sum(1 for r in rows if r["false_abstention"])
+    blocks = sorted(r["block_chars"] for r in rows)
+    median = (blocks[(n - 1) // 2] + blocks[n // 2]) / 2 if n else None
+    return {"n": n, "judged": judged, **counts,
+            "correct_rate": counts["correct"] / judged if judged else None,
+            "wrong_rate": counts["wrong"] / judged if judged else None,
+            "false_abstentions": fa, "false_abstention_rate": fa / n if n else None,
+            "block_chars_median": median,
+            "answer_chars_mean": sum(r["answer_chars"] for r in rows) / n if n else None}

@@ -1,0 +1,105 @@
+"""The strict offline answer judge (ppkit.bench.measures.answer_judge) and its run (ppkit.bench.runs.answer_judge)."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from ppkit.answer.block import AnswerBlock
+from ppkit.bench.measures.answer_judge import figures, judge_block, not_applicable, summarize, yes_no
+from ppkit.bench.runs.answer_judge import judge_markdown, run_answer_judge
+
+
+def verdict(text, kind, reference, question=""):
+    return judge_block(text, kind, reference, question)["verdict"]
+
+
+@pytest.mark.parametrize("text, kind, reference, question, expected", [
+    # correct: the reference's first figure, a formula's result, a change between two of its figures
+    ("Computed quick ratio of AMD for FY2022: 9,981 / 6,369 = 1.57", "computed", "1.57", "", "correct"),
+    ("Total revenues grew 24.7%.", "figure", "Growth = (52,862 − 42,380) / 42,380 ≈ 24.7%.", "", "correct"),
+    ("Revenue rose by 10,482 million.", "figure", "Revenue went from $42,380 million to $52,862 million.", "", "correct"),
+    ("Revenue rose 24.73%.", "figure", "Revenue went from $42,380 million to $52,862 million.", "", "correct"),
+    ("Capital spending was $4,625 million.", "figure", "$4.60", "What was capex (in USD billions)?", "correct"),
+    ("The current ratio is 2.36.", "computed", "~2.4x", "", "correct"),  # rounds to the reference's precision
+    ("No, Boeing paid no dividend in 2022.", "yes_no", "No. Dividends were suspended.", "", "correct"),
+    ("Debt to equity is not meaningful: equity is negative.", "not_meaningful",
+     "Not meaningful due to negative equity", "", "correct"),
+    # wrong: a figure agreeing with nothing, percent vs ratio, sign, the opposite yes or no
+    ("The margin was 0.042.", "figure", "4.2%", "", "wrong"),
+    ("The return on assets was 0.02.", "computed", "-0.02", "", "wrong"),
+    ("x = 1.59", "computed", "1.57", "", "wrong"),  # 1.3% off and not 1.57 rounded
+    ("Yes, it paid $1.2 billion.", "yes_no", "No. Dividends were suspended.", "", "wrong"),
+    ("Debt to equity: 57,000 / 15,883 = 3.59", "computed", "Not meaningful due to negative equity", "", "wrong"),
+    # missing: nothing stated, or only the reference's inputs
+    ("Revenue rose to 52,862 from 42,380.", "passage", "Growth = (52,862 − 42,380) / 42,380 ≈ 24.7%.", "", "missing"),
+    ("The segment grew strongly.", "passage", "~25% of revenue", "", "missing"),
+    ("Boeing faces several lawsuits.", "passage", "Yes. Multiple lawsuits have been filed.", "", "missing"),
+    # abstained and unjudged
+    ("Not found: the sections never mention Intel.", "not_found", "1.57", "", "abstained"),
+    ("Revenue was 23.6 billion.", "figure", "The company operates in North America and Europe.", "", "unjudged"),
+])
+def test_every_verdict(text, kind, reference, question, expected):
+    assert verdict(text, kind, reference, question) == expected
+
+
+def test_not_figures_years_days_references_and_glued():
+    text = ("On December 31, 2022 and 31 December 2021 (Note 7, Item 1A, Section 13(a), page 45, line 12, "
+            "Exhibit 10.1, File No. 001-12345, (1-7657)) CET1 FY22 10-K Q3 rose 5.2% to $1.2 billion")
+    assert [f["text"] for f in figures(text)] == ["5.2%", "$1.2 billion"]
+    # so a block stating only such numbers states no figure: missing, not wrong
+    assert verdict("See Note 12 and Item 7 of the 10-K for FY2022 (page 45).", "passage", "1.57") == "missing"
+
+
+def test_signs_in_words_and_explicit_plus():
+    got = figures("FCF declined 18%, a loss of $2 billion, a 10% decrease, +$6,543 million")
+    assert [(f["value"], f["negative"]) for f in got] == [(18.0, True), (2.0, True), (10.0, True), (6543.0, False)]
+    assert verdict("Free cash flow declined 18%.", "figure", "FCF declined ~18% vs OCF decline of ~7%") == "correct"
+
+
+def test_percent_and_ratio_are_kept_apart():
+    assert verdict("The payout ratio was 54.2%.", "computed", "0.542") == "wrong"
+    assert verdict("The payout ratio was 0.542.", "computed", "0.542") == "correct"
+    assert verdict("The multiple is 0.24x.", "computed", "0.24x") == "correct"
+
+
+def test_an_amount_without_a_scale_may_be_a_table_in_millions():
+    assert verdict("| Net revenue | 23,601 | 16,434 |", "passage", "~$23.6B total") == "correct"
+
+
+def test_false_abstention_and_helpers():
+    j = judge_block("Not found: no section mentions it.", "not_found", "Yes, it did.")
+    assert j["verdict"] == "abstained" and j["false_abstention"]
+    assert not judge_block("Not found.", "not_found", "The figure is not disclosed.")["false_abstention"]
+    assert yes_no("No, it did not.") == "no" and yes_no("Not found") is None
+    assert not_applicable("Since JPM is a bank, gross margin is not a relevant metric.")
+    assert not_applicable("Performance is not measured through operating margin")
+
+
+def test_summarize_rates_and_lengths():
+    rows = [{"verdict": v, "false_abstention": v == "abstained", "block_chars": c, "answer_chars": 1000}
+            for v, c in (("correct", 50), ("wrong", 100), ("abstained", 200), ("unjudged", 300))]
+    s = summarize(rows)
+    assert (s["n"], s["judged"], s["correct"], s["correct_rate"], s["wrong_rate"]) == (4, 3, 1, 1 / 3, 1 / 3)
+    assert (s["false_abstentions"], s["block_chars_median"], s["answer_chars_mean"]) == (1, 150, 1000)
+
+
+def test_run_judges_each_store_and_k():
+    blocks = {"Quick ratio?": AnswerBlock("Quick ratio: 9,981 / 6,369 = 1.57", "computed"),
+              "Dividends?": AnswerBlock("Not found: nothing on dividends.", "not_found")}
+    asked = []
+
+    def ask(q, k, docs=None):
+        asked.append((q, k, docs))
+        return SimpleNamespace(block=blocks[q], sections=[])
+
+    index = SimpleNamespace(ask=ask, docs=["ACME"], manifest={"documents": [{"doc": "ACME", "metadata": {}}]})
+    qs = [{"qid": "q1", "text": "Quick ratio?", "answer": "1.57", "doc": "ACME", "question_type": "metrics-generated"},
+          {"qid": "q2", "text": "Dividends?", "answer": "Yes, $0.40 a share.", "doc": "ACME", "company": "Acme"},
+          {"qid": "q3", "text": "Other?", "answer": "", "doc": "ACME"}]  # no reference: not asked
+    res = run_answer_judge(index, qs, ks=(3, 5), stores=("shared", "filing"), benchmark="t")
+    assert len(res["rows"]) == 8 and ("Quick ratio?", 3, ["ACME"]) in asked and ("Quick ratio?", 5, None) in asked
+    s = res["results"]["filing"]["5"]
+    assert (s["correct"], s["abstained"], s["false_abstentions"]) == (1, 1, 1)
+    assert res["by_type"]["shared"]["3"]["metrics-generated"]["correct"] == 1
+    table = judge_markdown(res)
+    assert "| t, shared, k=3 | 2 | 2 | 1 | 0 | 0 | 1 | 0 | 0.50 | 0.00 | 1 |" in table and "Acme, filing, k=5" in table

@@ -1,0 +1,74 @@
+"""The answer block's verification (ppkit.answer.verify.verify_block), source lines in ``where``, and the
+numbers that are never values (file, exhibit and note numbers, dates)."""
+
+from ppkit.answer.block import AnswerBlock, BlockCitation
+from ppkit.answer.verify import asked_for, mask_references, numbers_with_values, verify_answer, verify_block
+from ppkit.retrieval.types import Section
+
+# a balance sheet rendered from an HTML table: the header row comes from source line 2174 (a <th>), each data
+# row from its own <tr> line, so rendered positions and source lines differ
+BALANCE = Section(
+    doc="AMD", node_id="0089", breadcrumb="AMD > Consolidated Balance Sheets", line_start=2170, line_end=2300,
+    rank=1, score=1.0, sent_ranges=((2170, 2300),), chars_total=0,
+    text="\n".join(["## Consolidated Balance Sheets",
+                    "| (In millions) | December 31, 2022 | December 25, 2021 |",
+                    "| Cash and cash equivalents | $ 4,835 | $ 2,535 |",
+                    "| Short-term investments | 1,020 | 1,073 |",
+                    "| Accounts receivable, net | 4,126 | 2,706 |",
+                    "| Total current liabilities | 6,369 | 4,240 |"]),
+    line_numbers=(2170, 2174, 2190, 2195, 2200, 2298))
+
+
+def _cite(*lines):
+    return tuple(BlockCitation("AMD", "0089", ln, ln) for ln in lines)
+
+
+def test_where_names_source_lines_not_rendered_positions():
+    rep = verify_answer("Cash and cash equivalents were $4,835 million (ID: 0089).", [BALANCE])
+    assert rep["claims"][0]["where"] == [{"section_id": "AMD#0089", "line": 2190}]
+
+
+def test_file_exhibit_note_numbers_and_dates_are_not_values():
+    text = "Commission file number (1-7657); File No. 001-12345; Exhibit 10.1; Note 12; dated March 4, 2022"
+    assert [n["text"] for n in numbers_with_values(mask_references(text))] == ["2022"]  # a year, skipped as one
+    rep = verify_answer(f"Per the filing ({text}), cash was $4,835 million (ID: 0089).", [BALANCE])
+    assert [c["text"] for c in rep["claims"]] == ["$4,835 million"] and rep["ok"]
+
+
+def test_a_computed_block_is_verified_against_its_cited_rows():
+    q = "What is AMD's quick ratio for FY2022?"
+    block = AnswerBlock("Computed quick ratio of AMD for FY2022: 9,981 / 6,369 = 1.57", "computed",
+                        _cite(2190, 2195, 2200, 2298))
+    v = verify_block(block, [BALANCE], question=q)
+    assert (v["verified"], v["answered"], v["asks"], v["years"]) == (True, True, "ratio", ["2022"])
+    status = {c["text"]: (c["status"], c.get("formula")) for c in v["claims"]}
+    assert status["9,981"] == ("computed", "$ 4,835 + 1,020 + 4,126")  # a sum of the cited rows
+    assert status["6,369"][0] == "verified" and status["1.57"] == ("computed", "9,981 / 6,369")
+    # a figure the cited lines do not hold is caught, though it is elsewhere in the section
+    wrong = AnswerBlock("Computed quick ratio of AMD for FY2022: 9,981 / 6,369 = 1.77", "computed", _cite(2190))
+    v = verify_block(wrong, [BALANCE], question=q)
+    assert not v["verified"] and any("1.77" in r for r in v["reasons"])
+
+
+def test_a_passage_must_be_in_its_cited_lines():
+    row = "| Cash and cash equivalents | $ 4,835 | $ 2,535 |"
+    assert verify_block(AnswerBlock(row, "passage", _cite(2190)), [BALANCE], question="How much cash?")["verified"]
+    v = verify_block(AnswerBlock(row, "passage", _cite(2195)), [BALANCE], question="How much cash?")
+    assert not v["verified"] and "the passage is not in the cited lines" in v["reasons"]
+    assert not verify_block(AnswerBlock(row, "passage"), [BALANCE])["verified"]  # cites nothing
+
+
+def test_answered_checks_kind_period_yes_no_and_list():
+    row = AnswerBlock("| Cash and cash equivalents | $ 4,835 | $ 2,535 |", "passage", _cite(2190))
+    assert verify_block(row, [BALANCE], question="How much cash did AMD hold in 2022?")["answered"]  # column year
+    v = verify_block(row, [BALANCE], question="How much cash did AMD hold in 2020?")
+    assert not v["answered"] and v["verified"] and "asked period" in v["reasons"][0]
+    assert not verify_block(row, [BALANCE], question="What is AMD's operating margin percentage?")["answered"]
+    assert not verify_block(row, [BALANCE], question="Did AMD hold more cash in 2022?")["answered"]
+    yes = AnswerBlock("Yes: cash rose to $4,835 million.", "yes_no", _cite(2190))
+    assert verify_block(yes, [BALANCE], question="For AMD, did cash rise in 2022?")["answered"]
+    assert asked_for("List the geographies PepsiCo operates in.")["asks"] == "list"
+    listed = AnswerBlock("North America, Latin America, Europe and Asia Pacific", "passage")
+    assert verify_block(listed, [], question="List the geographies PepsiCo operates in.")["answered"]
+    assert not verify_block(AnswerBlock("Not found: no section names them.", "not_found"), [],
+                            question="List the geographies.")["answered"]
