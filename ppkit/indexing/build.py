@@ -44,6 +44,7 @@ from .embed import (
 from .folder import (
     MANIFEST,
     index_lock,
+    real_folder,
     recover,
 )
 from .index import (
@@ -166,6 +167,7 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     folder = Path(folder) if folder is not None else (default_index_dir() if opts.save else None)
     if folder is None or not opts.save:
         return _build(paths, names, folder, embedder, config, noise_filter, opts, pdf_run)
+    folder = real_folder(folder)  # a symlinked --index: work on its target, never through the link
     check_target(folder)
     with index_lock(folder):  # the whole load-modify-save: a second writer waits
         recover(folder)
