@@ -9,6 +9,7 @@ Reading an index back is :func:`ppkit.indexing.index.load_index`.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -161,6 +162,10 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     """
     opts = BuildOptions.of(**options)
     config = config or Config()
+    for what, value in (("paths", paths), ("names", opts.names)):
+        if isinstance(value, (str, bytes, os.PathLike)):  # not iterated letter by letter
+            raise InvalidInput(f"{what} must be a list, e.g. build_index([{str(value)!r}], ...), not one "
+                               f"{type(value).__name__}")
     paths, pdf_run = _markdown_of(paths, opts)
     paths, names = _documents(paths, opts.names)
     embedder = embedder or get_embedder(config.embedder)
