@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import itertools
 import json
 import os
 import re
@@ -110,7 +111,6 @@ def index_lock(folder: Path, *, wait_message: bool = True):
     Re-entrant within a thread; another process or thread waits (printing once that it waits).
     """
     folder = Path(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
     lock_path = str(folder.parent.resolve() / f".{folder.name}.lock")
     me = threading.get_ident()
     with _held_guard:
@@ -129,7 +129,13 @@ def index_lock(folder: Path, *, wait_message: bool = True):
                 if _held[lock_path][1] == 0:
                     del _held[lock_path]
         return
-    with open(lock_path, "a") as fh:
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(lock_path, "a")
+    except OSError as e:
+        raise InvalidInput(f"cannot write beside {folder} (the lock file {lock_path}: {e.strerror or e}); nothing "
+                           "was changed: pass --index a folder in a place you can write") from None
+    with fh:
         if not _flock(fh, "ex", blocking=False):
             if wait_message:
                 print(f"waiting for another ppkit run that is writing {folder} ...", file=sys.stderr, flush=True)
@@ -222,10 +228,16 @@ def foreign_files(folder: Path, *, leftover: bool = False) -> list[str]:
         return [f"{folder} (a symbolic link)"]
     if not folder.is_dir():
         return [str(folder)] if folder.exists() else []
+    has_manifest = (folder / MANIFEST).exists()
+    if not has_manifest and not leftover:  # nothing there is known to be ppkit's: list a few, never walk it all
+        try:
+            return sorted(p.name + ("/" if p.is_dir() and not p.is_symlink() else "")
+                          for p in itertools.islice(folder.iterdir(), 20))
+        except OSError as e:
+            return [f"{folder} ({e.strerror or e})"]
     files = [p for p in sorted(folder.rglob("*")) if p.is_file() or p.is_symlink()]
     rels = [p.relative_to(folder).as_posix() for p in files]
     out = [r for p, r in zip(files, rels) if p.is_symlink() or not _own_file(r)]
-    has_manifest = (folder / MANIFEST).exists()
     m = _read_manifest(folder)
     if has_manifest and m is not None and not (isinstance(m, dict) and "format_version" in m):
         out.insert(0, MANIFEST + " (not a ppkit manifest)")
@@ -234,8 +246,6 @@ def foreign_files(folder: Path, *, leftover: bool = False) -> list[str]:
     elif isinstance(m, dict):
         listed = m.get("files") if isinstance(m.get("files"), dict) else {}
         out += [r for r in rels if r != MANIFEST and r not in out and r not in listed]
-    elif not has_manifest:
-        out += [r for r in rels if r not in out]  # no manifest: nothing there is known to be ppkit's
     return out
 
 

@@ -324,7 +324,8 @@ class GeminiClient:
                 return send(http)
             except Exception as e:  # noqa: BLE001 - every SDK failure becomes one clear LLMError
                 transport = _is_transport_error(e)
-                if not (isinstance(e, (errors.APIError, ValueError)) or transport):
+                # RecursionError: the SDK parsing a JSON reply nested past Python's stack (an unusable reply)
+                if not (isinstance(e, (errors.APIError, ValueError, RecursionError)) or transport):
                     raise
                 retryable = transport or (isinstance(e, errors.APIError) and e.code in _RETRY_CODES)
                 if not retryable or attempt == self.attempts:
