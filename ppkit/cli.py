@@ -1,7 +1,7 @@
 """The ``ppkit`` command: ``tree``, ``index``, ``ask`` and ``bench``.
 
     ppkit tree FILE.md [--json] [--check]
-    ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse]
+    ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse] [--overwrite]
     ppkit index DOCS... [--index DIR] [--fresh] [--replace]
                         [--embedder local|local-fp32|local-bf16|static|gemini|hash]
                         [--store faiss|qdrant|...] [--qdrant-url URL] [--extracted DIR] [--workers 2]   (DOCS: Markdown and PDFs)
@@ -27,7 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from .core.config import RERANKERS, RETRIEVAL_MODES, Config
-from .core.errors import PpkitError
+from .core.errors import InvalidInput, PpkitError
 from .core.progress import progress_bar, quiet_mode
 from .documents.extract import extract_pdf
 from .documents.tree import build_tree
@@ -57,8 +57,15 @@ def _cmd_tree(args, cfg) -> int:
 
 
 def _cmd_extract(args, cfg) -> int:
+    stems: dict[str, str] = {}  # casefolded output stem -> the PDF that takes it
+    for pdf in args.pdfs:
+        other = stems.setdefault(Path(pdf).stem.casefold(), pdf)
+        if other != pdf:
+            raise InvalidInput(f"{other} and {pdf} would both be extracted to {Path(pdf).stem}.md in {args.out}; "
+                               "nothing was extracted: extract them in separate runs with different --out folders")
     for pdf in progress_bar(args.pdfs, desc="documents", disable=len(args.pdfs) < 2):
-        ex = extract_pdf(pdf, args.out, pages=args.pages, backend=args.backend, progress=not args.quiet)
+        ex = extract_pdf(pdf, args.out, pages=args.pages, backend=args.backend, progress=not args.quiet,
+                         overwrite=args.overwrite)
         pm = ex.page_map
         failed = f", {len(pm.failed_pages)} pages FAILED" if pm.failed_pages else ""
         print(f"{ex.pdf.name}: {len(pm.pages)} of {pm.page_count} pages, {ex.n_headings} headings, "
@@ -139,6 +146,8 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     x.add_argument("--pages", help="1-based page range, e.g. 1-20 or 1-5,9 (default: all)")
     x.add_argument("--backend", choices=["auto", "offline", "llamaparse"], default="auto",
                    help="auto: LlamaParse when LLAMA_CLOUD_API_KEY is set, else offline")
+    x.add_argument("--overwrite", action="store_true",
+                   help="replace NAME.md/NAME.pages.json in --out that ppkit did not write (default: refuse)")
     x.add_argument("--quiet", action="store_true", help="no progress bars")
     x.set_defaults(func=_cmd_extract)
 

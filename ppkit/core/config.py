@@ -34,6 +34,7 @@ that writes into them.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
@@ -160,6 +161,21 @@ ENV_FIELDS: dict[str, tuple[str, type]] = {
     "ask_deadline": ("PPKIT_ASK_DEADLINE", float),
 }
 
+# numeric fields: (name, lowest value, what to give instead); each must also be a finite number
+_RANGES = (
+    ("chunk_size", 1, "give characters per chunk, at least 1"),
+    ("chunk_overlap", 0, "give characters, 0 or more"),
+    ("recall_chunks", 1, "give a number of chunks, at least 1"),
+    ("candidates", 1, "give a number of sections, at least 1"),
+    ("separate_filings", 0, "give 0 (off) or a number of filings"),
+    ("k", 1, "give a number of sections, at least 1"),
+    ("section_budget", 1, "give characters per section, at least 1 (default 6000)"),
+    ("gemini_embed_dim", 1, "give a number of dimensions, at least 1"),
+    ("llm_timeout", 0, "give positive, finite seconds"),
+    ("llm_attempts", 1, "give at least 1 (the first try)"),
+    ("ask_deadline", 0, "give finite seconds, or 0 for no deadline"),
+)
+
 # the fields that decide what goes into an index; an index folder records them (its manifest's "embedder"
 # and "settings"), and opening it with a Config that sets one explicitly to another value is an error
 INDEX_TIME_FIELDS = ("embedder", "chunk_size", "chunk_overlap")
@@ -261,14 +277,14 @@ class Config:
             raise ConfigError(f"retrieval={self.retrieval!r}: use one of {', '.join(RETRIEVAL_MODES)}")
         if self.reranker not in RERANKERS:
             raise ConfigError(f"reranker={self.reranker!r}: use one of {', '.join(RERANKERS)}")
-        if not self.llm_timeout > 0:
-            raise ConfigError(f"llm_timeout={self.llm_timeout!r}: give positive seconds")
-        if self.separate_filings < 0:
-            raise ConfigError(f"separate_filings={self.separate_filings!r}: give 0 (off) or a number of filings")
-        if self.llm_attempts < 1:
-            raise ConfigError(f"llm_attempts={self.llm_attempts!r}: give at least 1 (the first try)")
-        if self.ask_deadline < 0:
-            raise ConfigError(f"ask_deadline={self.ask_deadline!r}: give seconds, or 0 for no deadline")
+        for name, low, what in _RANGES:  # every number finite and in range, whoever set it
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < low \
+                    or (name == "llm_timeout" and v == 0):
+                var = f" (${ENV_FIELDS[name][0]})" if name in ENV_FIELDS else ""
+                raise ConfigError(f"{name}={v!r}{var}: {what}")
+        if self.chunk_overlap >= self.chunk_size:
+            raise ConfigError(f"chunk_overlap={self.chunk_overlap!r}: give less than chunk_size ({self.chunk_size})")
         changed = {f.name for f in fields(self) if f.name != "explicit" and getattr(self, f.name) != f.default}
         object.__setattr__(self, "explicit", frozenset(self.explicit) | changed)
 

@@ -8,17 +8,20 @@ about ``overlap`` characters repeated between neighbours. A Markdown table row
 the embedder sees where the words live (it reads only the first ~1,000
 characters, so the breadcrumb goes first).
 
-Sections whose own text is too short to embed alone (a heading followed by at most
-``min_chars`` characters, e.g. ``# Advanced Micro Devices, Inc.`` directly above
-``## Consolidated Balance Sheets``) get no chunk: their title still lives in
-every descendant's breadcrumb, and a short leaf directly under its parent is
-folded into the parent's unit (see :func:`section_units`).
+A section with no text of its own above its subsections (``# Advanced Micro Devices, Inc.``
+directly above ``## Consolidated Balance Sheets``) gets no chunk: its title still lives in
+every descendant's breadcrumb. A short section (at most ``min_chars`` characters of its own)
+directly under its parent's unit is folded into that unit; any other section with text gets
+a unit of its own, however short ("Chief executive: Jane Doe." above its subsections, a
+Japanese sentence of 13 characters), so every character of a kept section is indexed (see
+:func:`section_units`).
 
 This module does not embed and does not decide what is noise.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..core.errors import InvalidInput
@@ -26,7 +29,7 @@ from ..core.ids import ROOT_ID
 from ..core.markup import render
 from .tree import Tree
 
-__all__ = ["Chunk", "section_units", "chunk_tree", "split_text", "split_numbered", "fixed_size_chunks"]
+__all__ = ["Chunk", "section_units", "chunk_tree", "split_text", "split_line", "split_numbered", "fixed_size_chunks"]
 
 
 @dataclass(frozen=True)
@@ -50,18 +53,50 @@ class Chunk:
         return f"Chunk({self.doc}#{self.node_id}.{self.seq} lines {self.line_start}-{self.line_end}, {len(self.text)} chars)"
 
 
-def _split_long_line(line: str, size: int) -> list[str]:
-    """Cut one long prose line at word boundaries."""
-    words, out, cur = line.split(" "), [], ""
-    for w in words:
-        if cur and len(cur) + 1 + len(w) > size:
-            out.append(cur)
-            cur = w
-        else:
-            cur = f"{cur} {w}" if cur else w
-    if cur:
-        out.append(cur)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])\s*")
+_SPACES = re.compile(r"\s+")
+
+
+def _segments(text: str, rx: re.Pattern) -> list[str]:
+    """``text`` cut after each match of ``rx`` (the separators kept: joined, the segments are ``text``)."""
+    out, i = [], 0
+    for m in rx.finditer(text):
+        if m.end() > i:
+            out.append(text[i:m.end()])
+            i = m.end()
+    if i < len(text):
+        out.append(text[i:])
     return out
+
+
+def split_line(line: str, size: int, *, sentences: bool = True) -> list[str]:
+    """Cut one line longer than ``size`` into pieces of at most ``size`` characters: at sentence ends
+    (``sentences``), else at spaces, and a run without spaces (CJK text, a long token) every ``size``
+    characters, so every character is in a piece; only the spaces at the cuts are dropped.
+
+    >>> split_line("One two. Three four five. Six.", 14)
+    ['One two.', 'Three four', 'five. Six.']
+    >>> split_line("一二三四五六七", 3)
+    ['一二三', '四五六', '七']
+    """
+    if len(line) <= size:
+        return [line]
+    atoms: list[tuple[str, bool]] = []  # (text, a long sentence's first word: a piece starts there)
+    for seg in (_segments(line, _SENTENCE_END) if sentences else [line]):
+        if len(seg.rstrip()) <= size:
+            atoms.append((seg, False))
+            continue
+        words = [w[i:i + size] for w in _segments(seg, _SPACES) for i in range(0, len(w), size)]
+        atoms.extend((w, sentences and j == 0) for j, w in enumerate(words))
+    pieces, cur = [], ""
+    for a, new_piece in atoms:
+        if cur and (new_piece or len((cur + a).rstrip()) > size):
+            pieces.append(cur.strip())
+            cur = a
+        else:
+            cur += a
+    pieces.append(cur.strip())
+    return [p for p in pieces if p]
 
 
 def split_text(lines: list[str], first_line: int, size: int = 2000, overlap: int = 200) -> list[tuple[int, int, str]]:
@@ -87,7 +122,7 @@ def split_numbered(numbered: list[tuple[int, str]], size: int = 2000, overlap: i
     atoms: list[tuple[int, str]] = []
     for ln, line in numbered:
         if len(line) > size and not line.lstrip().startswith("|"):
-            atoms.extend((ln, part) for part in _split_long_line(line, size))
+            atoms.extend((ln, part) for part in split_line(line, size, sentences=False))
         else:
             atoms.append((ln, line))
     while atoms and not atoms[-1][1].strip():
@@ -141,10 +176,9 @@ def section_units(tree: Tree, lines: list[str], kept: set[str] | None = None, *,
     """Which nodes get chunks, and the line range each one's unit covers.
 
     Returns ``{node_id: (first line, last line)}``. A unit is the node's own text,
-    extended over directly following short leaf descendants (they are folded in).
-    Short nodes with children, and short leaves not directly after an ancestor's
-    unit, get no unit of their own unless they are leaves (then they keep one so
-    nothing is lost).
+    extended over directly following short descendants (they are folded in). Nodes
+    with no text of their own get no unit; every other node gets one, or is folded
+    into the unit right above it, so nothing is lost.
     """
     kept = set(tree.nodes) if kept is None else kept
     units: dict[str, tuple[int, int]] = {}  # node_id -> (first line, last line)
@@ -153,17 +187,18 @@ def section_units(tree: Tree, lines: list[str], kept: set[str] | None = None, *,
         if n.node_id not in kept:
             last_unit = None
             continue
-        short = _body_chars(tree, lines, n.node_id) <= min_chars
-        if short and n.children:
-            continue  # its title lives on in the children's breadcrumbs
+        chars = _body_chars(tree, lines, n.node_id)
+        short = chars <= min_chars
+        if chars == 0 and n.children:
+            continue  # nothing of its own: its title lives on in the children's breadcrumbs
         if short and n.node_id != ROOT_ID:
             host = last_unit
             if host is not None and _is_ancestor(tree, host, n.node_id) and units[host][1] == n.line_start - 1:
                 units[host] = (units[host][0], n.text_end)
                 continue
-            if _body_chars(tree, lines, n.node_id) == 0:
+            if chars == 0:
                 continue  # an empty leaf: nothing to find
-        if n.node_id == ROOT_ID and _body_chars(tree, lines, ROOT_ID) == 0:
+        if n.node_id == ROOT_ID and chars == 0:
             continue
         units[n.node_id] = (n.line_start, n.text_end)
         last_unit = n.node_id

@@ -374,8 +374,30 @@ def _check_pdf(pdf: Path) -> None:
         raise ExtractionError(f"{pdf} is not a PDF (no %PDF- header); give a PDF file")
 
 
+def _check_outputs(out: Path, stem: str, overwrite: bool) -> None:
+    """Refuse, before any work, an ``out`` that is a file and outputs ppkit did not write.
+
+    ``out/stem.md`` is ppkit's when the page map beside it names it by its sha256 (an unedited
+    earlier extraction); anything else there is the user's and is replaced only with ``overwrite``.
+    """
+    if out.exists() and not out.is_dir():
+        raise InvalidInput(f"--out {out} is a file: pass a folder for NAME.md and NAME.pages.json")
+    md_path, map_path = out / f"{stem}.md", out / f"{stem}.pages.json"
+    if overwrite or not (md_path.exists() or map_path.exists()):
+        return
+    try:
+        ours = hashlib.sha256(md_path.read_bytes()).hexdigest() == PageMap.load(map_path).markdown_sha256
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        ours = False
+    if not ours:
+        raise InvalidInput(f"{md_path if md_path.exists() else map_path} is already there and was not written by "
+                           "ppkit extract (or was edited since); nothing was changed: pass --overwrite to replace it, "
+                           "or another --out")
+
+
 def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] | None = None,
-                backend: str | Extractor = "auto", name: str | None = None, progress: bool = True) -> Extraction:
+                backend: str | Extractor = "auto", name: str | None = None, progress: bool = True,
+                overwrite: bool = False) -> Extraction:
     """Extract one PDF to ``out_dir/<name>.md`` plus ``out_dir/<name>.pages.json``.
 
     Args:
@@ -385,6 +407,8 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
         backend: ``"offline"``, ``"llamaparse"``, ``"auto"``, or an :class:`Extractor`.
         name: output file stem (default: the PDF's stem).
         progress: show a progress bar per page (quiet under ``PPKIT_QUIET=1``).
+        overwrite: replace ``<name>.md``/``<name>.pages.json`` that ppkit did not write (or that were
+            edited since); without it they are an :class:`InvalidInput` and nothing is written.
 
     Returns:
         An :class:`Extraction` with the paths, the page map and the time taken.
@@ -396,6 +420,7 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
     t0 = time.perf_counter()
     pdf = Path(pdf)
     _check_pdf(pdf)
+    _check_outputs(Path(out_dir), name or pdf.stem, overwrite)
     extractor = get_extractor(backend) if isinstance(backend, str) else backend
     page_count = pdf_page_count(pdf)  # None without pymupdf (LlamaParse alone): the service checks the range
     if pages is None or isinstance(pages, str):

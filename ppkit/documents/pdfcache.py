@@ -178,7 +178,7 @@ def _adopt(pdf: Path, sha: str, folder: Path) -> Path | None:
 def _extract_one(pdf: str, entry: str) -> float:
     """Pool worker: extract one PDF into its cache entry (Markdown first, page map last)."""
     t = time.perf_counter()
-    extract_pdf(pdf, entry, backend="offline", name=RAW, progress=False)
+    extract_pdf(pdf, entry, backend="offline", name=RAW, progress=False, overwrite=True)  # the cache is ppkit's
     return time.perf_counter() - t
 
 

@@ -10,9 +10,14 @@ logs):
 * ATX headings only (``#`` .. ``######`` followed by a space or end of line, at
   most three spaces of indentation). Lines inside fenced code blocks (````` or
   ``~~~``) are never headings; an opening fence that is never closed is a stray line,
-  not a code block to the end of the file (see :func:`code_fences`). Setext headings (underlines) are not recognised:
-  the reference extractor never emits them and treating ``---`` as a heading
-  underline would shift every id after it.
+  not a code block to the end of the file (see :func:`code_fences`). Lines inside an
+  HTML comment (``<!--`` .. ``-->``) are never headings either (:func:`html_comments`).
+  A heading line whose title is longer than :data:`MAX_TITLE_CHARS` is text, not a
+  heading: a PDF page with no line breaks the extractor kept comes out as one heading
+  line, and its sentences must stay quotable, whichever extraction backend made it.
+  Setext headings (underlines) are not recognised: the reference extractor never
+  emits them and treating ``---`` as a heading underline would shift every id after
+  it; ``ppkit tree --check`` reports them (:func:`skipped_headings`).
 * Node ids are assigned in pre-order, which for headings is simply file order,
   zero-padded to 4 digits: ``0001`` is the first heading, ``0000`` the document
   root (its own text is whatever precedes the first heading).
@@ -42,11 +47,19 @@ from ..core.errors import InvalidInput, MissingFile, NotFound
 from ..core.ids import BREADCRUMB_SEP, ROOT_ID
 from .images import associate_images, image_size, label_image
 
-__all__ = ["Image", "Node", "Tree", "build_tree", "parse_markdown", "clean_title", "code_fences"]
+__all__ = ["Image", "Node", "Tree", "build_tree", "parse_markdown", "clean_title", "code_fences", "html_comments",
+           "skipped_headings", "MAX_TITLE_CHARS"]
+
+# a heading's title longer than this is a paragraph (or a page) the extractor took for a heading. Real
+# titles are long in filings: risk-factor headings reach 274 characters in the reference 10-Ks and 449 in
+# an extracted 10-K of the FinanceBench shelf (docs/guarantees.md has the count)
+MAX_TITLE_CHARS = 500
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _HTML_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
 _EMPHASIS = re.compile(r"(\*{1,3}|_{2,3})(\S(?:.*?\S)?)\1|(?<!\w)_(\S(?:.*?\S)?)_(?!\w)")
@@ -247,18 +260,80 @@ def code_fences(lines: list[str]) -> tuple[set[int], list[int]]:
     return inside, stray
 
 
-def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(1-based line, level, raw title) of every ATX heading outside code fences."""
+def html_comments(lines: list[str], fenced: set[int] | None = None) -> tuple[set[int], list[int]]:
+    """The 1-based lines inside HTML comments that span lines (``<!--`` opening a line, up to the line
+    holding ``-->``), and the lines of comments never closed. Like an unclosed fence, an unclosed
+    comment hides nothing. ``fenced``: lines inside code fences (computed when not given).
+
+    >>> html_comments(["<!--", "# hidden", "-->", "# A", "<!-- one line -->", "<!-- open"])
+    ({1, 2, 3}, [6])
+    """
+    fenced = code_fences(lines)[0] if fenced is None else fenced
+    next_close = [len(lines)] * (len(lines) + 1)  # index of the first line >= i holding "-->"
+    for i in range(len(lines) - 1, -1, -1):
+        next_close[i] = i if "-->" in lines[i] else next_close[i + 1]
+    inside: set[int] = set()
+    stray: list[int] = []
+    i = 0
+    while i < len(lines):
+        m = _COMMENT_OPEN.match(lines[i])
+        if not m or i + 1 in fenced or "-->" in lines[i][m.end():]:
+            i += 1
+            continue
+        close = next_close[i + 1]
+        if close >= len(lines):
+            stray.append(i + 1)
+            i += 1
+            continue
+        inside.update(range(i + 1, close + 2))
+        i = close + 1
+    return inside, stray
+
+
+def _atx(lines: list[str]) -> list[tuple[int, int, str, str]]:
+    """(1-based line, level, raw title, why it is not a heading or "") of every ATX heading line outside code fences."""
     out = []
-    inside, _ = code_fences(lines)
+    fenced = code_fences(lines)[0]
+    commented = html_comments(lines, fenced)[0]
     for i, line in enumerate(lines, start=1):
-        if i in inside:
+        if i in fenced:
             continue
         h = _ATX.match(line)
         if h:
             raw = _CLOSING_HASHES.sub("", h.group(2) or "").strip()
-            out.append((i, len(h.group(1)), raw))
+            why = ("inside an HTML comment" if i in commented else
+                   f"a title of {len(clean_title(raw)):,} characters (over {MAX_TITLE_CHARS}): read as text"
+                   if len(raw) > MAX_TITLE_CHARS and len(clean_title(raw)) > MAX_TITLE_CHARS else "")
+            out.append((i, len(h.group(1)), raw, why))
     return out
+
+
+def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(1-based line, level, raw title) of every ATX heading outside code fences and HTML comments,
+    with a title of at most :data:`MAX_TITLE_CHARS` characters."""
+    return [(i, level, raw) for i, level, raw, why in _atx(lines) if not why]
+
+
+def skipped_headings(lines: list[str]) -> list[tuple[int, str, str]]:
+    """(1-based line, kind, why) of each line that looks like a heading but is not read as one:
+    ``comment_heading`` (inside an HTML comment), ``long_title`` (over :data:`MAX_TITLE_CHARS`)
+    and ``setext_heading`` (a text line underlined with ``===`` or ``---``).
+
+    >>> skipped_headings(["Title", "=====", "", "<!--", "# old", "-->"])
+    [(1, 'setext_heading', 'a setext heading (underlined): read as text; write it as `# Title` to make it a heading'), (5, 'comment_heading', 'inside an HTML comment')]
+    """
+    out = [(i, "comment_heading" if why.startswith("inside") else "long_title", why)
+           for i, _, _, why in _atx(lines) if why]
+    fenced = code_fences(lines)[0]
+    blocked = fenced | html_comments(lines, fenced)[0]
+    for i in range(1, len(lines)):  # lines[i] underlines lines[i - 1] (1-based: line i)
+        prev = lines[i - 1]
+        if (_SETEXT.match(lines[i]) and prev.strip() and i not in blocked and i + 1 not in blocked
+                and not _ATX.match(prev) and not _SETEXT.match(prev) and not prev.lstrip().startswith(("|", "-", "*", ">"))
+                and (lines[i].strip()[0] == "=" or len(lines[i].strip()) >= 3)):
+            out.append((i, "setext_heading", f"a setext heading (underlined): read as text; write it as "
+                                             f"`# {clean_title(prev.strip())[:60]}` to make it a heading"))
+    return sorted(out)
 
 
 def _images(lines: list[str], start: int, end: int, doc_dir: Path | None) -> tuple[Image, ...]:

@@ -23,6 +23,12 @@ kind                      severity  why it hurts
 ``unclosed_fence``        error     a code fence never closed: a Markdown reader hides
                                     every later heading in one code block (the tree
                                     reads on after it as Markdown)
+``comment_heading``       info      a ``#`` line inside an HTML comment: not a heading
+``long_title``            warning   a heading over ``MAX_TITLE_CHARS``: read as text (a
+                                    page the extractor folded into one line)
+``setext_heading``        warning   ``Title`` over ``===``/``---``: read as text, not a
+                                    heading; write it as ``# Title``
+``unclosed_comment``      warning   ``<!--`` never closed: it hides nothing
 ========================  ========  ===================================================
 
 The check reads, it never changes the file; :mod:`ppkit.documents.repair` is the optional fix
@@ -41,7 +47,7 @@ from ..core.errors import InvalidInput
 from ..core.ids import ROOT_ID
 from .repair import find_toc_blocks, heading_kinds, numbered_structure
 from .titles import normalize_title, plain_title
-from .tree import Tree, code_fences, read_lines
+from .tree import Tree, code_fences, html_comments, read_lines, skipped_headings
 
 __all__ = ["lcs_pairs", "Finding", "check_tree", "format_report", "Agreement", "heading_agreement"]
 
@@ -149,6 +155,14 @@ def check_tree(tree: Tree, source: str | Path | None = None, *, lines: list[str]
         out.append(Finding("unclosed_fence", tree.node_at_line(ln).node_id, ln,
                            f"a code fence ({lines[ln - 1].strip()[:20]!r}) that is never closed: the lines after "
                            "it are read as Markdown, headings included; close it or remove it", "error"))
+
+    for ln, kind, why in skipped_headings(lines):
+        out.append(Finding(kind, tree.node_at_line(ln).node_id, ln, f"{lines[ln - 1].strip()[:60]!r}: {why}",
+                           "info" if kind == "comment_heading" else "warning"))
+    for ln in html_comments(lines)[1]:
+        out.append(Finding("unclosed_comment", tree.node_at_line(ln).node_id, ln,
+                           "an HTML comment (<!--) that is never closed: the lines after it are read as Markdown",
+                           "warning"))
 
     titles = {normalize_title(n.title) for n in heads}
     for a, b, entries in find_toc_blocks(lines, titles):

@@ -9,6 +9,7 @@ Reading an index back is :func:`ppkit.indexing.index.load_index`.
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +45,7 @@ from .embed import (
 from .folder import (
     MANIFEST,
     index_lock,
+    real_folder,
     recover,
 )
 from .index import (
@@ -160,12 +162,17 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     """
     opts = BuildOptions.of(**options)
     config = config or Config()
+    for what, value in (("paths", paths), ("names", opts.names)):
+        if isinstance(value, (str, bytes, os.PathLike)):  # not iterated letter by letter
+            raise InvalidInput(f"{what} must be a list, e.g. build_index([{str(value)!r}], ...), not one "
+                               f"{type(value).__name__}")
     paths, pdf_run = _markdown_of(paths, opts)
     paths, names = _documents(paths, opts.names)
     embedder = embedder or get_embedder(config.embedder)
     folder = Path(folder) if folder is not None else (default_index_dir() if opts.save else None)
     if folder is None or not opts.save:
         return _build(paths, names, folder, embedder, config, noise_filter, opts, pdf_run)
+    folder = real_folder(folder)  # a symlinked --index: work on its target, never through the link
     check_target(folder)
     with index_lock(folder):  # the whole load-modify-save: a second writer waits
         recover(folder)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import itertools
 import json
 import os
 import re
@@ -40,6 +41,7 @@ import threading
 from pathlib import Path
 
 from ..core.config import cache_dir, config_dir, crash_step
+from ..core.errors import InvalidInput
 from ..core.io import sha256_file
 from .stores import own_files
 
@@ -48,7 +50,7 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: no locking
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["index_lock", "swap_lock", "file_checksums", "complete_manifest", "foreign_files", "recover",
+__all__ = ["real_folder", "index_lock", "swap_lock", "file_checksums", "complete_manifest", "foreign_files", "recover",
            "readable_copy", "commit", "remove_index_copy", "stamp", "is_stamped", "crash_point", "CRASH_STEPS",
            "MANIFEST"]
 
@@ -59,6 +61,23 @@ CRASH_STEPS = ("tmp-partial", "tmp-complete", "old-moved", "new-moved", "old-unm
 # (and the files of the registered vector stores, see _own_file)
 _OWN_FILES = re.compile(r"^(manifest\.json|chunks\.jsonl|noise\.json|sections\.json|paths\.json|paths\.npy"
                         r"|trees/[^/]+\.json|rendered/[^/]+\.json|bm25/[^/]+)$")
+
+
+def real_folder(folder: Path | str) -> Path:
+    """The folder an ``--index`` path names, with a symbolic link resolved to its target.
+
+    Every save renames the folder and deletes the previous copy: done to a link, that would
+    replace the link and delete files *through* it, so writers and readers work on the target.
+    A dangling link is refused (it names nothing to read, and writing would replace the link).
+    """
+    folder = Path(folder)
+    if not folder.is_symlink():
+        return folder
+    target = folder.resolve()
+    if not target.exists():
+        raise InvalidInput(f"{folder} is a symbolic link to {target}, which does not exist: create that folder "
+                               "or pass --index the folder itself")
+    return target
 
 
 def crash_point(step: str) -> None:
@@ -92,7 +111,6 @@ def index_lock(folder: Path, *, wait_message: bool = True):
     Re-entrant within a thread; another process or thread waits (printing once that it waits).
     """
     folder = Path(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
     lock_path = str(folder.parent.resolve() / f".{folder.name}.lock")
     me = threading.get_ident()
     with _held_guard:
@@ -111,7 +129,13 @@ def index_lock(folder: Path, *, wait_message: bool = True):
                 if _held[lock_path][1] == 0:
                     del _held[lock_path]
         return
-    with open(lock_path, "a") as fh:
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        fh = open(lock_path, "a")
+    except OSError as e:
+        raise InvalidInput(f"cannot write beside {folder} (the lock file {lock_path}: {e.strerror or e}); nothing "
+                           "was changed: pass --index a folder in a place you can write") from None
+    with fh:
         if not _flock(fh, "ex", blocking=False):
             if wait_message:
                 print(f"waiting for another ppkit run that is writing {folder} ...", file=sys.stderr, flush=True)
@@ -188,27 +212,48 @@ def _own_file(rel: str) -> bool:
     return bool(_OWN_FILES.match(rel) or own_files().fullmatch(rel))
 
 
-def foreign_files(folder: Path) -> list[str]:
-    """The files in ``folder`` that ppkit does not write into an index (empty: safe to replace).
+def foreign_files(folder: Path, *, leftover: bool = False) -> list[str]:
+    """The files in ``folder`` that ppkit did not write into an index (empty: safe to replace).
 
-    A manifest that is JSON but not a ppkit manifest (``{"name": "app"}``) counts as foreign.
+    A folder is ppkit's only when its manifest says so in full: a JSON object with a
+    ``format_version`` whose ``files`` list every other file there. So a manifest that is JSON
+    but not a ppkit manifest (``{"name": "app"}``) is foreign, a ``paths.json`` with no manifest
+    beside it is foreign, and so is a file the manifest does not list. A manifest that is not
+    JSON at all (a damaged index) falls back to file names ppkit writes. ``leftover``: a crash
+    leftover (``.NAME.tmp-PID``, ``.NAME.old-PID``), ppkit's by its name, where a manifest may be
+    missing or already deleted; its files are still judged by name.
     """
     folder = Path(folder)
+    if folder.is_symlink():
+        return [f"{folder} (a symbolic link)"]
     if not folder.is_dir():
-        return [str(folder)] if folder.exists() or folder.is_symlink() else []
-    out = [p.relative_to(folder).as_posix() for p in sorted(folder.rglob("*"))
-           if (p.is_file() or p.is_symlink()) and not _own_file(p.relative_to(folder).as_posix())]
+        return [str(folder)] if folder.exists() else []
+    has_manifest = (folder / MANIFEST).exists()
+    if not has_manifest and not leftover:  # nothing there is known to be ppkit's: list a few, never walk it all
+        try:
+            return sorted(p.name + ("/" if p.is_dir() and not p.is_symlink() else "")
+                          for p in itertools.islice(folder.iterdir(), 20))
+        except OSError as e:
+            return [f"{folder} ({e.strerror or e})"]
+    files = [p for p in sorted(folder.rglob("*")) if p.is_file() or p.is_symlink()]
+    rels = [p.relative_to(folder).as_posix() for p in files]
+    out = [r for p, r in zip(files, rels) if p.is_symlink() or not _own_file(r)]
     m = _read_manifest(folder)
-    if (folder / MANIFEST).exists() and m is not None and not (isinstance(m, dict) and "format_version" in m):
+    if has_manifest and m is not None and not (isinstance(m, dict) and "format_version" in m):
         out.insert(0, MANIFEST + " (not a ppkit manifest)")
+    elif leftover:
+        pass
+    elif isinstance(m, dict):
+        listed = m.get("files") if isinstance(m.get("files"), dict) else {}
+        out += [r for r in rels if r != MANIFEST and r not in out and r not in listed]
     return out
 
 
 def remove_index_copy(folder: Path, *, crash_steps: bool = False) -> None:
     """Delete a copy of an index: its manifest first (so a half-deleted copy is never complete)."""
     folder = Path(folder)
-    if foreign_files(folder):
-        return  # never delete what ppkit did not write
+    if folder.is_symlink() or foreign_files(folder, leftover=True):
+        return  # never delete what ppkit did not write, nor anything through a link
     (folder / MANIFEST).unlink(missing_ok=True)
     if crash_steps:
         crash_point("old-unmarked")
@@ -270,7 +315,9 @@ def recover(folder: Path) -> None:
 
 def commit(tmp: Path, folder: Path) -> None:
     """Swap the complete copy ``tmp`` in as ``folder`` (two renames under the swap lock), then
-    delete the previous copy."""
+    delete the previous copy. ``folder`` is a real folder, never a link (see :func:`real_folder`)."""
+    if Path(folder).is_symlink():
+        raise InvalidInput(f"{folder} is a symbolic link: pass --index its target {Path(folder).resolve()}")
     old = folder.parent / f".{folder.name}.old-{os.getpid()}"
     with swap_lock(folder, shared=False):
         if folder.exists():

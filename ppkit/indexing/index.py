@@ -63,6 +63,7 @@ from .folder import (
     crash_point,
     file_checksums,
     foreign_files,
+    real_folder,
     fsync_tree,
     index_lock,
     is_stamped,
@@ -376,7 +377,7 @@ class SearchIndex:
         never replaced. A failure (disk full, read-only folder, Ctrl-C) leaves the previous index
         as it was and no temporary folder behind.
         """
-        folder = Path(folder)
+        folder = real_folder(folder)
         with index_lock(folder):
             check_target(folder)
             recover(folder)
@@ -487,7 +488,7 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
         MissingFile: no index there (says how to build one).
         IndexFormatError: a damaged or incompatible index (names the file, says to rebuild).
     """
-    folder = Path(folder) if folder is not None else default_index_dir()
+    folder = real_folder(folder if folder is not None else default_index_dir())
     # one stat (is_file), not exists() then is_dir(): a rebuild's swap between the two would read as "a file"
     if folder.is_file():
         raise IndexFormatError(f"{folder} is a file, not an index folder: pass --index the folder `ppkit index` wrote")

@@ -11,8 +11,8 @@
   ``response_schema``); a reply that is not valid JSON raises :class:`LLMError`
   carrying the raw reply, so callers can parse it themselves or fall back;
 * an **on-disk cache** of plain files under ``cache_dir()/llm``: generations as
-  JSON keyed by sha256 of model + prompt + system + schema + settings, embeddings
-  as one ``.npy`` per text keyed by model + dimension + task + text (loaded with
+  JSON keyed by sha256 of model + endpoint + prompt + system + schema + settings, embeddings
+  as one ``.npy`` per text keyed by model + endpoint + dimension + task + text (loaded with
   ``allow_pickle=False``). Re-running a notebook or a benchmark costs nothing.
   Writes are atomic (temp file + rename). Failed or unparseable replies are never
   cached;
@@ -44,7 +44,7 @@ from ..core.config import cache_dir as _default_cache_dir
 from ..core.errors import InvalidInput, MissingDependency, PpkitError
 from ..core.io import atomic_write
 
-__all__ = ["LLMError", "LLMResult", "GeminiClient", "parse_json", "OnlineRun", "online_run", "current_run",
+__all__ = ["LLMError", "LLMResult", "GeminiClient", "parse_json", "MAX_REPLY_CHARS", "MAX_JSON_DEPTH", "OnlineRun", "online_run", "current_run",
            "fall_back", "online_or_offline"]
 
 _CACHE_VERSION = 1  # bump when the cached record's meaning changes
@@ -164,14 +164,37 @@ class LLMResult:
 _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?```\s*$", re.S)
 
 
+# the longest reply taken (characters): an answer is a few thousand; a runaway or hostile endpoint is not read on
+MAX_REPLY_CHARS = 200_000
+# the deepest JSON nesting taken: the replies' schemas nest three levels; 100,000 brackets would overflow the parser
+MAX_JSON_DEPTH = 32
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _json_depth(text: str) -> int:
+    """The deepest bracket nesting of ``text`` outside its strings (one pass, no recursion)."""
+    depth = deepest = 0
+    for ch in _JSON_STRING.sub("", text):
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
 def parse_json(text: str):
     """Parse a JSON reply, tolerating a Markdown code fence around it.
 
     Raises:
-        ValueError: the text is not JSON.
+        ValueError: the text is not JSON, or nests deeper than :data:`MAX_JSON_DEPTH` (a malformed
+            reply like any other, so the caller falls back the same way).
     """
     m = _FENCE.match(text)
-    return json.loads(m.group(1) if m else text)
+    body = m.group(1) if m else text
+    if _json_depth(body) > MAX_JSON_DEPTH:
+        raise ValueError(f"the JSON nests deeper than {MAX_JSON_DEPTH} levels")
+    return json.loads(body)
 
 
 def _key(material: dict) -> str:
@@ -204,9 +227,10 @@ class GeminiClient:
     gave no reply (a timeout or a connection failure after the retries) the run's later calls fail
     at once, so the pipeline's offline fallbacks take over without waiting again.
 
-    The endpoint is not part of a cache key (the same model and request give the same
-    reply wherever it is served), so a test server needs its own ``cache_dir``; the tests'
-    ``gemini`` fixture gives each test a fresh ``PPKIT_CACHE_DIR``.
+    The model and the endpoint are part of every cache key (Google's endpoint adds nothing, so its
+    cached replies stay valid): a reply from a test server or another endpoint is never replayed
+    for a different one. A reply over :data:`MAX_REPLY_CHARS` characters, or JSON nested deeper than
+    :data:`MAX_JSON_DEPTH`, is an unusable reply like any other.
 
     >>> GeminiClient().generate("Say hi").text  # doctest: +SKIP
     """
@@ -300,7 +324,8 @@ class GeminiClient:
                 return send(http)
             except Exception as e:  # noqa: BLE001 - every SDK failure becomes one clear LLMError
                 transport = _is_transport_error(e)
-                if not (isinstance(e, (errors.APIError, ValueError)) or transport):
+                # RecursionError: the SDK parsing a JSON reply nested past Python's stack (an unusable reply)
+                if not (isinstance(e, (errors.APIError, ValueError, RecursionError)) or transport):
                     raise
                 retryable = transport or (isinstance(e, errors.APIError) and e.code in _RETRY_CODES)
                 if not retryable or attempt == self.attempts:
@@ -394,12 +419,16 @@ class GeminiClient:
         first, chunks = self._call(what, open_stream)
         run = _RUN.get()
         pieces: list[str] = []
+        received = 0  # characters so far
         last = chunk = first
         while chunk is not None:
             last = chunk
             piece = _reply_text(chunk)
             if piece:
                 pieces.append(piece)
+                received += len(piece)
+                if received > MAX_REPLY_CHARS:
+                    _check_size("".join(pieces), model)
                 yield piece
             left = run.remaining() if run is not None else None
             if left is not None and left <= 0:
@@ -425,17 +454,27 @@ class GeminiClient:
                         images: list[tuple[bytes, str]] | None) -> tuple[dict, Path]:
         """The cache material of a generation request and the file its reply is cached in."""
         material = {"v": _CACHE_VERSION, "kind": "generate", "model": model, "prompt": prompt, "system": system,
-                    "schema": schema, "temperature": temperature}
+                    "schema": schema, "temperature": temperature, **self._endpoint()}
         if images:
             material["images"] = [[hashlib.sha256(data).hexdigest(), mime] for data, mime in images]
         return material, self.cache_dir / "generate" / (k := _key(material))[:2] / f"{k}.json"
 
+    def _endpoint(self) -> dict:
+        """The cache material naming the endpoint: none for Google's (so its cached replies stay valid),
+        the base URL for any other, so a reply from one server is never replayed for another."""
+        return {"endpoint": self.base_url} if self.base_url else {}
+
     def _cached_generation(self, path: Path, model: str, schema: dict | None, t0: float) -> LLMResult | None:
-        """The cached reply of this request (logged as a cached call), or None."""
+        """The cached reply of this request (logged as a cached call), or None (also for a damaged or
+        unusable record: the request is then sent again)."""
         if not (self.use_cache and path.is_file()):
             return None
-        rec = json.loads(path.read_text(encoding="utf-8"))
-        data = parse_json(rec["text"]) if schema is not None else None
+        try:
+            rec = json.loads(path.read_text(encoding="utf-8"))
+            data = parse_json(rec["text"]) if schema is not None else None
+            _check_size(rec["text"], model)
+        except (OSError, ValueError, KeyError, TypeError, LLMError):
+            return None
         secs = time.perf_counter() - t0
         self._log("generate", model, rec["tokens_in"], rec["tokens_out"], True, secs)
         return LLMResult(rec["text"], data, model, rec["tokens_in"], rec["tokens_out"], True, secs)
@@ -469,6 +508,7 @@ class GeminiClient:
                 resp.prompt_feedback, "block_reason", None)
             raise LLMError(f"Gemini generateContent ({model}) returned no text (finish reason: {reason}). "
                            f"{_NOTHING_LOST}")
+        _check_size(text, model)
         data = None
         if schema is not None:
             try:
@@ -502,7 +542,8 @@ class GeminiClient:
         out = np.zeros((len(texts), dim), dtype=np.float32)
         paths = []
         for t in texts:
-            k = _key({"v": _CACHE_VERSION, "kind": "embed", "model": model, "dim": dim, "task": task_type, "text": t})
+            k = _key({"v": _CACHE_VERSION, "kind": "embed", "model": model, "dim": dim, "task": task_type, "text": t,
+                      **self._endpoint()})
             paths.append(self.cache_dir / "embed" / k[:2] / f"{k}.npy")
         todo: list[int] = []  # positions not in the cache
         t0 = time.perf_counter()
@@ -535,6 +576,13 @@ class GeminiClient:
                     atomic_write(paths[i], buf.getvalue())
             self._log("embed", model, None, None, False, time.perf_counter() - t1, texts=len(batch))
         return out
+
+
+def _check_size(text: str, model: str) -> None:
+    """An LLMError for a reply over :data:`MAX_REPLY_CHARS` (the pipeline then falls back as for any failure)."""
+    if len(text) > MAX_REPLY_CHARS:
+        raise LLMError(f"Gemini ({model}) replied with {len(text):,} characters, more than the {MAX_REPLY_CHARS:,} "
+                       f"read; the reply was not used. {_NOTHING_LOST}")
 
 
 def _is_transport_error(e: Exception) -> bool:

@@ -381,15 +381,26 @@ def _mentions(catalog: dict[str, dict], groups: list[list[str]], question: str) 
         if len(gis) != 1:
             continue
         for m in _name_rx(name, cs).finditer(question):
-            if flags[(name, cs)] and (m.start() == 0 or re.search(r"[.?!:]\s*$", question[:m.start()])):
+            if flags[(name, cs)] and _opens_sentence(question, m.start()):
                 continue
             found.append((m.start(), m.end(), next(iter(gis)), re.sub(r"['’]s$", "", m.group(0))))
     found.sort(key=lambda x: (-(x[1] - x[0]), x[0]))
     taken: list[tuple[int, int, int, str]] = []
+    used = bytearray(len(question))  # 1 where a taken mention lies: linear, not mentions x mentions
     for f in found:  # the longest mention wins where mentions overlap
-        if all(f[1] <= t[0] or f[0] >= t[1] for t in taken):
+        if not any(used[f[0]:f[1]]):
             taken.append(f)
+            used[f[0]:f[1]] = b"\x01" * (f[1] - f[0])
     return sorted(taken)
+
+
+def _opens_sentence(text: str, i: int) -> bool:
+    """Whether ``text[i:]`` opens the text or a sentence (only spaces back to ``.?!:``); looks back
+    over the spaces alone, so a long question costs linear time, not a scan of its whole start."""
+    j = i
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    return i == 0 or (j > 0 and text[j - 1] in ".?!:")
 
 
 # ---- which filing of a company answers the question ----

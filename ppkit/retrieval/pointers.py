@@ -14,7 +14,9 @@ brings its table's header row (the column labels), the ``| --- |`` rule and the 
 caption (the nearest non-blank line above the table, when it is not a table row and is
 short) along. A gap of blank lines only is sent as such, any other gap as ``[…]``.
 Without the question's text (``query=None``) the section keeps its chunks most similar
-to the question vector instead, whole, best first.
+to the question vector instead, whole, best first. A line longer than the budget (a page
+extracted as one line) is first cut at sentence, then word ends (:func:`_pieces`), so its
+sentences can be sent; whole, it could never be.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ import re
 
 import numpy as np
 
+from ..documents.chunking import split_line
 from ..indexing.index import SearchIndex
-from ..indexing.lexical import bm25_scores
+from ..indexing.lexical import bm25_scores, lexical_tokens
 from .recall import rendered_lines
 from .types import Candidate, Section
 
@@ -46,11 +49,32 @@ def _trim(index: SearchIndex, doc: str, node_id: str, a: int, b: int, qv: np.nda
     full_chars = sum(len(t) + 1 for _, t in full) - 1
     if full_chars <= budget:
         return full, ((a, b),), False, full_chars
+    full, tokens = _pieces(full, index.line_tokens(doc, a, b), budget)
     if query and query.strip():
-        kept = _keep_lines(index, doc, node_id, full, qv, query, budget, index.line_tokens(doc, a, b))
+        kept = _keep_lines(index, doc, node_id, full, qv, query, budget, tokens)
         if kept is not None:
             return kept + (True, full_chars)
     return _trim_by_chunks(index, doc, node_id, a, b, qv, budget, full) + (True, full_chars)
+
+
+def _pieces(full: list[tuple[int, str]], tokens: list[list[str]], budget: int):
+    """``full`` with each body line that could never be sent whole (longer than the budget less the
+    heading) cut at sentence, then word ends into pieces of a quarter of the budget, each keeping its
+    source line number; and the BM25 terms of each line or piece. Without the cut, such a line is
+    dropped whole and only the heading is sent."""
+    room = budget - len(full[0][1]) - len(_CUT) - 2
+    if all(len(t) <= room for _, t in full[1:]):
+        return full, tokens
+    out, terms = [full[0]], [tokens[0]]
+    for (ln, t), tok in zip(full[1:], tokens[1:]):
+        if len(t) <= room:
+            out.append((ln, t))
+            terms.append(tok)
+            continue
+        for piece in split_line(t, max(16, budget // 4)):
+            out.append((ln, piece))
+            terms.append(lexical_tokens(piece))
+    return out, terms
 
 
 def _is_row(t: str) -> bool:

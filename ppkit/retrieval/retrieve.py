@@ -14,8 +14,10 @@ gives the ranx/BEIR shape ``{section_id: score}``.
 
 from __future__ import annotations
 
+import numbers
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -30,7 +32,7 @@ from .recall import statement_candidates
 from .rerank import Reranker, StructuralReranker
 from .types import Candidate, RecallInfo, Retrieval, Section, Trace
 
-__all__ = ["retrieve", "retrieve_decomposed", "merge_round_robin", "RetrieveOptions", "checked_k"]
+__all__ = ["retrieve", "retrieve_decomposed", "merge_round_robin", "RetrieveOptions", "checked_k", "MAX_QUESTION_CHARS"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,8 @@ class RetrieveOptions:
         3
         """
         check_fields(cls, options, "retrieve option(s)")
+        if isinstance(options.get("docs"), (str, bytes, Path)):
+            raise InvalidInput(f"docs must be a list of document names, e.g. docs=[{str(options['docs'])!r}]")
         return cls(**{k: v for k, v in options.items() if v is not None})
 
     def resolved(self, config: Config) -> RetrieveOptions:
@@ -115,7 +119,7 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     >>> retrieve(index, "What is AMD's quick ratio?", RetrieveOptions(k=5)).sections[0].breadcrumb  # doctest: +SKIP
     """
     opts = (options or RetrieveOptions()).resolved(index.config)
-    k = checked_k(question, opts.k)
+    k = checked_k(question, opts.k, opts.candidates)
     reranker = reranker or StructuralReranker.for_index(index)
     t0 = time.perf_counter()
     if analysis is None:
@@ -179,12 +183,25 @@ def _separate(scope: dict | None, opts: RetrieveOptions) -> bool:
     return scope is not None and 1 < len(scope) <= opts.separate_filings
 
 
-def checked_k(question: str, k: int) -> int:
-    """``k``, once the question is not empty and ``k`` is at least 1 (else an InvalidInput)."""
-    if k < 1:
-        raise InvalidInput("k must be at least 1")
-    if not question or not question.strip():
+# the longest question read (characters); a question is a few hundred, and analysis time grows with it
+MAX_QUESTION_CHARS = 20_000
+
+
+def checked_k(question: str, k: int, candidates: int | None = None) -> int:
+    """``k``, once the question is a non-empty string of at most :data:`MAX_QUESTION_CHARS` characters and
+    ``k`` an integer from 1 to ``candidates`` (the sections re-ranked, when given); else an InvalidInput."""
+    if not isinstance(question, str):
+        raise InvalidInput(f"the question must be a string, not {type(question).__name__}")
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise InvalidInput(f"k must be a whole number of at least 1, not {k!r}")
+    if candidates is not None and k > candidates:
+        raise InvalidInput(f"k={k} is more than the {candidates} candidate sections re-ranked: ask for k={candidates} "
+                           "or fewer (or raise `candidates`)")
+    if not question.strip():
         raise InvalidInput("the question is empty")
+    if len(question) > MAX_QUESTION_CHARS:
+        raise InvalidInput(f"the question has {len(question):,} characters, more than the {MAX_QUESTION_CHARS:,} "
+                           "read: shorten it (ask about the passage, do not paste it)")
     return k
 
 
