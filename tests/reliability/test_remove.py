@@ -16,7 +16,7 @@ import ppkit
 from ppkit.indexing.remove import REMOVE_CRASH_STEPS
 from ppkit.pipeline import load_index
 
-from .conftest import indexed_docs, leftovers
+from .conftest import indexed_docs, leftovers, slow_vector_loads
 
 OLD, NEW = ["acme", "globex"], ["acme"]  # globex is removed
 # what a reader sees after a crash at each step, and what the next writer (adding initech) leaves:
@@ -95,15 +95,7 @@ def test_readers_during_removals_and_re_adds_see_one_whole_index(tmp_path, docs,
     read 30 ms late, so that a swap during a load is likely): every load is the index with or without
     globex, whole, and a question about globex finds it exactly when the index has it. (The writer is a
     process, not a thread: CPython 3.11's ast module, which numpy's .npy reader uses, is not thread-safe.)"""
-    from ppkit.indexing.stores import FaissStore
-
-    slow_load = FaissStore.load.__func__
-
-    def slow(cls, *a, **kw):
-        time.sleep(0.03)
-        return slow_load(cls, *a, **kw)
-
-    monkeypatch.setattr(FaissStore, "load", classmethod(slow))
+    slow_vector_loads(monkeypatch, 0.03)
     folder = tmp_path / "ix"
     ppkit.build_index([docs["acme"], docs["globex"], docs["initech"]], folder, embedder=ppkit.HashEmbedder(),
                       progress=False)
