@@ -76,13 +76,17 @@ def _names(names) -> list[str]:
 
 
 def _resolve(previous: SearchIndex, names: list[str], folder: Path) -> list[str]:
-    """The indexed documents ``names`` name (exactly, else case-insensitively), or one error naming every
-    unknown name and listing the index's documents."""
+    """The indexed documents ``names`` name (exactly, else the one that matches case-insensitively), or one
+    error naming every unknown name and listing the index's documents."""
     docs = previous.docs
-    out, unknown = [], []
+    out: list[str] = []
+    unknown: list[str] = []
     for name in names:
-        match = name if name in docs else next((d for d in docs if d.casefold() == name.casefold()), None)
-        (out if match is not None else unknown).append(match if match is not None else name)
+        folded = [d for d in docs if d.casefold() == name.casefold()]
+        if name in docs or len(folded) == 1:
+            out.append(name if name in docs else folded[0])
+        else:  # not there, or only case-insensitively and more than once ("AMD" and "amd")
+            unknown.append(name)
     if unknown:
         listed = ", ".join(docs[:30]) + (f" and {len(docs) - 30} more" if len(docs) > 30 else "")
         raise NotFound(f"no document {', '.join(map(repr, unknown))} in the index at {folder} "
