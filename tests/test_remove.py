@@ -12,7 +12,7 @@ import ppkit
 from ppkit.cli import main
 from ppkit.core.errors import InvalidInput, MissingFile, NotFound
 from ppkit.core.ids import breadcrumb_path
-from ppkit.indexing.index import UntrustedIndex
+from ppkit.indexing.index import StaleIndexError, UntrustedIndex
 from ppkit.pipeline import build_index, load_index
 
 FIX = Path(__file__).parent / "fixtures"
@@ -191,3 +191,15 @@ def test_cli_remove(three, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["remove", "--index", str(folder)])  # no name: argparse's usage error (status 2)
     assert "the following arguments are required: NAME" in capsys.readouterr().err
+
+
+def test_the_other_documents_sources_are_not_read(three, tmp_path):
+    """A removal carries the kept documents over as indexed: a kept source that is gone does not stop it
+    (and is still reported when a pointer needs it)."""
+    folder = tmp_path / "ix"
+    _build(three, folder)
+    three[0].unlink()  # acme's source
+    after = ppkit.remove_documents(folder, ["globex"])
+    assert after.docs == ["acme", "initech"] and _files(folder).count("rendered/acme.json") == 1
+    with pytest.raises(StaleIndexError, match="acme: the indexed source .* is gone"):
+        load_index(folder).lines("acme")
