@@ -1,4 +1,4 @@
-"""The ``ppkit`` command: ``tree``, ``index``, ``ask`` and ``bench``.
+"""The ``ppkit`` command: ``tree``, ``index``, ``ask``, ``remove`` and ``bench``.
 
     ppkit tree FILE.md [--json] [--check]
     ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse] [--overwrite]
@@ -8,6 +8,7 @@
     ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images] [--evidence all]
               [--deadline SECONDS] [--llm-timeout SECONDS]
               [--trust-index] [--qdrant-url URL]
+    ppkit remove NAME... [--index DIR] [--qdrant-url URL]
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT]
 
 Errors the user can fix (a missing file, a stale index, a missing key) are printed
@@ -35,7 +36,7 @@ from .documents.treecheck import check_tree, format_report
 from .indexing import stores
 from .indexing.embed import EMBEDDERS
 from .indexing.index import default_index_dir
-from .pipeline import build_index, load_index
+from .pipeline import build_index, load_index, remove_documents
 
 __all__ = ["main"]
 
@@ -127,6 +128,15 @@ def _cmd_ask(args, cfg) -> int:
     return 0
 
 
+def _cmd_remove(args, cfg) -> int:
+    folder = Path(args.index) if args.index else default_index_dir()
+    index = remove_documents(folder, args.names, config=cfg, connection=_connection(args))
+    b = index.manifest["build"]
+    print(f"removed {', '.join(b['removed'])} ({b['chunks_removed']} chunks) from {folder}; "
+          f"{len(index.trees)} documents, {len(index.chunks)} chunks left")
+    return 0
+
+
 def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     """The ``ppkit`` parser; ``bench=False`` leaves out the ``bench`` subcommand (and does not load
     :mod:`ppkit.bench`)."""
@@ -195,6 +205,16 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     a.add_argument("--qdrant-url", help="the Qdrant server of an index kept on one (default $QDRANT_URL)")
     a.set_defaults(func=_cmd_ask)
 
+    r = sub.add_parser("remove", help="remove documents from an index (chunks, vectors, BM25 terms, trees, records)",
+                       description="Remove documents from an index, all or nothing: a crash leaves the old index "
+                                   "or the new one. Exit status 0: removed; 2: nothing removed (an unknown name, "
+                                   "no index there), the message says why.")
+    r.add_argument("names", nargs="+", metavar="NAME", help="a document's name in the index (its file stem, as "
+                                                             "`ppkit index` lists it)")
+    r.add_argument("--index", help="index folder (default: $PPKIT_INDEX or the cache)")
+    r.add_argument("--qdrant-url", help="the Qdrant server of an index kept on one (default $QDRANT_URL)")
+    r.set_defaults(func=_cmd_remove)
+
     if bench:
         from .bench.cli import add_bench_parser, run_bench  # here only: ask and index never load ppkit.bench
 
@@ -202,7 +222,7 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     return p
 
 
-_NOT_BENCH = {"tree", "extract", "index", "ask"}  # commands parsed without loading ppkit.bench
+_NOT_BENCH = {"tree", "extract", "index", "ask", "remove"}  # commands parsed without loading ppkit.bench
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,6 +43,7 @@ from .documents.noise import RuleNoiseFilter
 from .documents.noise_gemini import GeminiNoiseFilter
 from .indexing import build as _build
 from .indexing import index as _indexing
+from .indexing import remove as _remove
 from .indexing.embed import Embedder, HashEmbedder, get_embedder
 from .indexing.index import (
     FORMAT_VERSION,
@@ -62,7 +63,7 @@ from .retrieval.retrieve import retrieve as _retrieve
 from .retrieval.types import Retrieval
 
 __all__ = ["Index", "AskOptions", "RetrieveOptions", "build_index", "load_index", "reference_index", "cached_index",
-           "analyze_question", "retrieve", "ask", "stream", "default_reranker", "default_synthesizer",
+           "analyze_question", "retrieve", "ask", "stream", "remove_documents", "default_reranker", "default_synthesizer",
            "default_noise_filter"]
 
 
@@ -146,6 +147,15 @@ class Index(SearchIndex):
         """The answer as a stream of events: :func:`stream` with ``options`` as :class:`AskOptions` fields."""
         return stream(self, question, AskOptions.of(k=k, docs=docs, **options), reranker=reranker,
                       synthesizer=synthesizer)
+
+    def remove(self, names: list[str]) -> Index:
+        """Remove documents from this index's folder: :func:`remove_documents`. Returns the index without
+        them, to use from then on: this object stays the index as it was loaded (on a Qdrant server, the
+        collection it searches is dropped)."""
+        if self.folder is None:
+            raise InvalidInput("this index is in memory (save=False): there is no folder to remove documents from")
+        return remove_documents(self.folder, names, embedder=self.embedder, config=self.config,
+                                connection=self.store.connection)
 
 
 def default_reranker(index: SearchIndex):
@@ -319,6 +329,18 @@ def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = 
     """
     return Index.of(_indexing.load_index(folder, embedder=embedder, config=config or Config.from_env(), trust=trust,
                                          connection=connection))
+
+
+def remove_documents(folder: Path | str | None, names: list[str], *, embedder: Embedder | None = None,
+                     config: Config | None = None, connection: dict | None = None) -> Index:
+    """Remove documents (a list of names) from the index in ``folder``: their chunks, vectors, BM25 terms,
+    trees and manifest records, atomically; see :func:`ppkit.indexing.remove.remove_documents`.
+
+    >>> ppkit.remove_documents("/tmp/10k-index", ["AMD"]).docs  # doctest: +SKIP
+    ['AMEX', 'Boeing', 'PepsiCo']
+    """
+    return Index.of(_remove.remove_documents(folder, names, embedder=embedder, config=config or Config.from_env(),
+                                             connection=connection))
 
 
 # the modules whose code decides what goes into an index (tree, noise, chunks, vectors, labels)

@@ -18,7 +18,7 @@ Switches and keys:
 * ``LLAMA_CLOUD_API_KEY`` - LlamaParse for PDF extraction (:func:`llama_cloud_key`)
 * ``PPKIT_GEMINI_BASE_URL`` - another Gemini server, e.g. the tests' own (:func:`gemini_base_url`)
 * ``PPKIT_QUIET=1`` - no progress bars (:func:`quiet_forced`)
-* ``PPKIT_TEST_CRASH_AT`` - test hook: the save/extraction step at which to kill the process (:func:`crash_step`)
+* ``PPKIT_TEST_CRASH_AT`` - test hook: the save/removal/extraction step at which to kill the process (:func:`crash_step`)
 
 :class:`Config` fields (read by :meth:`Config.from_env`, see :data:`ENV_FIELDS`):
 
@@ -128,7 +128,8 @@ def gemini_base_url() -> str | None:
 
 
 def crash_step() -> str | None:
-    """Test hook: ``$PPKIT_TEST_CRASH_AT``, the step of a save or an extraction at which the process kills itself."""
+    """Test hook: ``$PPKIT_TEST_CRASH_AT``, the step of a save (:data:`ppkit.indexing.folder.CRASH_STEPS`), a
+    removal (:data:`ppkit.indexing.remove.REMOVE_CRASH_STEPS`) or an extraction at which the process kills itself."""
     return os.environ.get("PPKIT_TEST_CRASH_AT")
 
 

@@ -339,6 +339,12 @@ class SearchIndex:
         self._texts[doc] = {(t.start, t.end): t for t in out.values()}
         return out
 
+    def stored_section_texts(self, doc: str) -> dict[str, SectionText] | None:
+        """``{node_id: SectionText}`` of ``doc`` as read from ``rendered/`` (its source is not read), or None
+        when the index does not store them (format 3); what a removal carries over for the kept documents."""
+        units = self._stored_units.get(doc)
+        return None if units is None else {nid: self._texts[doc][span] for nid, span in units.items()}
+
     def units(self, doc: str) -> dict[str, tuple[int, int]]:
         """node_id -> (first, last) line of each indexed section of ``doc``."""
         if doc not in self._units and doc in self._stored_units:

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -58,3 +59,17 @@ def leftovers(folder: Path) -> list[str]:
 
 def indexed_docs(folder: Path) -> list[str]:
     return sorted(d["doc"] for d in json.loads((folder / "manifest.json").read_text())["documents"])
+
+
+def slow_vector_loads(monkeypatch, seconds: float) -> None:
+    """Make every FAISS vector load of this process wait ``seconds`` first (a slow disk), so that a save
+    landing in the middle of a reader's load is likely, not a rare accident."""
+    from ppkit.indexing.stores import FaissStore
+
+    load = FaissStore.load.__func__
+
+    def slow(cls, *a, **kw):
+        time.sleep(seconds)
+        return load(cls, *a, **kw)
+
+    monkeypatch.setattr(FaissStore, "load", classmethod(slow))

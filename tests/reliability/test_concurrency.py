@@ -8,7 +8,7 @@ import time
 import ppkit
 from ppkit.pipeline import load_index
 
-from .conftest import ROOT, cli_env, index_cli, indexed_docs, leftovers, run_cli
+from .conftest import ROOT, cli_env, index_cli, indexed_docs, leftovers, run_cli, slow_vector_loads
 
 
 def _index_proc(folder, doc):
@@ -33,15 +33,7 @@ def test_readers_during_rebuilds_see_one_whole_index(tmp_path, docs, monkeypatch
 
     The reader's disk is made slow (50 ms before the vectors are read) so that a save landing in
     the middle of a load is likely, not a rare accident."""
-    from ppkit.indexing.stores import FaissStore
-
-    slow_load = FaissStore.load.__func__
-
-    def slow(cls, *a, **kw):
-        time.sleep(0.05)
-        return slow_load(cls, *a, **kw)
-
-    monkeypatch.setattr(FaissStore, "load", classmethod(slow))
+    slow_vector_loads(monkeypatch, 0.05)
     folder = tmp_path / "ix"
     small, big = [docs["initech"]], [docs["acme"], docs["globex"], docs["umbrella"]]
     ppkit.build_index(small, folder, embedder=ppkit.HashEmbedder(), progress=False)
