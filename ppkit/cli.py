@@ -1,4 +1,4 @@
-"""The ``ppkit`` command: ``tree``, ``index``, ``ask`` and ``bench``.
+"""The ``ppkit`` command: ``tree``, ``index``, ``ask``, ``serve`` and ``bench``.
 
     ppkit tree FILE.md [--json] [--check]
     ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse]
@@ -8,6 +8,7 @@
     ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images]
               [--deadline SECONDS] [--llm-timeout SECONDS]
               [--trust-index] [--qdrant-url URL]
+    ppkit serve [--index DIR] [--host 127.0.0.1] [--port 8000] [--workers N]   (see ppkit.serve)
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT]
 
 Errors the user can fix (a missing file, a stale index, a missing key) are printed
@@ -36,6 +37,7 @@ from .indexing import stores
 from .indexing.embed import EMBEDDERS
 from .indexing.index import default_index_dir
 from .pipeline import build_index, load_index
+from .serve.cli import add_serve_parser
 
 __all__ = ["main"]
 
@@ -184,6 +186,8 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     a.add_argument("--qdrant-url", help="the Qdrant server of an index kept on one (default $QDRANT_URL)")
     a.set_defaults(func=_cmd_ask)
 
+    add_serve_parser(sub)  # `ppkit serve`: FastAPI is imported only when it runs
+
     if bench:
         from .bench.cli import add_bench_parser, run_bench  # here only: ask and index never load ppkit.bench
 
@@ -191,7 +195,7 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     return p
 
 
-_NOT_BENCH = {"tree", "extract", "index", "ask"}  # commands parsed without loading ppkit.bench
+_NOT_BENCH = {"tree", "extract", "index", "ask", "serve"}  # commands parsed without loading ppkit.bench
 
 
 def main(argv: list[str] | None = None) -> int:
