@@ -73,6 +73,28 @@ async def _pulled(events: Iterator[Event]) -> AsyncIterator[Event]:
             await anyio.to_thread.run_sync(events.close)
 
 
+async def _started(engine: Engine, events: Iterator[Event]) -> tuple[JSONResponse | None, AsyncIterator[Event]]:
+    """The stream's first event taken before the response starts: a stream that fails at once (an empty
+    question, say) is an error response with its status, not a 200 with an ``error`` event."""
+    pulled = _pulled(events)
+    first = await anext(pulled, None)
+    if isinstance(first, ErrorEvent):
+        await pulled.aclose()
+        data = engine.error_data(first.error)
+        return _error(status_of(first.error), data["error"], data["message"]), pulled
+
+    async def rest():
+        try:
+            if first is not None:
+                yield first
+            async for event in pulled:
+                yield event
+        finally:
+            await pulled.aclose()
+
+    return None, rest()
+
+
 def _error(status: int, kind: str, message: str) -> JSONResponse:
     return JSONResponse(error_body(kind, message), status_code=status)
 
@@ -227,10 +249,16 @@ def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI
         """The conductor's events as Server-Sent Events: analysis, sections, answer, delta..., citation...,
         verification, done; or error instead of the rest."""
         opts = engine.options(k=req.k, docs=req.docs, history=_history(req.history))
+        failed, events = await _started(engine, engine.events(req.question, opts))
+        if failed is not None:
+            return failed
 
         async def body():
-            async for event in _pulled(engine.events(req.question, opts)):
-                yield sse(event.type, engine.event_data(event))
+            try:
+                async for event in events:
+                    yield sse(event.type, engine.event_data(event))
+            finally:
+                await events.aclose()
 
         return _ClosingStream(body(), media_type="text/event-stream", headers=_NO_BUFFER)
 
@@ -254,21 +282,28 @@ def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI
                                  "finish_reason": "stop"}],
                     "usage": _usage(answer), "ppkit": _extra(events)}
 
+        failed, events = await _started(engine, engine.events(question, opts))
+        if failed is not None:
+            return failed
+
         async def body():
             seen: list[Event] = []
             chunk = {**head, "object": "chat.completion.chunk"}
             yield sse(None, {**chunk, "choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]})
-            async for event in _pulled(engine.events(question, opts)):
-                seen.append(event)
-                if isinstance(event, Delta):
-                    yield sse(None, {**chunk, "choices": [{"index": 0, "delta": {"content": event.text},
-                                                           "finish_reason": None}]})
-                elif isinstance(event, ErrorEvent):
-                    data = engine.error_data(event.error)
-                    yield sse(None, error_body(data["error"], data["message"]))
-                elif isinstance(event, Done):
-                    yield sse(None, {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-                                     "usage": _usage(event.answer), "ppkit": _extra(seen)})
+            try:
+                async for event in events:
+                    seen.append(event)
+                    if isinstance(event, Delta):
+                        yield sse(None, {**chunk, "choices": [{"index": 0, "delta": {"content": event.text},
+                                                               "finish_reason": None}]})
+                    elif isinstance(event, ErrorEvent):
+                        data = engine.error_data(event.error)
+                        yield sse(None, error_body(data["error"], data["message"]))
+                    elif isinstance(event, Done):
+                        yield sse(None, {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                                         "usage": _usage(event.answer), "ppkit": _extra(seen)})
+            finally:
+                await events.aclose()
             yield sse(None, "[DONE]")
 
         return _ClosingStream(body(), media_type="text/event-stream", headers=_NO_BUFFER)
