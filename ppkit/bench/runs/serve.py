@@ -151,12 +151,21 @@ def _server(index: str, workers: int, startup: float):
         finally:
             memory.stop()
     finally:
+        try:
+            children = _psutil().Process(proc.pid).children(recursive=True)
+        except _psutil().Error:
+            children = []
         proc.terminate()
         try:
-            proc.wait(20)
+            proc.wait(30)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        for child in children:  # worker processes left behind by a supervisor that was killed
+            try:
+                child.kill()
+            except _psutil().Error:
+                pass
 
 
 async def _one(http, route: str, question: str) -> tuple[float, float | None, str | None]:
