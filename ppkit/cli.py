@@ -1,4 +1,4 @@
-"""The ``ppkit`` command: ``tree``, ``index``, ``ask``, ``remove`` and ``bench``.
+"""The ``ppkit`` command: ``tree``, ``index``, ``ask``, ``remove``, ``serve`` and ``bench``.
 
     ppkit tree FILE.md [--json] [--check]
     ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse] [--overwrite]
@@ -9,6 +9,7 @@
               [--deadline SECONDS] [--llm-timeout SECONDS]
               [--trust-index] [--qdrant-url URL]
     ppkit remove NAME... [--index DIR] [--qdrant-url URL]
+    ppkit serve [--index DIR] [--host 127.0.0.1] [--port 8000] [--workers N]   (see ppkit.serve)
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT]
 
 Errors the user can fix (a missing file, a stale index, a missing key) are printed
@@ -37,6 +38,7 @@ from .indexing import stores
 from .indexing.embed import EMBEDDERS
 from .indexing.index import default_index_dir
 from .pipeline import build_index, load_index, remove_documents
+from .serve.cli import add_serve_parser
 
 __all__ = ["main"]
 
@@ -214,6 +216,7 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     r.add_argument("--index", help="index folder (default: $PPKIT_INDEX or the cache)")
     r.add_argument("--qdrant-url", help="the Qdrant server of an index kept on one (default $QDRANT_URL)")
     r.set_defaults(func=_cmd_remove)
+    add_serve_parser(sub)  # `ppkit serve`: FastAPI is imported only when it runs
 
     if bench:
         from .bench.cli import add_bench_parser, run_bench  # here only: ask and index never load ppkit.bench
@@ -222,7 +225,7 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     return p
 
 
-_NOT_BENCH = {"tree", "extract", "index", "ask", "remove"}  # commands parsed without loading ppkit.bench
+_NOT_BENCH = {"tree", "extract", "index", "ask", "remove", "serve"}  # commands parsed without loading ppkit.bench
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,6 +16,8 @@
     ppkit bench peers     [--questions FILE ...] [--index DIR] [--json OUT]   (LangChain/LlamaIndex recipes
                                              beside ppkit on the same gold; needs the `peers` extra)
     ppkit bench metadata  --documents documents.jsonl --markdown-dir DIR [--questions FILE] [--json OUT]
+    ppkit bench serve     [--index DIR] [--clients 1 --clients 4 ...] [--requests 200] [--soak 600] [--workers 2]
+                          [--json OUT]       (ppkit serve under load on loopback beside the in-process rate)
     ppkit bench extraction OUT_DIR LOG_DIR   (the offline extractor's headings, time and memory vs the reference)
     ppkit bench split-words DIR              (headings per filing and the split-word repair over `ppkit extract` output)
     ppkit bench stage2-rules [--shelf DIR] [--rules none,...]   (rules after stage 2, chosen leave-one-company-out)
@@ -74,6 +76,7 @@ from .runs.scale import (
     run_scale,
     scale_markdown,
 )
+from .runs.serve import ServePlan, run_serve_bench, serve_markdown
 from .runs.transfer import gold_from_reference
 from .runs.verify import run_verify_bench, verify_markdown
 from .views.plots import plot_retrieval
@@ -176,6 +179,18 @@ def add_bench_parser(subparsers, handler) -> None:
     ab.add_argument("--json", metavar="OUT", help="write the full result as JSON")
     ab.set_defaults(func=handler)
 
+    sv = bs.add_parser("serve", help="ppkit serve under load on loopback: answers/s, latency, first event, errors, "
+                                     "memory, malformed requests, a soak")
+    sv.add_argument("--index", help="index folder to serve (default: the shared 10-K reference index)")
+    sv.add_argument("--clients", type=int, action="append", help="concurrent clients (repeatable; default 1 4 16 64)")
+    sv.add_argument("--requests", type=int, default=200, help="requests per clients x route cell (default 200)")
+    sv.add_argument("--cell-seconds", type=float, default=180.0, help="time limit of one cell (default 180)")
+    sv.add_argument("--soak", type=float, default=600.0, metavar="SECONDS", help="soak length (default 600; 0: none)")
+    sv.add_argument("--workers", type=int, default=2, help="server processes (default 2)")
+    sv.add_argument("--reference", type=int, default=100, help="questions asked in-process for the reference rate")
+    sv.add_argument("--json", metavar="OUT", help="write the full result as JSON")
+    sv.set_defaults(func=handler)
+
     s = bs.add_parser("scale", help="index time, memory, disk and query latency: 4 -> the real filings -> replicas")
     s.add_argument("--markdown-dir", help="the real filings as Markdown (default: the FinanceBench extraction "
                                           "cache when present, $PPKIT_FINANCEBENCH_MD)")
@@ -261,6 +276,17 @@ def _abstain(args, config) -> int:
     if args.json:
         _write_json(args.json, result)
     print(abstain_markdown(result))
+    return 0
+
+
+def _serve(args, config) -> int:
+    folder = args.index or str(reference_index("10k", config=config).folder)
+    plan = ServePlan(index=folder, clients=tuple(args.clients or (1, 4, 16, 64)), requests=args.requests,
+                     cell_seconds=args.cell_seconds, soak=args.soak, workers=args.workers, reference=args.reference)
+    result = run_serve_bench(plan, progress=lambda m: print(m, file=sys.stderr, flush=True))
+    if args.json:
+        _write_json(args.json, result)
+    print(serve_markdown(result))
     return 0
 
 
@@ -514,7 +540,7 @@ def run_bench(args, config=None) -> int:
     commands = {"retrieval": _retrieval, "answers": _answers, "reproduce": _reproduce, "verify": _verify,
                 "metrics": _metrics, "abstain": _abstain, "scale": _scale, "peers": _peers,
                 "metadata": lambda a, _config: _metadata(a), "extraction": _extraction, "split-words": _split_words,
-                "stage2-rules": _stage2_rules, "statement-weight": _statement_weight}
+                "stage2-rules": _stage2_rules, "statement-weight": _statement_weight, "serve": _serve}
     if cmd not in commands:
         raise ValueError(f"unknown bench command {cmd!r}")
     try:

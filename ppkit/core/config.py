@@ -19,6 +19,8 @@ Switches and keys:
 * ``PPKIT_GEMINI_BASE_URL`` - another Gemini server, e.g. the tests' own (:func:`gemini_base_url`)
 * ``PPKIT_QUIET=1`` - no progress bars (:func:`quiet_forced`)
 * ``PPKIT_TEST_CRASH_AT`` - test hook: the save/removal/extraction step at which to kill the process (:func:`crash_step`)
+* ``PPKIT_API_TOKEN``, ``PPKIT_SERVE_MAX_BODY``, ``PPKIT_SERVE_TRUST_INDEX`` - ``ppkit serve``'s bearer token,
+  request size limit and trust of its index folder (:func:`serve_settings`)
 
 :class:`Config` fields (read by :meth:`Config.from_env`, see :data:`ENV_FIELDS`):
 
@@ -43,7 +45,8 @@ from .errors import ConfigError
 
 __all__ = ["PACKAGE_DIR", "project_root", "cache_dir", "figures_dir", "gemini_key", "offline_forced", "Config",
            "RETRIEVAL_MODES", "check_fields", "ENV_FIELDS", "INDEX_TIME_FIELDS", "data_dir_override",
-           "index_dir_override", "config_dir", "quiet_forced", "llama_cloud_key", "gemini_base_url", "crash_step"]
+           "index_dir_override", "config_dir", "quiet_forced", "llama_cloud_key", "gemini_base_url", "crash_step",
+           "ServeSettings", "serve_settings", "export_env"]
 
 RETRIEVAL_MODES = ("dense", "bm25", "hybrid", "dense+static", "hybrid+static")  # stage-1 recall ("+static": the static channel too)
 RERANKERS = ("structural", "fitted")  # offline stage 2
@@ -131,6 +134,41 @@ def crash_step() -> str | None:
     """Test hook: ``$PPKIT_TEST_CRASH_AT``, the step of a save (:data:`ppkit.indexing.folder.CRASH_STEPS`), a
     removal (:data:`ppkit.indexing.remove.REMOVE_CRASH_STEPS`) or an extraction at which the process kills itself."""
     return os.environ.get("PPKIT_TEST_CRASH_AT")
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    """``ppkit serve``'s settings (:func:`serve_settings` reads them from the environment).
+
+    Attributes:
+        token: the bearer token every route but ``/healthz`` requires (``PPKIT_API_TOKEN``; None: no
+            authentication, allowed on a loopback address only).
+        max_body: the largest request body accepted, in bytes (``PPKIT_SERVE_MAX_BODY``, default 64 KiB).
+        trust_index: read the documents of an index folder ppkit on this account did not write
+            (``PPKIT_SERVE_TRUST_INDEX=1``; ``ppkit serve --trust-index`` sets it for its worker processes).
+    """
+
+    token: str | None = field(default=None, repr=False)
+    max_body: int = 64 * 1024
+    trust_index: bool = False
+
+    def __post_init__(self):
+        if self.max_body < 1024:
+            raise ConfigError(f"PPKIT_SERVE_MAX_BODY={self.max_body}: give at least 1024 bytes")
+
+
+def serve_settings() -> ServeSettings:
+    """:class:`ServeSettings` from ``PPKIT_API_TOKEN``, ``PPKIT_SERVE_MAX_BODY`` and ``PPKIT_SERVE_TRUST_INDEX``."""
+    max_body = _env_field("PPKIT_SERVE_MAX_BODY", int)
+    trust = os.environ.get("PPKIT_SERVE_TRUST_INDEX", "").strip().casefold() not in ("", "0", "false", "no")
+    return ServeSettings(token=_env_text("PPKIT_API_TOKEN"), max_body=ServeSettings.max_body if max_body is None
+                         else max_body, trust_index=trust)
+
+
+def export_env(**variables: str) -> None:
+    """Set environment variables of this process for the processes it starts next (``ppkit serve --workers N``
+    hands its index folder and options to its worker processes this way)."""
+    os.environ.update(variables)
 
 
 def check_fields(cls, names, what: str) -> None:

@@ -1,0 +1,339 @@
+"""The FastAPI app of ``ppkit serve``: the routes over :class:`ppkit.serve.engine.Engine`.
+
+Routes (OpenAPI at ``/docs``, ``/openapi.json``):
+
+* ``POST /v1/ask`` - the answer, the same JSON as ``ppkit ask --json``;
+* ``POST /v1/ask/stream`` - the conductor's events as Server-Sent Events (``event: <type>`` and a JSON
+  ``data:`` line each, in the conductor's order; ``error`` instead of the rest on failure);
+* ``POST /v1/chat/completions`` - OpenAI-compatible (``messages``, ``stream``); the sources, citations and
+  answer block in one extra field ``ppkit``, sent once (in the last chunk when streaming);
+* ``GET /v1/sections/{doc}/{node}`` - a section's lines with their numbers and pages;
+* ``GET /v1/documents`` - the indexed documents; ``GET /healthz`` - liveness, never authenticated.
+
+With a token (``PPKIT_API_TOKEN``) every route but ``/healthz`` needs ``Authorization: Bearer <token>``.
+Bodies over ``PPKIT_SERVE_MAX_BODY`` bytes get a 413 before they are parsed; a bad body a 400 (not JSON) or
+422 (wrong fields or types) with a one-line message; no response carries a path, a key or a traceback.
+Streams are pulled one event at a time from a worker thread; a client that goes away closes its stream.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+
+import anyio
+from fastapi import FastAPI, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..answer.events import AnswerEvent, Delta, Done, ErrorEvent, Event, VerificationEvent
+from ..core.config import Config, ServeSettings, index_dir_override, serve_settings
+from ..core.errors import InvalidInput, PpkitError
+from ..pipeline import load_index
+from .engine import Engine, error_body, sources_of, status_of
+from .models import AskRequest, ChatRequest
+
+__all__ = ["create_app", "app_from_env", "sse"]
+
+_END = object()
+
+
+def sse(event: str | None, data) -> bytes:
+    """One Server-Sent Event: an ``event:`` line (when named) and one JSON ``data:`` line."""
+    body = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    return ((f"event: {event}\n" if event else "") + f"data: {body}\n\n").encode()
+
+
+class _ClosingStream(StreamingResponse):
+    """A streaming response that closes its body iterator however the response ends (a client gone
+    included), so the conductor's stream stops where it was."""
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self.body_iterator.aclose()
+
+
+async def _pulled(events: Iterator[Event]) -> AsyncIterator[Event]:
+    """``events`` stepped in worker threads; closing this closes them (in a thread: a step may be running)."""
+    try:
+        while True:
+            event = await anyio.to_thread.run_sync(next, events, _END)
+            if event is _END:
+                return
+            yield event
+    finally:
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(events.close)
+
+
+async def _started(engine: Engine, events: Iterator[Event]) -> tuple[JSONResponse | None, AsyncIterator[Event]]:
+    """The stream's first event taken before the response starts: a stream that fails at once (an empty
+    question, say) is an error response with its status, not a 200 with an ``error`` event."""
+    pulled = _pulled(events)
+    first = await anext(pulled, None)
+    if isinstance(first, ErrorEvent):
+        await pulled.aclose()
+        data = engine.error_data(first.error)
+        return _error(status_of(first.error), data["error"], data["message"]), pulled
+
+    async def rest():
+        try:
+            if first is not None:
+                yield first
+            async for event in pulled:
+                yield event
+        finally:
+            await pulled.aclose()
+
+    return None, rest()
+
+
+def _error(status: int, kind: str, message: str) -> JSONResponse:
+    return JSONResponse(error_body(kind, message), status_code=status)
+
+
+def _validation_message(exc: RequestValidationError) -> tuple[int, str]:
+    """400 for a body that is not JSON, else 422; one line naming each bad field."""
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return 400, "the body is not valid JSON: send a JSON object with Content-Type: application/json"
+    parts = []
+    for e in errors[:10]:
+        where = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"
+        msg = "unknown field (not allowed)" if e.get("type") == "extra_forbidden" else e.get("msg", "invalid")
+        parts.append(f"{where}: {msg}")
+    return 422, "; ".join(parts) + ("" if len(errors) <= 10 else f"; and {len(errors) - 10} more")
+
+
+class _Guard:
+    """ASGI middleware: the bearer token (every route but ``/healthz``) and the body size limit, checked
+    before the app reads or parses anything."""
+
+    def __init__(self, app, settings: ServeSettings):
+        self.app, self.settings = app, settings
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        token = self.settings.token
+        if token and scope.get("path") != "/healthz":
+            given = headers.get("authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+                return await _error(401, "Unauthorized", "this server needs a token: send the header "
+                                    "'Authorization: Bearer <token>' (the PPKIT_API_TOKEN it was started with)"
+                                    )(scope, receive, _with_header(send, b"www-authenticate", b"Bearer"))
+        limit = self.settings.max_body
+        too_big = _error(413, "RequestTooLarge", f"the request body is over this server's limit of {limit} bytes "
+                                                 "(PPKIT_SERVE_MAX_BODY): send a shorter question or history")
+        length = headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            return await too_big(scope, receive, send)
+        if scope.get("method") not in ("POST", "PUT", "PATCH"):
+            return await self.app(scope, receive, send)
+        body, more = b"", True  # read it here, counting (a chunked body has no length), then hand it on
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > limit:
+                return await too_big(scope, receive, send)
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay, send)
+
+
+def _with_header(send, name: bytes, value: bytes):
+    async def wrapped(message):
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), (name, value)]}
+        await send(message)
+    return wrapped
+
+
+def _history(turns) -> list[dict] | None:
+    return [{"question": t.question, "answer": t.answer} for t in turns] if turns else None
+
+
+def _chat_turns(req: ChatRequest) -> tuple[str, list[dict] | None]:
+    """The question (the last message, the user's) and the earlier user/assistant pairs as the history."""
+    last = req.messages[-1]
+    if last.role != "user" or not last.text().strip():
+        raise InvalidInput("the last message must be the user's question (role 'user', non-empty content)")
+    history: list[dict] = []
+    for m in req.messages[:-1]:
+        if m.role == "user":
+            history.append({"question": m.text(), "answer": ""})
+        elif m.role == "assistant" and history:
+            history[-1]["answer"] = m.text()
+    return last.text(), history or None
+
+
+def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI:
+    """The ASGI app over ``engine`` (``settings``: default :func:`ppkit.core.config.serve_settings`).
+
+    >>> app = create_app(Engine(ppkit.load_index("/tmp/amd-index")))  # doctest: +SKIP
+    """
+    settings = settings or serve_settings()
+    if settings.token:
+        engine.hide(settings.token)
+    app = FastAPI(title="ppkit", version="1", summary="Proxy-Pointer RAG: cited answers over an index of documents",
+                  description="Streamed, cited answers from the conductor; see docs/serve.md.")
+    app.add_middleware(_Guard, settings=settings)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError):
+        status, message = _validation_message(exc)
+        return _error(status, "InvalidRequest", message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException):
+        return _error(exc.status_code, "HTTPError", str(exc.detail))
+
+    @app.exception_handler(PpkitError)
+    async def _ppkit(request: Request, exc: PpkitError):
+        data = engine.error_data(exc)
+        return _error(status_of(exc), data["error"], data["message"])
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception):
+        data = engine.error_data(exc)
+        return _error(500, data["error"], data["message"])
+
+    @app.get("/healthz")
+    async def healthz():
+        """Liveness: the server is up and its index loaded."""
+        return {"status": "ok", "documents": len(engine.index.docs)}
+
+    @app.get("/v1/documents")
+    async def documents():
+        """The indexed documents: name, company, ticker, period, form, PDF pages, lines, chunks."""
+        return {"documents": engine.documents()}
+
+    @app.get("/v1/sections/{doc}/{node}")
+    async def section(doc: str = Path(max_length=200), node: str = Path(pattern=r"^\d{4}$"),
+                      subtree: bool = Query(False, description="the node and everything under it")):
+        """A section's source lines with their numbers and PDF pages (for a citation's click-through)."""
+        return await anyio.to_thread.run_sync(lambda: engine.section(doc, node, subtree=subtree))
+
+    @app.post("/v1/ask")
+    async def ask(req: AskRequest):
+        """The answer: the same JSON as ``ppkit ask --json``."""
+        opts = engine.options(k=req.k, docs=req.docs, history=_history(req.history))
+        events, answer = await anyio.to_thread.run_sync(engine.ask, req.question, opts)
+        if answer is None:
+            error = events[-1].error if events and isinstance(events[-1], ErrorEvent) else RuntimeError("no answer")
+            data = engine.error_data(error)
+            return _error(status_of(error), data["error"], data["message"])
+        return JSONResponse(engine.answer_data(answer))
+
+    @app.post("/v1/ask/stream", response_class=StreamingResponse,
+              responses={200: {"content": {"text/event-stream": {}}, "description": "Server-Sent Events"}})
+    async def ask_stream(req: AskRequest):
+        """The conductor's events as Server-Sent Events: analysis, sections, answer, delta..., citation...,
+        verification, done; or error instead of the rest."""
+        opts = engine.options(k=req.k, docs=req.docs, history=_history(req.history))
+        failed, events = await _started(engine, engine.events(req.question, opts))
+        if failed is not None:
+            return failed
+
+        async def body():
+            try:
+                async for event in events:
+                    yield sse(event.type, engine.event_data(event))
+            finally:
+                await events.aclose()
+
+        return _ClosingStream(body(), media_type="text/event-stream", headers=_NO_BUFFER)
+
+    @app.post("/v1/chat/completions")
+    async def chat(req: ChatRequest):
+        """OpenAI-compatible chat completions: the last user message answered, the earlier ones its history; the
+        sources, citations and answer block in the extra field ``ppkit`` (once: in the last chunk when
+        streaming)."""
+        question, history = _chat_turns(req)
+        opts = engine.options(k=req.k, docs=req.docs, history=history)
+        ident, created, model = f"chatcmpl-{uuid.uuid4().hex}", int(time.time()), req.model or "ppkit"
+        head = {"id": ident, "created": created, "model": model}
+        if not req.stream:
+            events, answer = await anyio.to_thread.run_sync(engine.ask, question, opts)
+            if answer is None:
+                error = events[-1].error
+                data = engine.error_data(error)
+                return _error(status_of(error), data["error"], data["message"])
+            return {**head, "object": "chat.completion",
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.text},
+                                 "finish_reason": "stop"}],
+                    "usage": _usage(answer), "ppkit": _extra(events)}
+
+        failed, events = await _started(engine, engine.events(question, opts))
+        if failed is not None:
+            return failed
+
+        async def body():
+            seen: list[Event] = []
+            chunk = {**head, "object": "chat.completion.chunk"}
+            yield sse(None, {**chunk, "choices": [{"index": 0, "delta": {"role": "assistant"}, "finish_reason": None}]})
+            try:
+                async for event in events:
+                    seen.append(event)
+                    if isinstance(event, Delta):
+                        yield sse(None, {**chunk, "choices": [{"index": 0, "delta": {"content": event.text},
+                                                               "finish_reason": None}]})
+                    elif isinstance(event, ErrorEvent):
+                        data = engine.error_data(event.error)
+                        yield sse(None, error_body(data["error"], data["message"]))
+                    elif isinstance(event, Done):
+                        yield sse(None, {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+                                         "usage": _usage(event.answer), "ppkit": _extra(seen)})
+            finally:
+                await events.aclose()
+            yield sse(None, "[DONE]")
+
+        return _ClosingStream(body(), media_type="text/event-stream", headers=_NO_BUFFER)
+
+    return app
+
+
+_NO_BUFFER = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def _usage(answer) -> dict:
+    calls = answer.trace.model_calls if answer.trace is not None else []
+    prompt = sum(int(c.get("tokens_in") or 0) for c in calls)
+    completion = sum(int(c.get("tokens_out") or 0) for c in calls)
+    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+
+
+def _extra(events: list[Event]) -> dict:
+    """The ``ppkit`` field of a chat completion: sources (the sections retrieved), citations, the answer block
+    and the verification report."""
+    sources, citations = sources_of(events)
+    block = next((e.data() for e in events if isinstance(e, AnswerEvent)), None)
+    report = next((e.data()["report"] for e in events if isinstance(e, VerificationEvent)), None)
+    return {"sources": sources, "citations": citations, "answer": block, "verification": report}
+
+
+def app_from_env() -> FastAPI:
+    """The app of one ``ppkit serve --workers N`` process: the index folder and options it was started with
+    (``PPKIT_INDEX``, ``PPKIT_ASK_DEADLINE``, ``PPKIT_SERVE_TRUST_INDEX``), loaded and warmed here."""
+    settings = serve_settings()
+    engine = Engine(load_index(index_dir_override(), config=Config.from_env(), trust=settings.trust_index))
+    engine.warm()
+    return create_app(engine, settings)

@@ -1,0 +1,89 @@
+"""The ``ppkit serve`` command: the HTTP API on uvicorn.
+
+    ppkit serve [--index DIR] [--host 127.0.0.1] [--port 8000] [--workers N] [--deadline SECONDS] [--trust-index]
+
+On a loopback address without ``PPKIT_API_TOKEN`` the API needs no authentication; any other address needs
+the token, or the command refuses to start (one line, status 2). With ``--workers 1`` the index is loaded
+once in this process; with more, each uvicorn worker process loads its own (:func:`ppkit.serve.app.app_from_env`).
+FastAPI and uvicorn are imported only when the command runs (the ``serve`` extra).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from ..core.config import Config, export_env, serve_settings
+from ..core.errors import ConfigError, MissingDependency
+from ..indexing.index import default_index_dir
+from ..pipeline import load_index
+from .engine import Engine
+
+__all__ = ["add_serve_parser", "is_loopback", "check_address"]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``localhost``, 127.0.0.0/8, ``::1``)."""
+    if host.casefold() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
+def check_address(host: str, token: str | None) -> None:
+    """Refuse to serve on a non-loopback address without a token."""
+    if not token and not is_loopback(host):
+        raise ConfigError(f"refusing to listen on {host} without a token: set PPKIT_API_TOKEN (clients then send "
+                          "'Authorization: Bearer <token>'), or serve on 127.0.0.1")
+
+
+def _cmd_serve(args, cfg: Config) -> int:
+    settings = serve_settings()
+    check_address(args.host, settings.token)
+    if args.workers < 1:
+        raise ConfigError(f"--workers {args.workers}: give 1 or more processes")
+    try:
+        import uvicorn
+    except ImportError as e:
+        raise MissingDependency(f"ppkit serve needs the 'serve' extra ({e.name} is missing): "
+                                "pip install 'ppkit[serve]'") from None
+    folder = Path(args.index) if args.index else default_index_dir()
+    if args.deadline is not None:
+        cfg = replace(cfg, ask_deadline=args.deadline)
+    common = {"host": args.host, "port": args.port, "log_level": "warning", "timeout_graceful_shutdown": 5}
+    if args.workers == 1:
+        from .app import create_app  # FastAPI loads here, not with the `ppkit` command
+
+        engine = Engine(load_index(folder, config=cfg, trust=args.trust_index))
+        engine.warm()
+        print(f"ppkit serve: {len(engine.index.docs)} documents on http://{args.host}:{args.port} "
+              f"(docs at /docs)", file=sys.stderr, flush=True)
+        uvicorn.run(create_app(engine, settings), **common)
+        return 0
+    # each worker process loads the index itself: hand it the folder and the options
+    export_env(PPKIT_INDEX=str(folder.resolve()), PPKIT_ASK_DEADLINE=str(cfg.ask_deadline),
+               PPKIT_SERVE_TRUST_INDEX="1" if args.trust_index else "0")
+    print(f"ppkit serve: {args.workers} processes on http://{args.host}:{args.port} (docs at /docs)",
+          file=sys.stderr, flush=True)
+    uvicorn.run("ppkit.serve.app:app_from_env", factory=True, workers=args.workers, **common)
+    return 0
+
+
+def add_serve_parser(sub) -> None:
+    """Add ``serve`` to the ``ppkit`` command's subparsers."""
+    s = sub.add_parser("serve", help="answer questions over HTTP (streamed, cited; OpenAI-compatible chat route)")
+    s.add_argument("--index", help="index folder (default: $PPKIT_INDEX or the cache)")
+    s.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; any other needs PPKIT_API_TOKEN)")
+    s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    s.add_argument("--workers", type=int, default=1,
+                   help="server processes, each with its own copy of the index (default 1; about one core each)")
+    s.add_argument("--deadline", type=float, metavar="SECONDS",
+                   help="time one request may take (default 120, $PPKIT_ASK_DEADLINE; 0: none)")
+    s.add_argument("--trust-index", action="store_true",
+                   help="read the documents named by an index folder that ppkit on this account did not write")
+    s.set_defaults(func=_cmd_serve)

@@ -1,0 +1,81 @@
+"""The request bodies of ``ppkit serve`` (pydantic): strict types, bounded sizes, unknown fields refused.
+
+``AskRequest`` is the body of ``POST /v1/ask`` and ``POST /v1/ask/stream``; ``ChatRequest`` the
+OpenAI-compatible ``POST /v1/chat/completions`` (the OpenAI fields a client commonly sends are accepted and
+ignored; ``k`` and ``docs`` are ppkit's own). Responses are the conductor's own JSON, not models here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["Turn", "AskRequest", "Message", "TextPart", "ChatRequest", "MAX_QUESTION", "MAX_TURNS"]
+
+MAX_QUESTION = 2000  # characters of one question (or one turn of a history)
+MAX_TURNS = 20  # earlier turns a follow-up may bring
+
+Question = Annotated[str, Field(min_length=1, max_length=MAX_QUESTION)]
+DocName = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Turn(_Strict):
+    """One earlier turn of a conversation."""
+
+    question: Question
+    answer: Annotated[str, Field(max_length=100_000)] = ""
+
+
+class AskRequest(_Strict):
+    """A question, with the sections to use, the documents to search and the earlier turns."""
+
+    question: Question = Field(examples=["What is AMD's quick ratio for FY2022?"])
+    k: Annotated[int, Field(ge=1, le=50)] | None = Field(None, description="sections to use (default 5)")
+    docs: Annotated[list[DocName], Field(min_length=1, max_length=100)] | None = Field(
+        None, description="search only these documents (default: the ones the question names, else all)")
+    history: Annotated[list[Turn], Field(max_length=MAX_TURNS)] | None = Field(
+        None, description="earlier turns, oldest first: a follow-up is rewritten into a standalone question")
+
+
+class TextPart(_Strict):
+    """A text part of a message's content (OpenAI's ``{"type": "text", "text": ...}``)."""
+
+    type: Literal["text"]
+    text: Annotated[str, Field(max_length=100_000)]
+
+
+class Message(_Strict):
+    """One chat message; its content a string or a list of text parts."""
+
+    role: Literal["system", "user", "assistant", "developer"]
+    content: Annotated[str, Field(max_length=100_000)] | Annotated[list[TextPart], Field(max_length=50)]
+    name: str | None = None
+
+    def text(self) -> str:
+        """The content as one string."""
+        return self.content if isinstance(self.content, str) else "".join(p.text for p in self.content)
+
+
+class ChatRequest(_Strict):
+    """OpenAI's chat-completions body: the last user message is the question, the earlier user messages its
+    history. Sampling fields are accepted and ignored (ppkit's answer is not sampled)."""
+
+    messages: Annotated[list[Message], Field(min_length=1, max_length=2 * MAX_TURNS + 2)]
+    model: str | None = None
+    stream: bool = False
+    k: Annotated[int, Field(ge=1, le=50)] | None = None
+    docs: Annotated[list[DocName], Field(min_length=1, max_length=100)] | None = None
+    # accepted and ignored
+    temperature: float | None = None
+    top_p: float | None = None
+    max_tokens: int | None = None
+    max_completion_tokens: int | None = None
+    n: Literal[1] | None = None
+    user: str | None = None
+    seed: int | None = None
+    stream_options: dict | None = None
