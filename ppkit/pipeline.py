@@ -304,15 +304,17 @@ def _one_doc_search(index: SearchIndex):
 
 
 def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index: SearchIndex | Path | str | None = None,
-            n: int = 10, counterparts: int = 3, config: Config | None = None, on_phase=None,
-            progress: bool = True) -> Comparison:
+            n: int = 10, counterparts: int = 3, a_sections: list[str] | None = None, config: Config | None = None,
+            on_phase=None, progress: bool = True) -> Comparison:
     """Compare document ``a`` with document ``b`` section by section (:func:`ppkit.answer.compare.compare_documents`).
 
     ``a`` and ``b`` are two documents of ``index`` (an :class:`Index` or an index folder; default the
     default index), or two files (Markdown or PDF) indexed on the fly into a cached index keyed by their
     content (:func:`cached_index`). With ``criteria``: up to ``n`` sections of A about them, each with
-    0-``counterparts`` sections of B; without: every section of A with its best counterpart. Retrieval
-    runs through :func:`retrieve`; with a Gemini key the fit check and the ratings run online.
+    0-``counterparts`` sections of B (``a_sections``: node ids of A to use instead of retrieving them); without:
+    every section of A with its best counterpart. Retrieval
+    runs through :func:`retrieve`; with a Gemini key (and ``Config.synth_online``, as for answers) the fit check
+    and the ratings run online.
 
     >>> ppkit.compare("Emerson.md", "TRoadhouse.md", "collateral and liens").pairs[0].a.title  # doctest: +SKIP
     'Section 5.08 Negative Pledge'
@@ -333,7 +335,7 @@ def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index:
     rater = GeminiCompareRater(config=cfg) if cfg.online and cfg.synth_online else None
     with online_run(cfg.ask_deadline):
         return compare_documents(index, a, b, search=_one_doc_search(index), criteria=criteria, n=n,
-                                 counterparts=counterparts, rater=rater, on_phase=on_phase)
+                                 counterparts=counterparts, a_sections=a_sections, rater=rater, on_phase=on_phase)
 
 
 def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,

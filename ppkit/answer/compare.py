@@ -8,7 +8,7 @@ Two modes, both ending with the sections of B that no section of A matched:
   0-3 counterparts in B, retrieved in B alone with the query *criteria + A's breadcrumb + the head
   of A's text* and re-ranked offline by functional equivalence: reciprocal-rank fusion of the
   retrieval order, the title similarity (numbering dropped), the similarity of the sections' text
-  vectors and the share of A's distinctive terms (defined terms first) found in B's text.
+  vectors and the cosine of their word (stem) counts.
 * **Whole document** (no criteria): every section of A paired with its best counterpart in B, one
   to one where the structure allows: an assignment (Hungarian method, ``linear_sum_assignment``) on
   a similarity matrix that averages title, breadcrumb, text-vector and numbering similarity;
@@ -37,7 +37,7 @@ from rapidfuzz import fuzz, process
 from ..core.errors import InvalidInput
 from ..core.text import clip, stems
 from ..documents.titles import normalize_title, numbering_prefix
-from .compare_diff import PairDiff, defined_terms, diff_sections
+from .compare_diff import PairDiff, diff_sections
 
 __all__ = ["SectionRef", "Rating", "Counterpart", "Pair", "FitCheck", "Comparison", "Searcher", "Rater",
            "compare_documents", "MIN_MATCH", "RRF_K"]
@@ -210,11 +210,13 @@ def _number(title: str) -> str:
     return p.strip(" .:)(")
 
 
-def _key_terms(text: str, n: int = 20) -> set[str]:
-    """A's distinctive terms: its defined terms' stems, then its most frequent stems (``n`` in all)."""
-    terms = [s for t in defined_terms(text) for s in stems(t)]
-    counts = Counter(stems(text))
-    return set(terms[:n]) | {w for w, _ in counts.most_common(max(0, n - len(set(terms[:n]))))}
+def _tf_cosine(x: str, y: str) -> float:
+    """Cosine of two texts' stem counts (log-scaled), so a long section is not favoured for holding every word."""
+    cx, cy = Counter(stems(x)), Counter(stems(y))
+    dot = sum((1 + np.log(v)) * (1 + np.log(cy[w])) for w, v in cx.items() if w in cy)
+    nx = np.sqrt(sum((1 + np.log(v)) ** 2 for v in cx.values()))
+    ny = np.sqrt(sum((1 + np.log(v)) ** 2 for v in cy.values()))
+    return float(dot / (nx * ny)) if nx and ny else 0.0
 
 
 def _rrf(rankings: list[list[int]], n: int) -> np.ndarray:
@@ -258,8 +260,7 @@ def _counterparts(criteria: str, ref: SectionRef, da: _Doc, db: _Doc, search: Se
     title_a = _title_key(ref.title)
     titles = [fuzz.token_set_ratio(title_a, _title_key(db.refs[n].title)) for n in hits]
     cos = db.matrix(hits) @ da.vector(ref.node)
-    terms = _key_terms(da.text(ref.node))
-    share = [len(terms & set(stems(db.text(n)))) / max(1, len(terms)) for n in hits]
+    share = [_tf_cosine(da.text(ref.node), db.text(n)) for n in hits]
     order = lambda xs: sorted(range(len(hits)), key=lambda i: -xs[i])  # noqa: E731
     fused = _rrf([list(range(len(hits))), order(titles), order(list(cos)), order(share)], len(hits))
     best = sorted(range(len(hits)), key=lambda i: -fused[i])[:keep]
@@ -304,8 +305,8 @@ def _assign(sim: np.ndarray) -> list[tuple[int, int]]:
 # --------------------------------------------------------------------------- the comparison
 
 def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str | None = None, n: int = 10,
-                      counterparts: int = 3, candidates: int = 10, rater: Rater | None = None,
-                      on_phase: Callable[[str, int, int], None] | None = None) -> Comparison:
+                      counterparts: int = 3, candidates: int = 10, a_sections: list[str] | None = None,
+                      rater: Rater | None = None, on_phase: Callable[[str, int, int], None] | None = None) -> Comparison:
     """Compare document ``a`` with document ``b`` of ``index`` (see the module for the two modes).
 
     Args:
@@ -316,6 +317,7 @@ def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str 
         n: criteria mode: sections of A to compare (the reference's 10).
         counterparts: criteria mode: at most this many sections of B per section of A (3).
         candidates: criteria mode: sections of B retrieved per section of A before re-ranking.
+        a_sections: criteria mode: these node ids of A instead of the ones retrieval chooses.
         rater: the online part (fit check and ratings); ``None``: offline.
         on_phase: called as ``on_phase(phase, done, total)`` while working (progress).
 
@@ -357,7 +359,11 @@ def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str 
         timings["fit"] = time.perf_counter() - t0
         if not fit.fits:
             return Comparison(a, b, criteria, (), (), fit, timings, tuple(notes))
-        a_list, found = hits_a, {}
+        unknown = [x for x in a_sections or () if x not in da.refs]
+        if unknown:
+            raise InvalidInput(f"{a} has no indexed section {unknown[0]!r}; pass node ids of its sections "
+                               f"(e.g. {', '.join(list(da.refs)[:3])})")
+        a_list, found = (list(a_sections) if a_sections else hits_a), {}
         for i, nid in enumerate(a_list):
             phase("counterparts", i, len(a_list))
             found[i] = _counterparts(criteria, da.refs[nid], da, db, search, candidates, counterparts)
