@@ -304,8 +304,8 @@ def _one_doc_search(index: SearchIndex):
 
 
 def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index: SearchIndex | Path | str | None = None,
-            n: int = 10, counterparts: int = 3, a_sections: list[str] | None = None, config: Config | None = None,
-            on_phase=None, progress: bool = True) -> Comparison:
+            n: int = 10, counterparts: int = 3, candidates: int = 10, a_sections: list[str] | None = None,
+            config: Config | None = None, on_phase=None, progress: bool = True) -> Comparison:
     """Compare document ``a`` with document ``b`` section by section (:func:`ppkit.answer.compare.compare_documents`).
 
     ``a`` and ``b`` are two documents of ``index`` (an :class:`Index` or an index folder; default the
@@ -335,7 +335,7 @@ def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index:
     rater = GeminiCompareRater(config=cfg) if cfg.online and cfg.synth_online else None
     with online_run(cfg.ask_deadline):
         return compare_documents(index, a, b, search=_one_doc_search(index), criteria=criteria, n=n,
-                                 counterparts=counterparts, a_sections=a_sections, rater=rater, on_phase=on_phase)
+                                 counterparts=counterparts, candidates=candidates, a_sections=a_sections, rater=rater, on_phase=on_phase)
 
 
 def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,

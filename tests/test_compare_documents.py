@@ -4,6 +4,7 @@ hand-written agreements: renamed sections, a changed table row, a defined term i
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -168,3 +169,23 @@ def test_gemini_fit_check_and_ratings_fenced(index, gemini):
     assert f'<section doc="A" breadcrumb="{crumb}">' in text and "</section>" in text
     assert "🔴" not in to_markdown(cmp) and "🟡 moderate" in to_markdown(cmp)
     assert fit_req["body"]["generationConfig"]["responseSchema"]["required"] == ["fits", "reason"]
+
+
+# --------------------------------------------------------------------------- the notebook's view
+
+def test_compare_view_alignment_and_side_by_side(index):
+    from ppkit.ui.compare_view import CompareView, side_by_side_html
+
+    view = CompareView(index, A, B)  # whole documents
+    assert view.comparison.mode == "whole" and len(view.pair.options) == 4  # the four matched sections
+    assert view.alignment.value.count("<line ") == 4 and "6.03 Restricted Payments" in view.alignment.value
+    view.select(1)  # Section 2.01 Financial Covenant <-> 6.02 Financial Covenants: the leverage row differs
+    marked = re.findall(r"<(del|ins) class='ppkit-only-[ab]'[^>]*>([^<]*)</", view.texts.value)
+    assert marked == [("del", "Section 2.01"), ("del", "Covenant"), ("del", "3.50"), ("ins", "6.02"),
+                      ("ins", "Covenants"), ("ins", "3.00")]
+    view.criteria.value = "liens and negative pledge"
+    view.run.click()
+    assert view.comparison.criteria == "liens and negative pledge" and view.pair.value == (0, 0)
+    assert "<svg class='ppkit-alignment'" in view.summary_html()
+    page = side_by_side_html("a <b> c", "a <b> d")
+    assert "&lt;b&gt;" in page and "<ins class='ppkit-only-b' style='background:#dcfce7;color:#166534'>d</ins>" in page

@@ -70,7 +70,10 @@ def map_title(index, doc: str, title: str) -> str | None:
     tree, units = index.trees[doc], index.units(doc)
     keys = {n.node_id: normalize_title(n.title) for n in tree.headings()}
     want = normalize_title(title)
-    hit = next((nid for nid, k in keys.items() if k == want), None)
+    # a title written twice (a table of contents above the body): the indexed one, else the longest
+    same = sorted((nid for nid, k in keys.items() if k == want),
+                  key=lambda nid: (nid not in units, -(tree[nid].subtree_end - tree[nid].line_start)))
+    hit = same[0] if same else None
     if hit is None:
         best = process.extractOne(want, keys, scorer=fuzz.ratio)
         hit = best[2] if best and best[1] >= 85 else None
@@ -91,7 +94,7 @@ def _pr(found: set, gold: set) -> tuple[int, int, int]:
     return len(found & gold), len(found), len(gold)
 
 
-def run_compare_bench(index, reports: list[Path], *, n: int = 10) -> dict:
+def run_compare_bench(index, reports: list[Path], *, n: int = 10, candidates: int = 10) -> dict:
     """Sections of A and pairs given the report's A sections, per report and in all (offline)."""
     rows = []
     for path in reports:
@@ -103,9 +106,9 @@ def run_compare_bench(index, reports: list[Path], *, n: int = 10) -> dict:
                           if map_title(index, a, t) is None and map_title(index, b, t) is None)
         gold_pairs = {p for p in gold_pairs if None not in p}
         t0 = time.perf_counter()
-        chosen = compare(a, b, rc.criteria, index=index, n=n)
+        chosen = compare(a, b, rc.criteria, index=index, n=n, candidates=candidates)
         t_chosen = time.perf_counter() - t0
-        given = compare(a, b, rc.criteria, index=index, a_sections=sorted(gold_a))
+        given = compare(a, b, rc.criteria, index=index, a_sections=sorted(gold_a), candidates=candidates)
         ours_a = {p.a.node for p in chosen.pairs}
         ours_pairs = {(p.a.node, c.section.node) for p in given.pairs for c in p.b}
         title = {**{x.a.node: x.a.title for x in chosen.pairs}, **{x.a.node: x.a.title for x in given.pairs}}
@@ -119,7 +122,7 @@ def run_compare_bench(index, reports: list[Path], *, n: int = 10) -> dict:
             "extra_pairs": sorted(f"{index.trees[a][x].title} -> {index.trees[b][y].title}"
                                   for x, y in ours_pairs - gold_pairs)})
     total = {k: tuple(sum(r[k][i] for r in rows) for i in range(3)) for k in ("sections", "pairs")}
-    return {"n": n, "reports": rows, "total": total}
+    return {"n": n, "candidates": candidates, "reports": rows, "total": total}
 
 
 def _ratio(hit: int, of: int) -> str:
