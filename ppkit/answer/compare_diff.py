@@ -11,7 +11,7 @@ document B and returns a :class:`PairDiff`:
   above it and not equal it is an edited sentence (both wordings kept);
 * **defined terms in one only**: ``"X" means ...``, ``"X" shall mean ...``, ``(the "X")``;
 * **a similarity score**: the share of both sides' sentences (and table rows) that found a
-  counterpart, in [0, 1].
+  counterpart, in [0, 1] (for texts with neither, their RapidFuzz ``ratio`` / 100).
 
 This module does not choose which sections to compare (:mod:`ppkit.answer.compare`) and does
 not rate how much a difference matters (the Gemini rater, :mod:`ppkit.answer.compare_gemini`).
@@ -54,7 +54,7 @@ class RowChange:
 class PairDiff:
     """The computed differences of one pair of sections (A's text against B's)."""
 
-    similarity: float  # share of sentences and table rows of both sides with a counterpart, 0..1
+    similarity: float  # share of sentences and table rows of both sides with a counterpart, 0..1 (see diff_sections)
     only_in_a: tuple[str, ...]  # sentences of A with no close sentence in B
     only_in_b: tuple[str, ...]
     common: int  # sentences of A with a counterpart in B
@@ -193,7 +193,8 @@ def diff_sections(a_text: str, b_text: str) -> PairDiff:
     fa, fb = {t.casefold() for t in ta}, {t.casefold() for t in tb}
     total = len(sa) + len(sb) + n_rows
     matched = (len(sa) - len(only_a)) + (len(sb) - len(only_b)) + 2 * paired_rows
-    similarity = matched / total if total else float(a_text.strip() == b_text.strip())
+    # no sentence and no row (a heading with a line or two): how alike the two texts are as strings
+    similarity = matched / total if total else fuzz.ratio(a_text.strip(), b_text.strip()) / 100.0
     return PairDiff(similarity=round(similarity, 4), only_in_a=tuple(dict.fromkeys(only_a)),
                     only_in_b=tuple(dict.fromkeys(only_b)), common=len(sa) - len(only_a), edited=edited, rows=tuple(rows),
                     terms_only_a=tuple(sorted(t for t in ta if t.casefold() not in fb)),

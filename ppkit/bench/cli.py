@@ -14,7 +14,7 @@
     ppkit bench peers     [--questions FILE ...] [--index DIR] [--json OUT]   (LangChain/LlamaIndex recipes
                                              beside ppkit on the same gold; needs the `peers` extra)
     ppkit bench metadata  --documents documents.jsonl --markdown-dir DIR [--questions FILE] [--json OUT]
-    ppkit bench compare   [--n 10] [--pdf] [--whole PDF PDF | --no-whole] [--json OUT]
+    ppkit bench compare   [--n 10] [--pdf] [--whole PDF PDF | --no-whole] [--no-reports] [--json OUT]
                                              (document comparison against the reference's four reports; two 10-Ks)
     ppkit bench extraction OUT_DIR LOG_DIR   (the offline extractor's headings, time and memory vs the reference)
     ppkit bench split-words DIR              (headings per filing and the split-word repair over `ppkit extract` output)
@@ -159,6 +159,7 @@ def add_bench_parser(subparsers, handler) -> None:
     cp.add_argument("--whole", nargs=2, metavar="PDF", help="whole-document mode on these two filings (default: "
                     "Corning's 2021 and 2022 10-K of the FinanceBench shelf)")
     cp.add_argument("--no-whole", action="store_true", help="skip the whole-document measurement")
+    cp.add_argument("--no-reports", action="store_true", help="only the whole-document measurement")
     cp.add_argument("--json", metavar="OUT", help="write the full result as JSON")
     cp.set_defaults(func=handler)
 
@@ -414,8 +415,10 @@ def _verify(args, config) -> int:
 def _compare(args, config) -> int:
     comparison = data_dir() / "comparison"
     docs = [comparison / f"{d}.md" for d in ("Emerson", "TRoadhouse", "VectorFusion", "VectorPainter")]
-    out = {"markdown": run_compare_bench(cached_index(docs, "comparison", config=config), default_reports(), n=args.n)}
-    print(compare_markdown(out["markdown"]))
+    out = {}
+    if not args.no_reports:
+        out["markdown"] = run_compare_bench(cached_index(docs, "comparison", config=config), default_reports(), n=args.n)
+        print(compare_markdown(out["markdown"]))
     if args.pdf:
         pdfs = cached_index([comparison / "Emerson.pdf", comparison / "TRoadhouse.pdf"], "comparison-pdf", config=config)
         reports = [r for r in default_reports() if "VF" not in r.name]  # the papers have no PDF here

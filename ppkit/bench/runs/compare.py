@@ -66,7 +66,9 @@ def parse_report(path: Path) -> ReportChoices:
 
 def map_title(index, doc: str, title: str) -> str | None:
     """The indexed section (node id) a report's title names: the heading with the same normalised title
-    (else the closest above 85), or the indexed section holding that heading; None when none is close."""
+    (else the closest above 85), or the indexed section holding that heading; where no heading is close
+    (a PDF extraction that kept the heading as text), the section with a line starting with the title;
+    None when none does."""
     tree, units = index.trees[doc], index.units(doc)
     keys = {n.node_id: normalize_title(n.title) for n in tree.headings()}
     want = normalize_title(title)
@@ -77,8 +79,12 @@ def map_title(index, doc: str, title: str) -> str | None:
     if hit is None:
         best = process.extractOne(want, keys, scorer=fuzz.ratio)
         hit = best[2] if best and best[1] >= 85 else None
-    if hit is None:
-        return None
+    if hit is None:  # not a heading (a PDF extraction may keep it as a line of text): the section holding the
+        # longest line that starts with it (the body's "5.08 Negative Pledge. The Company will not...", not a
+        # table of contents' "5.08 Negative Pledge 58")
+        found = [(len(line), nid) for nid, (a, b) in units.items() for _, line in index.rendered_lines(doc, a, b)
+                 if normalize_title(line).startswith(want)]
+        return max(found)[1] if found else None
     if hit in units:
         return hit
     line = tree[hit].line_start
@@ -134,7 +140,7 @@ def compare_markdown(result: dict, title: str = "the reference's Markdown") -> s
     out = [f"Documents: {title}; n = {result['n']} sections of A, up to 3 counterparts each.", "",
            "| report | A sections recall | A sections precision | pairs recall | pairs precision | seconds |",
            "|---|---|---|---|---|---|"]
-    for r in result["reports"] + [{"report": "**all four**", **result["total"], "seconds": ""}]:
+    for r in result["reports"] + [{"report": f"**all {len(result['reports'])}**", **result["total"], "seconds": ""}]:
         (sh, sf, sg), (ph, pf, pg) = r["sections"], r["pairs"]
         out.append(f"| {r['report']} | {_ratio(sh, sg)} ({sh}/{sg}) | {_ratio(sh, sf)} ({sh}/{sf}) | "
                    f"{_ratio(ph, pg)} ({ph}/{pg}) | {_ratio(ph, pf)} ({ph}/{pf}) | {r['seconds']} |")
@@ -151,9 +157,12 @@ def run_whole_bench(paths: list[Path]) -> dict:
     matched = [p for p in result.pairs if p.b]
     changed = [p for p in matched if p.b[0].diff.changed]
     same = len(matched) - len(changed)
+    sims = [p.b[0].diff.similarity for p in matched]
+    bands = {"0.9-1": sum(s >= 0.9 for s in sims), "0.5-0.9": sum(0.5 <= s < 0.9 for s in sims),
+             "0-0.5": sum(s < 0.5 for s in sims)}
     top = sorted(changed, key=lambda p: p.b[0].diff.similarity)[:10]
     return {"a": a, "b": b, "sections_a": len(result.pairs), "sections_b": len(index.units(b)),
-            "matched": len(matched), "unchanged": same, "changed": len(changed),
+            "matched": len(matched), "unchanged": same, "changed": len(changed), "similarity_bands": bands,
             "no_counterpart": len(result.pairs) - len(matched), "unmatched_b": len(result.unmatched_b),
             "seconds": round(seconds, 2), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
             "most_changed": [(p.a.title, p.b[0].section.title, p.b[0].diff.similarity) for p in top]}
@@ -164,7 +173,9 @@ def whole_markdown(w: dict) -> str:
     out = [f"{w['a']} vs {w['b']}: {w['sections_a']} sections of A, {w['sections_b']} of B; {w['matched']} matched "
            f"({w['unchanged']} unchanged, {w['changed']} changed), {w['no_counterpart']} of A without a counterpart, "
            f"{w['unmatched_b']} of B unmatched; {w['seconds']} s, peak RSS {w['peak_rss_mb']} MB (the process, "
-           "index loading included).", "", "| most changed section of A | its counterpart | similarity |", "|---|---|---|"]
+           "index loading included).", "",
+           "Matched pairs by text similarity: " + ", ".join(f"{k}: {v}" for k, v in w["similarity_bands"].items()) + ".",
+           "", "| most changed section of A | its counterpart | similarity |", "|---|---|---|"]
     out += [f"| {a} | {b} | {s:.2f} |" for a, b, s in w["most_changed"]]
     return "\n".join(out) + "\n"
 
