@@ -319,6 +319,10 @@ def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index:
     >>> ppkit.compare("Emerson.md", "TRoadhouse.md", "collateral and liens").pairs[0].a.title  # doctest: +SKIP
     'Section 5.08 Negative Pledge'
     """
+    missing = [str(x) for x in (a, b) if Path(str(x)).suffix.lower() in (".md", ".pdf") and not Path(str(x)).is_file()]
+    if missing:
+        raise InvalidInput(f"no file {missing[0]}: give an existing Markdown or PDF file, "
+                           "or a document name of the index")
     files = [Path(x) for x in (a, b) if isinstance(x, Path) or Path(str(x)).is_file()]
     if files and len(files) != 2:
         raise InvalidInput(f"compare takes two files or two document names of an index, not one of each ({a}, {b})")
@@ -335,7 +339,8 @@ def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index:
     rater = GeminiCompareRater(config=cfg) if cfg.online and cfg.synth_online else None
     with online_run(cfg.ask_deadline):
         return compare_documents(index, a, b, search=_one_doc_search(index), criteria=criteria, n=n,
-                                 counterparts=counterparts, candidates=candidates, a_sections=a_sections, rater=rater, on_phase=on_phase)
+                                 counterparts=counterparts, candidates=candidates, a_sections=a_sections, rater=rater,
+                                 on_phase=on_phase)
 
 
 def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,

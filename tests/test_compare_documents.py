@@ -114,6 +114,8 @@ def test_bad_input_is_one_clear_error(index):
         ppkit.compare(A, B, "  ", index=index)
     with pytest.raises(InvalidInput, match="no indexed section '9999'"):
         ppkit.compare(A, B, "liens", index=index, a_sections=["9999"])
+    with pytest.raises(InvalidInput, match="no file nowhere.md"):
+        ppkit.compare("nowhere.md", B, index=index)
     with pytest.raises(InvalidInput, match="two files or two document names"):
         ppkit.compare(FIX / f"{A}.md", B, index=index)
 

@@ -129,6 +129,8 @@ class Comparison:
     b: str
     criteria: str | None
     pairs: tuple[Pair, ...]
+    # whole documents: every section of B no pair holds;
+    # criteria: B's sections retrieved for the criteria that no pair holds
     unmatched_b: tuple[SectionRef, ...]
     fit: FitCheck | None = None
     timings: dict = field(default_factory=dict)  # phase -> seconds
@@ -306,7 +308,8 @@ def _assign(sim: np.ndarray) -> list[tuple[int, int]]:
 
 def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str | None = None, n: int = 10,
                       counterparts: int = 3, candidates: int = 10, a_sections: list[str] | None = None,
-                      rater: Rater | None = None, on_phase: Callable[[str, int, int], None] | None = None) -> Comparison:
+                      rater: Rater | None = None,
+                      on_phase: Callable[[str, int, int], None] | None = None) -> Comparison:
     """Compare document ``a`` with document ``b`` of ``index`` (see the module for the two modes).
 
     Args:
