@@ -12,7 +12,8 @@ Two modes, both ending with the sections of B that no section of A matched:
 * **Whole document** (no criteria): every section of A paired with its best counterpart in B, one
   to one where the structure allows: an assignment (Hungarian method, ``linear_sum_assignment``) on
   a similarity matrix that averages title, breadcrumb, text-vector and numbering similarity;
-  a section of A whose best match is below :data:`MIN_MATCH` has "no counterpart".
+  a section of A left without a partner, or whose partner is below :data:`MIN_MATCH`, has "no
+  counterpart" (unless a section of B has its title: a section split in two).
 
 Every pair carries the computed differences (:func:`ppkit.answer.compare_diff.diff_sections`);
 online, a rater adds the reference's ratings (:mod:`ppkit.answer.compare_gemini`).
@@ -272,10 +273,10 @@ def _counterparts(criteria: str, ref: SectionRef, da: _Doc, db: _Doc, search: Se
 
 # --------------------------------------------------------------------------- whole-document mode
 
-def similarity_matrix(da: _Doc, db: _Doc, a_ids: list[str], b_ids: list[str]) -> np.ndarray:
+def similarity_matrix(da: _Doc, db: _Doc, a_ids: list[str], b_ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Section similarity, 0..1: the mean of title, breadcrumb (parents) and text-vector similarity, with
     the same numbering (``5.08`` and ``Section 5.08``) as a fourth signal where two titles share it (a
-    renumbered section is not penalised)."""
+    renumbered section is not penalised). Returns (similarity, title similarity), both ``len(a) x len(b)``."""
     ta = [_title_key(da.refs[n].title) for n in a_ids]
     tb = [_title_key(db.refs[n].title) for n in b_ids]
     pa = [" ".join(_title_key(t) for t in da.refs[n].breadcrumb.split(" > ")[1:-1]) for n in a_ids]
@@ -286,12 +287,13 @@ def similarity_matrix(da: _Doc, db: _Doc, a_ids: list[str], b_ids: list[str]) ->
     na = [_number(da.refs[n].title) for n in a_ids]
     nb = [_number(db.refs[n].title) for n in b_ids]
     same = np.array([[float(bool(x) and x == y) for y in nb] for x in na]).reshape(len(a_ids), len(b_ids))
-    return (title + parent + vec + same) / (3.0 + same)
+    return (title + parent + vec + same) / (3.0 + same), title
 
 
-def _assign(sim: np.ndarray) -> list[tuple[int, int]]:
+def _assign(sim: np.ndarray, title: np.ndarray) -> list[tuple[int, int]]:
     """One-to-one pairs (i, j) maximising total similarity, kept where ``sim >= MIN_MATCH``; a row left
-    without a partner takes its best column when that is above :data:`MIN_MATCH` (many to one)."""
+    without a partner takes its best column of the same title (title similarity >= 0.9: a section split in
+    two, "Debt" and "Debt (Continued)") when that is above :data:`MIN_MATCH` (many to one), else none."""
     from scipy.optimize import linear_sum_assignment
 
     if not sim.size:
@@ -299,8 +301,9 @@ def _assign(sim: np.ndarray) -> list[tuple[int, int]]:
     rows, cols = linear_sum_assignment(-sim)
     pairs = {int(i): int(j) for i, j in zip(rows, cols) if sim[i, j] >= MIN_MATCH}
     for i in range(sim.shape[0]):
-        if i not in pairs and sim[i].max() >= MIN_MATCH:
-            pairs[i] = int(sim[i].argmax())
+        same = np.where(title[i] >= 0.9, sim[i], -1.0)
+        if i not in pairs and same.max() >= MIN_MATCH:
+            pairs[i] = int(same.argmax())
     return sorted(pairs.items())
 
 
@@ -342,8 +345,8 @@ def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str 
     if criteria is None:
         phase("matching sections", 0, 1)
         a_ids, b_ids = list(da.refs), list(db.refs)
-        sim = similarity_matrix(da, db, a_ids, b_ids)
-        assigned = dict(_assign(sim))
+        sim, title = similarity_matrix(da, db, a_ids, b_ids)
+        assigned = dict(_assign(sim, title))
         found = {i: [(b_ids[j], float(sim[i, j]))] for i, j in assigned.items()}
         a_list = a_ids
         timings["match"] = time.perf_counter() - t0
