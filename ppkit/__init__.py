@@ -20,6 +20,7 @@ from .pipeline import (
     ask,
     build_index,
     cached_index,
+    compare,
     load_index,
     reference_index,
     remove_documents,
@@ -35,5 +36,5 @@ __all__ = [
     "Answer", "AskOptions", "Candidate", "Chunk", "Config", "Embedder", "ExtractiveSynthesizer", "HashEmbedder", "Index",
     "LocalEmbedder", "Node", "NoiseDecision", "PpkitError", "Retrieval", "RetrieveOptions", "RuleNoiseFilter", "Section", "StructuralReranker",
     "Tree", "ask", "build_index", "build_tree", "chunk_tree", "get_embedder", "load_index", "parse_markdown",
-    "reference_index", "cached_index", "remove_documents", "retrieve", "stream",
+    "reference_index", "cached_index", "remove_documents", "compare", "retrieve", "stream",
 ]

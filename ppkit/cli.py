@@ -1,4 +1,4 @@
-"""The ``ppkit`` command: ``tree``, ``index``, ``ask``, ``remove``, ``serve`` and ``bench``.
+"""The ``ppkit`` command: ``tree``, ``extract``, ``index``, ``ask``, ``remove``, ``serve``, ``compare`` and ``bench``.
 
     ppkit tree FILE.md [--json] [--check]
     ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse] [--overwrite]
@@ -10,6 +10,7 @@
               [--trust-index] [--qdrant-url URL]
     ppkit remove NAME... [--index DIR] [--qdrant-url URL]
     ppkit serve [--index DIR] [--host 127.0.0.1] [--port 8000] [--workers N]   (see ppkit.serve)
+    ppkit compare A B [--criteria TEXT] [--index DIR] [--out FILE.md|.html] [--json] [--n 10]
     ppkit bench retrieval --questions FILE [--k 3 --k 5] [--json OUT]
 
 Errors the user can fix (a missing file, a stale index, a missing key) are printed
@@ -28,6 +29,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from .answer.compare_report import to_markdown, write_report
 from .core.config import RERANKERS, RETRIEVAL_MODES, Config
 from .core.errors import InvalidInput, PpkitError
 from .core.progress import progress_bar, quiet_mode
@@ -37,7 +39,7 @@ from .documents.treecheck import check_tree, format_report
 from .indexing import stores
 from .indexing.embed import EMBEDDERS
 from .indexing.index import default_index_dir
-from .pipeline import build_index, load_index, remove_documents
+from .pipeline import build_index, compare, load_index, remove_documents
 from .serve.cli import add_serve_parser
 
 __all__ = ["main"]
@@ -139,6 +141,27 @@ def _cmd_remove(args, cfg) -> int:
     return 0
 
 
+def _cmd_compare(args, cfg) -> int:
+    shown = set()
+
+    def on_phase(phase: str, done: int, total: int) -> None:  # one line per phase, on stderr
+        if not args.quiet and phase not in shown:
+            shown.add(phase)
+            print(f"compare: {phase}" + (f" ({total} sections)" if total > 1 else ""), file=sys.stderr)
+
+    index = args.index if args.index else None
+    result = compare(args.a, args.b, args.criteria, index=index, n=args.n, config=cfg, on_phase=on_phase,
+                     progress=not args.quiet)
+    if args.out:
+        path = write_report(result, args.out)
+        print(f"{result!r} -> {path}", file=sys.stderr if args.json else sys.stdout)
+    if args.json:
+        print(result.to_json(indent=1))
+    elif not args.out:
+        print(to_markdown(result))
+    return 0
+
+
 def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     """The ``ppkit`` parser; ``bench=False`` leaves out the ``bench`` subcommand (and does not load
     :mod:`ppkit.bench`)."""
@@ -217,6 +240,16 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     r.add_argument("--qdrant-url", help="the Qdrant server of an index kept on one (default $QDRANT_URL)")
     r.set_defaults(func=_cmd_remove)
     add_serve_parser(sub)  # `ppkit serve`: FastAPI is imported only when it runs
+    c = sub.add_parser("compare", help="compare two documents section by section (report, JSON)")
+    c.add_argument("a", help="document A: a name in the index, or a Markdown/PDF file")
+    c.add_argument("b", help="document B: a name in the index, or a Markdown/PDF file (two files: a cached index)")
+    c.add_argument("--criteria", help="what to compare (e.g. 'liens and guarantees'); default: whole documents")
+    c.add_argument("--index", help="index folder holding A and B (default: $PPKIT_INDEX or the cache)")
+    c.add_argument("--out", help="write the report to FILE.md or FILE.html")
+    c.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    c.add_argument("--n", type=int, default=10, help="with --criteria: sections of A to compare (default 10)")
+    c.add_argument("--quiet", action="store_true", help="no progress lines")
+    c.set_defaults(func=_cmd_compare)
 
     if bench:
         from .bench.cli import add_bench_parser, run_bench  # here only: ask and index never load ppkit.bench
@@ -225,7 +258,7 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     return p
 
 
-_NOT_BENCH = {"tree", "extract", "index", "ask", "remove", "serve"}  # commands parsed without loading ppkit.bench
+_NOT_BENCH = {"tree", "extract", "index", "ask", "remove", "serve", "compare"}  # commands parsed without loading ppkit.bench
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 
+from .answer.compare import Comparison, compare_documents
+from .answer.compare_gemini import GeminiCompareRater
 from .answer.compose import answer_stream
 from .answer.events import AnalysisEvent, Done, ErrorEvent, Event, SectionsEvent, collect
 from .answer.synth import Answer, ExtractiveSynthesizer, Synthesizer
@@ -64,7 +66,7 @@ from .retrieval.types import Retrieval
 
 __all__ = ["Index", "AskOptions", "RetrieveOptions", "build_index", "load_index", "reference_index", "cached_index",
            "analyze_question", "retrieve", "ask", "stream", "remove_documents", "default_reranker", "default_synthesizer",
-           "default_noise_filter"]
+           "default_noise_filter", "compare"]
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,11 @@ class Index(SearchIndex):
             raise InvalidInput("this index is in memory (save=False): there is no folder to remove documents from")
         return remove_documents(self.folder, names, embedder=self.embedder, config=self.config,
                                 connection=self.store.connection)
+
+
+    def compare(self, a: str, b: str, criteria: str | None = None, **options) -> Comparison:
+        """Compare two of this index's documents section by section: :func:`compare`."""
+        return compare(a, b, criteria, index=self, **options)
 
 
 def default_reranker(index: SearchIndex):
@@ -300,6 +307,54 @@ def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker
                                 budget=index.config.section_budget) if opts.statements else [])
     return (yield from answer_stream(question, r, synthesizer, analysis, added=added, rewrite=rewrite,
                                      verify=opts.verify))
+
+
+def _one_doc_search(index: SearchIndex):
+    """Retrieval in one document through :func:`retrieve` (a comparison's ``search``)."""
+    def search(query: str, doc: str, k: int) -> list[tuple[str, float]]:
+        opts = RetrieveOptions(k=k, docs=[doc], auto_filter=False, decompose=False, statement_recall=False)
+        return [(s.node_id, s.score) for s in retrieve(index, query, opts).sections]
+    return search
+
+
+def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index: SearchIndex | Path | str | None = None,
+            n: int = 10, counterparts: int = 3, candidates: int = 10, a_sections: list[str] | None = None,
+            config: Config | None = None, on_phase=None, progress: bool = True) -> Comparison:
+    """Compare document ``a`` with document ``b`` section by section (:func:`ppkit.answer.compare.compare_documents`).
+
+    ``a`` and ``b`` are two documents of ``index`` (an :class:`Index` or an index folder; default the
+    default index), or two files (Markdown or PDF) indexed on the fly into a cached index keyed by their
+    content (:func:`cached_index`). With ``criteria``: up to ``n`` sections of A about them, each with
+    0-``counterparts`` sections of B (``a_sections``: node ids of A to use instead of retrieving them); without:
+    every section of A with its best counterpart. Retrieval
+    runs through :func:`retrieve`; with a Gemini key (and ``Config.synth_online``, as for answers) the fit check
+    and the ratings run online.
+
+    >>> ppkit.compare("Emerson.md", "TRoadhouse.md", "collateral and liens").pairs[0].a.title  # doctest: +SKIP
+    'Section 5.08 Negative Pledge'
+    """
+    missing = [str(x) for x in (a, b) if Path(str(x)).suffix.lower() in (".md", ".pdf") and not Path(str(x)).is_file()]
+    if missing:
+        raise InvalidInput(f"no file {missing[0]}: give an existing Markdown or PDF file, "
+                           "or a document name of the index")
+    files = [Path(x) for x in (a, b) if isinstance(x, Path) or Path(str(x)).is_file()]
+    if files and len(files) != 2:
+        raise InvalidInput(f"compare takes two files or two document names of an index, not one of each ({a}, {b})")
+    if files:
+        if files[0].stem.casefold() == files[1].stem.casefold():
+            raise InvalidInput(f"both files are named {files[0].stem!r}: the documents of one index need "
+                               "different names; rename one of them")
+        index = cached_index(files, "compare", config=config, progress=progress)
+        a, b = files[0].stem, files[1].stem
+    elif not isinstance(index, SearchIndex):
+        index = load_index(index, config=config)
+    a, b = index.resolve_doc(str(a)), index.resolve_doc(str(b))
+    cfg = index.config
+    rater = GeminiCompareRater(config=cfg) if cfg.online and cfg.synth_online else None
+    with online_run(cfg.ask_deadline):
+        return compare_documents(index, a, b, search=_one_doc_search(index), criteria=criteria, n=n,
+                                 counterparts=counterparts, candidates=candidates, a_sections=a_sections, rater=rater,
+                                 on_phase=on_phase)
 
 
 def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,

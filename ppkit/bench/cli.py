@@ -18,6 +18,8 @@
     ppkit bench metadata  --documents documents.jsonl --markdown-dir DIR [--questions FILE] [--json OUT]
     ppkit bench serve     [--index DIR] [--clients 1 --clients 4 ...] [--requests 200] [--soak 600] [--workers 2]
                           [--json OUT]       (ppkit serve under load on loopback beside the in-process rate)
+    ppkit bench compare   [--n 10] [--pdf] [--whole PDF PDF | --no-whole] [--no-reports] [--json OUT]
+                                             (document comparison against the reference's four reports; two 10-Ks)
     ppkit bench extraction OUT_DIR LOG_DIR   (the offline extractor's headings, time and memory vs the reference)
     ppkit bench split-words DIR              (headings per filing and the split-word repair over `ppkit extract` output)
     ppkit bench stage2-rules [--shelf DIR] [--rules none,...]   (rules after stage 2, chosen leave-one-company-out)
@@ -41,7 +43,7 @@ from ..core.config import RERANKERS, RETRIEVAL_MODES, Config, figures_dir
 from ..core.data import DataNotFound, benchmark_path, data_dir, financebench_dir
 from ..core.errors import InvalidInput
 from ..core.io import atomic_write
-from ..pipeline import load_index, reference_index
+from ..pipeline import cached_index, load_index, reference_index
 from .data.gold import load_gold
 from .data.loaders import load_questions
 from .data.shelf import miss_causes
@@ -58,6 +60,7 @@ from .runs.abstain import (
 from .runs.answer_judge import judge_markdown, run_answer_judge
 from .runs.answers import NeedsKey, run_answers_bench
 from .runs.baselines import BASELINES, build_baselines
+from .runs.compare import compare_markdown, default_reports, run_compare_bench, run_whole_bench, whole_markdown
 from .runs.computed import metric_markdown, run_metric_bench
 from .runs.extraction import extraction_table, split_words_report
 from .runs.harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
@@ -164,6 +167,16 @@ def add_bench_parser(subparsers, handler) -> None:
     v.add_argument("--index", help="index folder (default: the shared 10-K reference index)")
     v.add_argument("--json", metavar="OUT", help="write the full result (every case) as JSON")
     v.set_defaults(func=handler)
+
+    cp = bs.add_parser("compare", help="document comparison against the reference's reports, and two 10-Ks (offline)")
+    cp.add_argument("--n", type=int, default=10, help="sections of A per comparison (default 10, as the reference)")
+    cp.add_argument("--pdf", action="store_true", help="also from the agreements' PDFs (extracted and indexed first)")
+    cp.add_argument("--whole", nargs=2, metavar="PDF", help="whole-document mode on these two filings (default: "
+                    "Corning's 2021 and 2022 10-K of the FinanceBench shelf)")
+    cp.add_argument("--no-whole", action="store_true", help="skip the whole-document measurement")
+    cp.add_argument("--no-reports", action="store_true", help="only the whole-document measurement")
+    cp.add_argument("--json", metavar="OUT", help="write the full result as JSON")
+    cp.set_defaults(func=handler)
 
     m = bs.add_parser("metrics", help="FinanceBench metric questions computed offline, judged strictly (1%%, unit, sign)")
     m.add_argument("--questions", action="append", required=True, help="FinanceBench .jsonl (repeatable)")
@@ -455,6 +468,29 @@ def _verify(args, config) -> int:
     return 0
 
 
+def _compare(args, config) -> int:
+    comparison = data_dir() / "comparison"
+    docs = [comparison / f"{d}.md" for d in ("Emerson", "TRoadhouse", "VectorFusion", "VectorPainter")]
+    out = {}
+    if not args.no_reports:
+        out["markdown"] = run_compare_bench(cached_index(docs, "comparison", config=config), default_reports(), n=args.n)
+        print(compare_markdown(out["markdown"]))
+    if args.pdf:
+        pdfs = cached_index([comparison / "Emerson.pdf", comparison / "TRoadhouse.pdf"], "comparison-pdf", config=config)
+        reports = [r for r in default_reports() if "VF" not in r.name]  # the papers have no PDF here
+        out["pdf"] = run_compare_bench(pdfs, reports, n=args.n)
+        print(compare_markdown(out["pdf"], "the agreements' PDFs through `ppkit index` (offline extraction)"))
+    if not args.no_whole:
+        shelf = data_dir() / "financebench" / "pdfs"
+        paths = [Path(p) for p in args.whole] if args.whole else [shelf / "CORNING_2021_10K.pdf",
+                                                                 shelf / "CORNING_2022_10K.pdf"]
+        out["whole"] = run_whole_bench(paths)
+        print(whole_markdown(out["whole"]))
+    if args.json:
+        _write_json(args.json, out)
+    return 0
+
+
 def _scale(args, config) -> int:
     md = None if args.no_filings else (Path(args.markdown_dir) if args.markdown_dir else default_markdown_dir())
     if md is None and not args.no_filings:
@@ -538,7 +574,7 @@ def run_bench(args, config=None) -> int:
     config = config or Config.from_env()
     cmd = args.bench_command
     commands = {"retrieval": _retrieval, "answers": _answers, "reproduce": _reproduce, "verify": _verify,
-                "metrics": _metrics, "abstain": _abstain, "scale": _scale, "peers": _peers,
+                "compare": _compare, "metrics": _metrics, "abstain": _abstain, "scale": _scale, "peers": _peers,
                 "metadata": lambda a, _config: _metadata(a), "extraction": _extraction, "split-words": _split_words,
                 "stage2-rules": _stage2_rules, "statement-weight": _statement_weight, "serve": _serve}
     if cmd not in commands:

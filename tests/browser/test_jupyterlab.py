@@ -7,7 +7,8 @@ breadcrumbs change; rows are not doubled in height and text does not wrap mid-wo
 tree browser (click a node: its text appears; the arrow keys move the selection and not the
 notebook's cells; long rows scroll sideways), 07's answers (every image loads, a figure is
 shown once, labels carry no private-use glyphs, Enter in the answer box asks and the answer is
-formatted). Screenshots go to ``.ppkit/screenshots/`` (git-ignored).
+formatted), 10's comparison (lines join matched sections; a pair clicked shows both texts side by
+side, differences marked). Screenshots go to ``.ppkit/screenshots/`` (git-ignored).
 
 Run: ``pytest tests/browser -m browser`` (needs Chromium: ``apt-get install chromium``).
 """
@@ -231,6 +232,33 @@ def test_07_multimodal_answers(browser, lab, deadline, screenshots, errors):
         assert all(w > 0 for w in widget_images.evaluate_all("ims => ims.map(i => i.naturalWidth)"))
         cell.screenshot(path=str(screenshots / "07_answer_widget.png"))
         _cell(page, 8).screenshot(path=str(screenshots / "07_image_grid.png"))
+    finally:
+        page.close()
+        lab.shutdown_kernels()
+
+
+def test_10_compare_documents(browser, lab, deadline, screenshots, errors):
+    page = _run_notebook(browser, lab, "10_compare_documents.ipynb", deadline, errors)
+    try:
+        cell = _cell(page, _cell_with("10_compare_documents.ipynb", "CompareView(index"))
+        widget = cell.locator(".jupyter-widgets").first
+        assert widget.locator("svg.ppkit-alignment line").count() >= 5  # lines between matched sections
+        options = widget.locator(".widget-select select option")  # the list of pairs (not the dropdowns)
+        assert options.count() >= 5
+        # "2. <A title>  ↔  <B title>  (match ..., similarity ...)", spaces shown as no-break spaces
+        label = (options.nth(1).text_content() or "").replace("\xa0", " ")
+        m = re.match(r"\s*\d+\.\s+(.+?)\s+↔\s+(.+?)\s+\(match", label)
+        assert m, repr(label)
+        a_title, b_title = m.groups()
+        options.nth(1).click()  # click a pair: both texts side by side
+        heads = widget.locator(".ppkit-side-by-side b")
+        _poll(lambda: heads.count() == 2 and heads.nth(0).inner_text().endswith(a_title)
+              and heads.nth(1).inner_text().endswith(b_title), deadline, 30,
+              f"the clicked pair's texts ({a_title} / {b_title})")
+        texts = widget.locator(".ppkit-side-by-side pre")
+        assert all(len(t) > 100 for t in texts.all_inner_texts())
+        assert widget.locator(".ppkit-side-by-side del, .ppkit-side-by-side ins").count() > 0  # differences marked
+        widget.screenshot(path=str(screenshots / "10_compare_widget.png"))
     finally:
         page.close()
         lab.shutdown_kernels()
