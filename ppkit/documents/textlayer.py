@@ -123,7 +123,7 @@ class _Line:
                 merged[-1][1], merged[-1][2] = c[1], merged[-1][2] + c[2]
             else:
                 merged.append(c)
-        return [(a, b, t) for a, b, t in merged]
+        return [(a, b, re.sub(r"^([$€£(]+)\s+", r"\1", t)) for a, b, t in merged]
 
 
 # ---------------------------------------------------------------------------- reading characters
@@ -419,6 +419,17 @@ def _join(lines: list[_Line]) -> str:
     return text
 
 
+def _outline(doc) -> tuple[tuple[int, str, int], ...]:
+    """The PDF's bookmarks as (1-based level, title, 1-based page), those without a page left out."""
+    out = []
+    for b in doc.get_toc():
+        dest = b.get_dest()
+        index = dest.get_index() if dest is not None else None
+        if index is not None:
+            out.append((b.level + 1, b.get_title(), index + 1))
+    return tuple(out)
+
+
 class TextLayerExtractor:
     """The text-layer extractor (see the module docstring). Implements ``Extractor``.
 
@@ -453,8 +464,7 @@ class TextLayerExtractor:
                                                1 - min(w.y0 for w in ws) / height)
                                          for ws in _reading_order(words, width)], width)
             md = self._markdown(by_page)
-            outline = tuple((it.level + 1, it.title, it.page_index + 1) for it in doc.get_toc()
-                            if it.page_index is not None)
+            outline = _outline(doc)
             return PageTexts(page_count=len(doc), pages=tuple((p, md[p]) for p in numbers), outline=outline)
         finally:
             doc.close()
@@ -493,7 +503,7 @@ class TextLayerExtractor:
                     parts.append("#" * level + " " + _join(lines))
                 else:
                     parts.append(_join(lines))
-            out[p] = "\n\n".join(parts) + ("\n" if parts else "")
+            out[p] = "\n\n".join(parts) + ("\n\n" if parts else "")  # a blank line before the next page
         return out
 
 
@@ -519,8 +529,10 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
         return None
     text = _join(lines)
     letters = sum(ch.isalpha() for ch in text)
-    if len(text) > MAX_TITLE or letters < 2 or letters < 0.5 * len(text.replace(" ", "")):
+    if len(text) > MAX_TITLE or letters < 4 or letters < 0.6 * len(text.replace(" ", "")):
         return None
+    if not (text[:1].isupper() or text[:1].isdigit()) or any(len(ln.cells()) > 1 for ln in lines):
+        return None  # figure labels and table fragments: lower-case starts, cells spread over the line
     if text.startswith("(") and text.endswith(")") or text.endswith(":"):  # a unit line or a lead-in
         return None
     size, bold, italic = lines[0].style()
