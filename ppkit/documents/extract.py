@@ -39,6 +39,8 @@ from ..core.config import llama_cloud_key, offline_forced
 from ..core.errors import InvalidInput, MissingDependency, MissingFile
 from ..core.io import atomic_write
 from ..core.progress import progress_bar
+from .pdfbase import ExtractionError, PageTexts, open_pdfium
+from .textlayer import TextLayerExtractor
 from .tree import parse_markdown
 
 __all__ = [
@@ -48,10 +50,6 @@ __all__ = [
 ]
 
 PAGE_MAP_FORMAT = 1
-
-
-class ExtractionError(InvalidInput):
-    """A PDF could not be extracted (missing, corrupt, encrypted, bad page range, no key)."""
 
 
 # ---------------------------------------------------------------------------- page map
@@ -145,16 +143,6 @@ def load_page_map(markdown_path: str | Path) -> PageMap:
 # ---------------------------------------------------------------------------- backends
 
 
-@dataclass(frozen=True)
-class PageTexts:
-    """What a backend returns: Markdown per PDF page, in page order."""
-
-    page_count: int
-    pages: tuple[tuple[int, str], ...]  # (1-based page, markdown)
-    failed: tuple[tuple[int, str], ...] = ()  # (page, error)
-    outline: tuple[tuple[int, str, int], ...] = ()
-
-
 class Extractor(Protocol):
     """Any object that turns PDF pages into Markdown."""
 
@@ -177,22 +165,6 @@ def _open_pdf(pdf: Path):
         doc.close()
         raise ExtractionError(f"{pdf} is encrypted: remove the password first (e.g. qpdf --decrypt)")
     if doc.page_count == 0:
-        doc.close()
-        raise ExtractionError(f"{pdf} has no pages")
-    return doc
-
-
-def open_pdfium(pdf: Path):
-    """Open a PDF with pypdfium2 (a ``PdfDocument``), turning its failures into a clear ExtractionError."""
-    import pypdfium2
-
-    try:
-        doc = pypdfium2.PdfDocument(str(pdf))
-    except pypdfium2.PdfiumError as e:
-        if "password" in str(e).lower():
-            raise ExtractionError(f"{pdf} is encrypted: remove the password first (e.g. qpdf --decrypt)") from None
-        raise ExtractionError(f"{pdf} is not a readable PDF ({e}); check the file or export it again") from None
-    if len(doc) == 0:
         doc.close()
         raise ExtractionError(f"{pdf} has no pages")
     return doc
@@ -328,8 +300,6 @@ def get_extractor(backend: str = "auto", **kwargs) -> Extractor:
         online = llama_cloud_key() and not offline_forced()
         backend = "llamaparse" if online else "offline"
     if backend == "offline":
-        from .textlayer import TextLayerExtractor  # imports this module: a top-level import would be a cycle
-
         return TextLayerExtractor(**kwargs)
     if backend == "layout":
         return LayoutExtractor(**kwargs)

@@ -42,7 +42,7 @@ from pathlib import Path
 
 from ..core.errors import MissingDependency
 from ..core.progress import progress_bar
-from .extract import PageTexts, open_pdfium
+from .pdfbase import PageTexts, open_pdfium
 
 __all__ = ["TextLayerExtractor", "MAX_TITLE"]
 
