@@ -67,6 +67,7 @@ class _Word:
     size: float
     bold: int  # characters in a bold font
     italic: int
+    lig: bool = False  # ends in a wide "f" that PDFium split from the next word: maybe one word with "ff"
 
     @property
     def mid(self) -> float:
@@ -165,21 +166,30 @@ def _page_words(page, R, cache: dict) -> list[_Word]:
         get_u, get_box, get_size = R.FPDFText_GetUnicode, R.FPDFText_GetLooseCharBox, R.FPDFText_GetFontSize
         last_key = None
         style = (False, False)
+        broken = False  # a whitespace character since the last letter: the word ends unless a ligature spans it
+        lig = False  # the last letter was an "f" as wide as "ff" and the break after it was PDFium's own
+        last_w = 0.0
         for c in range(n):
             u = get_u(raw, c)
             if u <= 32 or u in (0xA0, 0xFFFE, 0xFEFF) or 0x2000 <= u <= 0x200B:
-                if cur is not None:
-                    cur.text = _text(chars)
-                    words.append(cur)
-                    cur = None
+                if cur is not None and not broken:
+                    lig = chars[-1] == "f" and last_w > 0.4 * cur.size and R.FPDFText_IsGenerated(raw, c) == 1
+                broken = True
                 continue
             get_box(raw, c, rect)
             size = get_size(raw, c)
             x0, x1, y0, y1 = rect.left, rect.right, rect.bottom, rect.top
+            if broken and cur is not None:
+                # maybe an "ff" ligature whose glyph maps to one "f" ("Af iliates"): _join_ligatures decides
+                cur.lig = lig and 0x61 <= u <= 0x7A and abs(x0 - cur.x1) < 0.15 * size
+                cur.text = _text(chars)
+                words.append(cur)
+                cur = None
+            broken = lig = False
             key = (size, R.FPDFText_GetFontWeight(raw, c))
             if key != last_key:
                 style, last_key = _font_style(raw, R, c, cache, buf), key
-            if cur is not None and (x0 - cur.x1 > size * 0.33 or x0 < cur.x0 - 1
+            if cur is not None and (x0 - cur.x1 > 0.1 * (y1 - y0) or x0 < cur.x0 - 1
                                     or abs((y0 + y1) / 2 - cur.mid) > 0.5 * max(y1 - y0, 1.0)):
                 cur.text = _text(chars)
                 words.append(cur)
@@ -190,6 +200,7 @@ def _page_words(page, R, cache: dict) -> list[_Word]:
                 cur.x1, cur.y0, cur.y1 = max(cur.x1, x1), min(cur.y0, y0), max(cur.y1, y1)
                 cur.size = max(cur.size, size)
             chars.append(chr(u) if u != 0xFFFD else "?")
+            last_w = x1 - x0
             cur.bold += style[0]
             cur.italic += style[1]
         if cur is not None:
@@ -198,6 +209,31 @@ def _page_words(page, R, cache: dict) -> list[_Word]:
         return words
     finally:
         tp.close()
+
+
+_CORE = re.compile(r"[a-z]+")
+
+
+def _join_ligatures(pages: dict[int, list[_Word]]) -> None:
+    """Join "Af" + "iliates" into "Affiliates" where an "ff" ligature lost a letter and split a word: the
+    part after the split is joined when it is rare as a word of its own in the document (fewer than 3 times
+    outside such splits), so "of" + "our" stays two words. Changes the lists in place."""
+    vocab = collections.Counter()
+    for words in pages.values():
+        for a, b in zip([None] + words, words):
+            if not (a is not None and a.lig) and (m := _CORE.match(b.text)):
+                vocab[m.group()] += 1
+    for p, words in pages.items():
+        out: list[_Word] = []
+        for w in words:
+            prev = out[-1] if out else None
+            m = _CORE.match(w.text)
+            if prev is not None and prev.lig and m and vocab[m.group()] < 3:
+                prev.text, prev.x1, prev.lig = prev.text + "f" + w.text, w.x1, w.lig
+                prev.bold, prev.italic = prev.bold + w.bold, prev.italic + w.italic
+            else:
+                out.append(w)
+        pages[p] = out
 
 
 # ---------------------------------------------------------------------------- lines and columns
@@ -236,6 +272,9 @@ def _gutter(lines: list[list[_Word]], width: float) -> float | None:
     lstart = collections.Counter(round(min(w.x0 for w in ws if w.x1 <= g) / 3) for ws in left)
     rstart = collections.Counter(round(min(w.x0 for w in ws if w.x0 >= g) / 3) for ws in right)
     if lstart.most_common(1)[0][1] < 0.5 * len(left) or rstart.most_common(1)[0][1] < 0.5 * len(right):
+        return None
+    # and prose fills its column: most left parts run to the gutter (a table's label column does not)
+    if sum(1 for ws in left if max(w.x1 for w in ws if w.x1 <= g) >= g - 0.08 * width) < 0.5 * len(left):
         return None
     return float(g)
 
@@ -451,18 +490,23 @@ class TextLayerExtractor:
         doc = open_pdfium(pdf)
         try:
             numbers = pages if pages is not None else list(range(1, len(doc) + 1))
-            by_page: dict[int, list[_Line]] = {}
+            words: dict[int, list[_Word]] = {}
+            sizes: dict[int, tuple[float, float]] = {}
             cache: dict = {}
             for pno in progress_bar(numbers, desc=f"{pdf.name} pages", unit="page", disable=not progress):
                 page = doc[pno - 1]
                 try:
-                    width, height = page.get_size()
-                    words = _page_words(page, R, cache)
+                    sizes[pno] = page.get_size()
+                    words[pno] = _page_words(page, R, cache)
                 finally:
                     page.close()
-                by_page[pno] = _margins([_Line(ws, pno, 1 - max(w.y1 for w in ws) / height,
-                                               1 - min(w.y0 for w in ws) / height)
-                                         for ws in _reading_order(words, width)], width)
+            _join_ligatures(words)
+            by_page: dict[int, list[_Line]] = {}
+            for pno, ws in words.items():
+                width, height = sizes[pno]
+                by_page[pno] = _margins([_Line(line, pno, 1 - max(w.y1 for w in line) / height,
+                                               1 - min(w.y0 for w in line) / height)
+                                         for line in _reading_order(ws, width)], width)
             md = self._markdown(by_page)
             outline = _outline(doc)
             return PageTexts(page_count=len(doc), pages=tuple((p, md[p]) for p in numbers), outline=outline)
