@@ -52,6 +52,7 @@ _PAGE_NO = re.compile(r"^\W*(?:page\s+)?(?:\d{1,4}|[ivxlc]{1,6})(?:\s+of\s+\d+)?
 _AMOUNT = re.compile(r"^[$€£(]*-?[\d,.]+%?\)?%?$|^[—–-]+$")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _NUMBERED = re.compile(r"^(?:PART\s+[IVX]+\b|Item\s+\d+[A-C]?\b|ITEM\s+\d+[A-C]?\b|Note\s+\d+\b|NOTE\s+\d+\b"
+                       r"|[IVX]+\.\s+[A-Z]|[A-Z]\.\d+\.?\s+[A-Z]|(?:ARTICLE|Article|SECTION|Section)\s+(?:[IVX]+|\d+(?:\.\d+)?)\b"
                        r"|\d+(?:\.\d+){0,3}\.?\s+[A-Z]|[A-Z]\.\s+[A-Z]|Appendix\b|APPENDIX\b)")
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _ITALIC_NAME = re.compile(r"italic|oblique", re.I)
@@ -81,6 +82,7 @@ class _Line:
     top: float  # of the page: 0 at the top edge, 1 at the bottom
     bottom: float
     right: float = 0.0  # the right margin of its column (set per page): a line ending short of it ends a paragraph
+    pw: float = 612.0  # page width
 
     @property
     def text(self) -> str:
@@ -291,7 +293,7 @@ def _reading_order(words: list[_Word], width: float) -> list[list[_Word]]:
     for ws in lines:
         lw = [w for w in ws if w.x1 <= g]
         rw = [w for w in ws if w.x0 >= g]
-        full = len(lw) + len(rw) < len(ws) or (lw and rw and rw[0].x0 - lw[-1].x1 < 1.5 * lw[-1].size
+        full = len(lw) + len(rw) < len(ws) or (lw and rw and rw[0].x0 - lw[-1].x1 < 0.8 * lw[-1].size
                                                and lw[-1].x1 > g - 0.1 * width)
         if full:
             out.extend(_cluster(left) + _cluster(right))
@@ -383,8 +385,14 @@ def _margins(lines: list[_Line], width: float) -> list[_Line]:
     for ln in lines:
         x1 = max(w.x1 for w in ln.words)
         c = ends[x1 > width * 0.55] or ends[True]
-        ln.right = c.most_common(1)[0][0] * 6 if c else width
+        ln.right, ln.pw = (c.most_common(1)[0][0] * 6 if c else width), width
     return lines
+
+
+def _centered(ln: _Line) -> bool:
+    """The line is centred on the page and does not fill it."""
+    x0, x1 = ln.x0, max(w.x1 for w in ln.words)
+    return abs((x0 + x1) / 2 - ln.pw / 2) < 0.05 * ln.pw and x1 - x0 < 0.75 * ln.pw
 
 
 def _wraps(ln: _Line) -> bool:
@@ -577,11 +585,16 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
         return None
     if not (text[:1].isupper() or text[:1].isdigit()) or any(len(ln.cells()) > 1 for ln in lines):
         return None  # figure labels and table fragments: lower-case starts, cells spread over the line
-    if text.startswith("(") and text.endswith(")") or text.endswith(":"):  # a unit line or a lead-in
-        return None
     size, bold, italic = lines[0].style()
     caps = text.upper() == text
     numbered = bool(_NUMBERED.match(text))
+    if numbered and len(lines) == 1 and len(text) <= 80 and not _wraps(lines[0]) and size >= body * 0.95:
+        return (size, bold, caps, not italic)  # "4.06 Vesting.", "2.01 Account:": a numbered line of its own
+    if text.startswith("(") and text.endswith(")") or text.endswith(":"):  # a unit line or a lead-in
+        return None
+    if caps and len(lines) <= 2 and len(text) <= 100 and letters >= 6 and size >= body * 0.95 \
+            and all(_centered(ln) for ln in lines):
+        return (size, bold, caps, not italic)  # a centred line in capitals
     alone = k + 1 >= len(blocks) or blocks[k + 1][0] == "table" or blocks[k + 1][1][0].style() != lines[0].style()
     if size >= body * 1.15 and len(text) <= 120:
         return (size, bold, caps, not italic)
