@@ -163,51 +163,56 @@ def _page_words(page, R, cache: dict) -> list[_Word]:
         rect = R.FS_RECTF()
         buf = ctypes.create_string_buffer(128)
         words: list[_Word] = []
-        cur: _Word | None = None
-        chars: list[str] = []
+        chars: list[str] = []  # of the open word; its box, size and style counts in the locals below
+        wx0 = wx1 = wy0 = wy1 = wsize = 0.0
+        wbold = witalic = 0
         get_u, get_box, get_size = R.FPDFText_GetUnicode, R.FPDFText_GetLooseCharBox, R.FPDFText_GetFontSize
+        get_weight = R.FPDFText_GetFontWeight
         last_key = None
-        style = (False, False)
+        bold = italic = False
         broken = False  # a whitespace character since the last letter: the word ends unless a ligature spans it
         lig = False  # the last letter was an "f" as wide as "ff" and the break after it was PDFium's own
         last_w = 0.0
+
+        def close(lig_next: bool = False) -> None:
+            words.append(_Word(wx0, wx1, wy0, wy1, _text(chars), wsize, wbold, witalic, lig_next))
+
         for c in range(n):
             u = get_u(raw, c)
-            if u <= 32 or u in (0xA0, 0xFFFE, 0xFEFF) or 0x2000 <= u <= 0x200B:
-                if cur is not None and not broken:
-                    lig = chars[-1] == "f" and last_w > 0.4 * cur.size and R.FPDFText_IsGenerated(raw, c) == 1
+            if u <= 32 or u == 0xA0 or u == 0xFFFE or u == 0xFEFF or 0x2000 <= u <= 0x200B:
+                if chars and not broken:
+                    lig = chars[-1] == "f" and last_w > 0.4 * wsize and R.FPDFText_IsGenerated(raw, c) == 1
                 broken = True
                 continue
             get_box(raw, c, rect)
             size = get_size(raw, c)
             x0, x1, y0, y1 = rect.left, rect.right, rect.bottom, rect.top
-            if broken and cur is not None:
+            if chars and (broken or x0 - wx1 > 0.1 * (y1 - y0) or x0 < wx0 - 1
+                          or abs(y0 + y1 - wy0 - wy1) > max(y1 - y0, 1.0)):
                 # maybe an "ff" ligature whose glyph maps to one "f" ("Af iliates"): _join_ligatures decides
-                cur.lig = lig and 0x61 <= u <= 0x7A and abs(x0 - cur.x1) < 0.15 * size
-                cur.text = _text(chars)
-                words.append(cur)
-                cur = None
+                close(broken and lig and 0x61 <= u <= 0x7A and abs(x0 - wx1) < 0.15 * size)
+                chars = []
             broken = lig = False
-            key = (size, R.FPDFText_GetFontWeight(raw, c))
+            key = (size, get_weight(raw, c))
             if key != last_key:
-                style, last_key = _font_style(raw, R, c, cache, buf), key
-            if cur is not None and (x0 - cur.x1 > 0.1 * (y1 - y0) or x0 < cur.x0 - 1
-                                    or abs((y0 + y1) / 2 - cur.mid) > 0.5 * max(y1 - y0, 1.0)):
-                cur.text = _text(chars)
-                words.append(cur)
-                cur = None
-            if cur is None:
-                cur, chars = _Word(x0, x1, y0, y1, "", size, 0, 0), []
+                (bold, italic), last_key = _font_style(raw, R, c, cache, buf), key
+            if not chars:
+                wx0, wx1, wy0, wy1, wsize, wbold, witalic = x0, x1, y0, y1, size, 0, 0
             else:
-                cur.x1, cur.y0, cur.y1 = max(cur.x1, x1), min(cur.y0, y0), max(cur.y1, y1)
-                cur.size = max(cur.size, size)
+                if x1 > wx1:
+                    wx1 = x1
+                if y0 < wy0:
+                    wy0 = y0
+                if y1 > wy1:
+                    wy1 = y1
+                if size > wsize:
+                    wsize = size
             chars.append(chr(u) if u != 0xFFFD else "?")
             last_w = x1 - x0
-            cur.bold += style[0]
-            cur.italic += style[1]
-        if cur is not None:
-            cur.text = _text(chars)
-            words.append(cur)
+            wbold += bold
+            witalic += italic
+        if chars:
+            close()
         return words
     finally:
         tp.close()
@@ -258,11 +263,15 @@ def _gutter(lines: list[list[_Word]], width: float) -> float | None:
     cross, with lines of aligned prose on both sides."""
     if len(lines) < 12:
         return None
-    best = None
-    for x in range(int(width * 0.35), int(width * 0.65), 2):
-        cross = sum(1 for ws in lines if any(w.x0 < x < w.x1 for w in ws))
-        if best is None or cross < best[0]:
-            best = (cross, x)
+    lo, hi = int(width * 0.35), int(width * 0.65)
+    crossing = [0] * (hi - lo)  # x - lo -> lines with a word over x
+    for ws in lines:
+        covered = set()
+        for w in ws:
+            covered.update(range(max(lo, int(w.x0) + 1), min(hi, int(w.x1 + 0.999))))
+        for x in covered:
+            crossing[x - lo] += 1
+    best = min((crossing[x - lo], x) for x in range(lo, hi, 2))
     cross, g = best
     if cross > 0.15 * len(lines):
         return None
