@@ -83,6 +83,7 @@ class _Line:
     bottom: float
     right: float = 0.0  # the right margin of its column (set per page): a line ending short of it ends a paragraph
     pw: float = 612.0  # page width
+    left: float = 0.0  # the left margin of its column (set per page)
 
     @property
     def text(self) -> str:
@@ -250,7 +251,8 @@ def _cluster(words: list[_Word]) -> list[list[_Word]]:
     """Words grouped into lines by vertical centre, top to bottom, each line left to right."""
     lines: list[list[_Word]] = []
     for w in sorted(words, key=lambda w: -w.mid):
-        h = max(w.y1 - w.y0, 1.0)
+        # the smaller of the two heights: a large title beside a small line is not one line with it
+        h = max(min(w.y1 - w.y0, lines[-1][0].y1 - lines[-1][0].y0) if lines else w.y1 - w.y0, 1.0)
         if lines and abs(lines[-1][0].mid - w.mid) <= 0.4 * h:
             lines[-1].append(w)
         else:
@@ -387,14 +389,18 @@ def _margins(lines: list[_Line], width: float) -> list[_Line]:
     """Set each line's right margin: the most common right edge (to 6 pt) of the long lines that end on
     the same side of the page's middle (so each column of a two-column page has its own)."""
     ends: dict[bool, collections.Counter] = {True: collections.Counter(), False: collections.Counter()}
+    starts: dict[bool, collections.Counter] = {True: collections.Counter(), False: collections.Counter()}
     for ln in lines:
         x1 = max(w.x1 for w in ln.words)
         if len(ln.text) >= 40:
             ends[x1 > width * 0.55][round(x1 / 6)] += 1
+            starts[x1 > width * 0.55][round(ln.x0 / 6)] += 1
     for ln in lines:
-        x1 = max(w.x1 for w in ln.words)
-        c = ends[x1 > width * 0.55] or ends[True]
+        side = max(w.x1 for w in ln.words) > width * 0.55
+        c = ends[side] or ends[True]
         ln.right, ln.pw = (c.most_common(1)[0][0] * 6 if c else width), width
+        c = starts[side] or starts[True]
+        ln.left = c.most_common(1)[0][0] * 6 if c else 0.0
     return lines
 
 
@@ -406,7 +412,8 @@ def _centered(ln: _Line) -> bool:
 
 def _wraps(ln: _Line) -> bool:
     """The line runs to its column's right margin, so the text goes on in the next line."""
-    return max(w.x1 for w in ln.words) >= ln.right - max(3 * ln.words[-1].size, 15)
+    x1 = max(w.x1 for w in ln.words)
+    return x1 >= ln.right - max(3 * ln.words[-1].size, 15) and x1 - ln.x0 >= 0.6 * (ln.right - ln.left)
 
 
 def _blocks(lines: list[_Line]) -> list[tuple[str, list[_Line]]]:
@@ -616,4 +623,4 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
     return None
 
 
-TEXTLAYER_VERSION = 1  # bump when the rules above change what a PDF becomes
+TEXTLAYER_VERSION = 2  # bump when the rules above change what a PDF becomes
