@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ...core.config import cache_dir
 from ...core.data import data_dir
+from ...documents.extract import pdf_page_count
 from ...documents.repair import join_split_words, repair_markdown
 from ...documents.tree import parse_markdown
 from ...documents.treecheck import check_tree, heading_agreement
@@ -65,8 +66,6 @@ _CHILD = ("import sys; from ppkit.documents.extract import extract_pdf; "
 
 def run_extractions(backend: str, out_dir: Path, *, workers: int = 2) -> ExtractRun:
     """Extract every PDF of :data:`PAIRS` with ``backend``, ``workers`` processes at a time, largest first."""
-    from ...documents.extract import pdf_page_count
-
     out_dir.mkdir(parents=True, exist_ok=True)
     todo = sorted(PAIRS, key=lambda s: -pdf_page_count(_pdf_of(s)))
     running: dict[int, tuple[str, float]] = {}  # pid -> (stem, start)
