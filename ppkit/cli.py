@@ -1,7 +1,7 @@
 """The ``ppkit`` command: ``tree``, ``extract``, ``index``, ``ask``, ``remove``, ``serve``, ``compare`` and ``bench``.
 
     ppkit tree FILE.md [--json] [--check]
-    ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|llamaparse] [--overwrite]
+    ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|layout|llamaparse] [--overwrite]
     ppkit index DOCS... [--index DIR] [--fresh] [--replace]
                         [--embedder local|local-fp32|local-bf16|static|gemini|hash]
                         [--store faiss|qdrant|...] [--qdrant-url URL] [--extracted DIR] [--workers 2]   (DOCS: Markdown and PDFs)
@@ -179,8 +179,9 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     x.add_argument("pdfs", nargs="+", metavar="PDF")
     x.add_argument("--out", required=True, help="folder for NAME.md and NAME.pages.json")
     x.add_argument("--pages", help="1-based page range, e.g. 1-20 or 1-5,9 (default: all)")
-    x.add_argument("--backend", choices=["auto", "offline", "llamaparse"], default="auto",
-                   help="auto: LlamaParse when LLAMA_CLOUD_API_KEY is set, else offline")
+    x.add_argument("--backend", choices=["auto", "offline", "layout", "llamaparse"], default="auto",
+                   help="offline: the PDF's text layer (fast, no extra); layout: pymupdf4llm's layout model "
+                        "(extra pdf, AGPL); auto: LlamaParse when LLAMA_CLOUD_API_KEY is set, else offline")
     x.add_argument("--overwrite", action="store_true",
                    help="replace NAME.md/NAME.pages.json in --out that ppkit did not write (default: refuse)")
     x.add_argument("--quiet", action="store_true", help="no progress bars")

@@ -1,4 +1,5 @@
-"""PDF -> Markdown + page map, on a tiny PDF made here with pymupdf (three pages, headings in three sizes)."""
+"""PDF -> Markdown + page map with the layout backend (pymupdf4llm, extra ``pdf``), on a tiny PDF made here with
+pymupdf (three pages, headings in three sizes); the default text-layer backend is tested in test_textlayer.py."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import pytest
 
 from ppkit.cli import main
-from ppkit.documents.extract import (ExtractionError, LlamaParseExtractor, OfflineExtractor, PageMap, extract_pdf,
+from ppkit.documents.extract import (ExtractionError, LayoutExtractor, LlamaParseExtractor, PageMap, extract_pdf,
                            get_extractor, load_page_map, parse_page_range)
 from ppkit.documents.tree import build_tree
 
@@ -44,7 +45,7 @@ def tiny_pdf(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def extracted(tiny_pdf, tmp_path_factory):
-    return extract_pdf(tiny_pdf, tmp_path_factory.mktemp("out"), backend="offline", progress=False)
+    return extract_pdf(tiny_pdf, tmp_path_factory.mktemp("out"), backend="layout", progress=False)
 
 
 def test_offline_extraction_headings_and_levels(extracted):
@@ -93,7 +94,7 @@ def test_page_by_page_equals_one_pymupdf4llm_call(extracted, tiny_pdf):
 
 
 def test_page_range_ranks_levels_over_the_range(tiny_pdf, tmp_path):
-    ex = extract_pdf(tiny_pdf, tmp_path, pages="2-3", backend="offline", progress=False)
+    ex = extract_pdf(tiny_pdf, tmp_path, pages="2-3", backend="layout", progress=False)
     assert [p for p, _, _ in ex.page_map.pages] == [2, 3]
     tree = build_tree(ex.markdown_path)
     # without the 24 pt title, the 18 pt headings are the top level of this range
@@ -131,7 +132,6 @@ def test_not_a_pdf(tmp_path):
 
 
 def test_corrupt_pdf(tmp_path):
-    pytest.importorskip("pymupdf4llm")
     p = tmp_path / "broken.pdf"
     p.write_bytes(b"%PDF-1.7\n1 0 obj << /Type /Catalog >>\ngarbage without xref or pages\n")
     with pytest.raises(ExtractionError, match="broken.pdf"):
@@ -164,15 +164,19 @@ def test_llamaparse_constructs_with_a_key(monkeypatch):
 
 
 def test_auto_backend_is_offline_without_a_key(monkeypatch):
-    pytest.importorskip("pymupdf4llm")
+    from ppkit.documents.textlayer import TextLayerExtractor
+
     monkeypatch.delenv("LLAMA_CLOUD_API_KEY", raising=False)
-    assert isinstance(get_extractor("auto"), OfflineExtractor)
+    assert isinstance(get_extractor("auto"), TextLayerExtractor)
+    assert isinstance(get_extractor("offline"), TextLayerExtractor)
+    pytest.importorskip("pymupdf4llm")
+    assert isinstance(get_extractor("layout"), LayoutExtractor)
     with pytest.raises(ValueError, match="unknown extraction backend"):
         get_extractor("docling")
 
 
 def test_cli_extract(tiny_pdf, tmp_path, capsys):
-    assert main(["extract", str(tiny_pdf), "--out", str(tmp_path), "--pages", "1", "--backend", "offline",
+    assert main(["extract", str(tiny_pdf), "--out", str(tmp_path), "--pages", "1", "--backend", "layout",
                  "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "tiny.pdf: 1 of 3 pages, 1 headings" in out

@@ -1,5 +1,5 @@
 """ppkit.documents.pdfcache and page citations: PDFs indexed beside Markdown, the extraction cache
-(reuse, adoption of ``ppkit extract`` output, resume after kill -9), the missing-extra error, and
+(reuse, adoption of ``ppkit extract`` output, resume after kill -9), the cache keyed by backend, and
 the pages of the lines sent. PDFs are made here with pymupdf (a few pages each)."""
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 import ppkit
-from ppkit.core.errors import MissingDependency
 from ppkit.documents import pdfcache
-from ppkit.documents.extract import PageMap, extract_pdf
+from ppkit.documents.extract import PageMap, extract_pdf, get_extractor
 from ppkit.documents.pdfcache import prepare_pdfs
 from ppkit.pipeline import build_index, load_index
 from ppkit.retrieval.types import pages_label
@@ -51,7 +50,7 @@ def private_cache(monkeypatch, tmp_path):
 
 @pytest.fixture
 def pdfs(tmp_path):
-    pytest.importorskip("pymupdf4llm")
+    pytest.importorskip("pymupdf")  # only to write the PDFs; the default extractor does not use it
     d = tmp_path / "pdfs"
     d.mkdir()
     return {"alpha": make_pdf(d / "alpha.pdf", "alpha"), "beta": make_pdf(d / "beta.pdf", "beta", pages=3),
@@ -95,12 +94,13 @@ def test_extract_output_is_adopted_when_it_is_of_the_same_pdf(pdfs, tmp_path):
     assert run.docs[1].page_map.page_count == 3 and run.docs[1].markdown.name == "beta.md"
 
 
-def test_a_pdf_to_extract_without_the_extra_names_it_and_its_license(pdfs, monkeypatch):
-    prepare_pdfs([pdfs["alpha"]], workers=1, progress=False)  # now in the cache
-    monkeypatch.setitem(sys.modules, "pymupdf4llm", None)  # import pymupdf4llm -> ImportError
-    assert [d.how for d in prepare_pdfs([pdfs["alpha"]], progress=False).docs] == ["cached"]
-    with pytest.raises(MissingDependency, match=r"ppkit\[pdf\].*AGPL-3.0"):
-        prepare_pdfs([pdfs["beta"]], progress=False)
+def test_the_cache_keys_each_backend_apart(pdfs, monkeypatch):
+    doc = prepare_pdfs([pdfs["alpha"]], workers=1, progress=False).docs[0]
+    assert doc.markdown.parent.name == f"{get_extractor('offline').name}-x{pdfcache.EXTRACT_VERSION}"
+    assert doc.page_map.backend.startswith("textlayer-")
+    monkeypatch.setattr(pdfcache, "_offline_backend", lambda: "another-backend-1")  # a new extractor version
+    again = prepare_pdfs([pdfs["alpha"]], workers=1, progress=False).docs[0]
+    assert again.how == "extracted" and again.markdown.parent.name == "another-backend-1-x1"
 
 
 def test_split_words_are_joined_in_the_cached_markdown_lines_kept(pdfs, tmp_path):

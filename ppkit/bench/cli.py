@@ -20,7 +20,8 @@
                           [--json OUT]       (ppkit serve under load on loopback beside the in-process rate)
     ppkit bench compare   [--n 10] [--pdf] [--whole PDF PDF | --no-whole] [--no-reports] [--json OUT]
                                              (document comparison against the reference's four reports; two 10-Ks)
-    ppkit bench extraction OUT_DIR LOG_DIR   (the offline extractor's headings, time and memory vs the reference)
+    ppkit bench extraction [--backends offline,layout] [--workers 2] [--out DIR]
+                                             (PDF extractors side by side: pages/s, CPU, memory, headings vs reference)
     ppkit bench split-words DIR              (headings per filing and the split-word repair over `ppkit extract` output)
     ppkit bench stage2-rules [--shelf DIR] [--rules none,...]   (rules after stage 2, chosen leave-one-company-out)
     ppkit bench statement-weight [--shelf DIR] [--grid 0.8,1.0,1.2,1.6] [--retrieval MODE ...]
@@ -62,7 +63,8 @@ from .runs.answers import NeedsKey, run_answers_bench
 from .runs.baselines import BASELINES, build_baselines
 from .runs.compare import compare_markdown, default_reports, run_compare_bench, run_whole_bench, whole_markdown
 from .runs.computed import metric_markdown, run_metric_bench
-from .runs.extraction import extraction_table, split_words_report
+from .runs.extraction import default_out as default_extract_out
+from .runs.extraction import extraction_table, run_extractions, split_words_report
 from .runs.harness import MODES, BenchPlan, markdown_table, run_retrieval_bench
 from .runs.metadata import metadata_markdown, run_metadata_bench
 from .runs.peers import PEERS, peers_markdown, plot_peers, run_peers
@@ -236,10 +238,12 @@ def add_bench_parser(subparsers, handler) -> None:
     m.add_argument("--json", metavar="OUT", help="write the full result (every miss with its cause) as JSON")
     m.set_defaults(func=handler)
 
-    ex = bs.add_parser("extraction", help="the offline extractor against the reference Markdown: headings found, "
-                                          "levels, time and memory (from /usr/bin/time -v logs)")
-    ex.add_argument("out_dir", metavar="OUT_DIR", help="`ppkit extract --backend offline` output of the reference PDFs")
-    ex.add_argument("log_dir", metavar="LOG_DIR", help="folder of NAME.time files (/usr/bin/time -v of each extract)")
+    ex = bs.add_parser("extraction", help="PDF extractors side by side on the reference PDFs: pages/s, CPU s, peak "
+                                          "memory, and heading agreement with the reference Markdown")
+    ex.add_argument("--backends", default="offline,layout",
+                    help="comma-separated backends, measured one after the other (default offline,layout)")
+    ex.add_argument("--workers", type=int, default=2, help="PDFs extracted at a time, one process each (default 2)")
+    ex.add_argument("--out", help="folder for the Markdown (default <cache>/extract_bench)")
     ex.set_defaults(func=handler)
 
     sw = bs.add_parser("split-words", help="headings per filing and the split-word repair over `ppkit extract` output")
@@ -549,7 +553,9 @@ def _metadata(args) -> int:
 
 
 def _extraction(args, config) -> int:
-    print("\n".join(extraction_table(args.out_dir, args.log_dir)))
+    out = Path(args.out) if args.out else default_extract_out()
+    runs = [run_extractions(b, out / b, workers=args.workers) for b in args.backends.split(",") if b]
+    print("\n".join(extraction_table(runs)))
     return 0
 
 

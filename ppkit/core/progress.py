@@ -33,8 +33,9 @@ def quiet_mode(on: bool = True) -> Iterator[None]:
         _QUIET[0] = before
 
 
-def progress_bar(iterable=None, *, desc: str = "", total: int | None = None, disable: bool = False):
-    """Wrap ``iterable`` in a tqdm bar unless disabled or quiet."""
+def progress_bar(iterable=None, *, desc: str = "", total: int | None = None, disable: bool = False,
+                 unit: str = "it"):
+    """Wrap ``iterable`` in a tqdm bar unless disabled or quiet; the rate shows as ``<unit>/s``."""
     from tqdm.auto import tqdm
 
-    return tqdm(iterable, desc=desc, total=total, disable=disable or quiet(), leave=False)
+    return tqdm(iterable, desc=desc, total=total, disable=disable or quiet(), leave=False, unit=unit)

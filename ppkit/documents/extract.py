@@ -1,11 +1,15 @@
 """PDF -> Markdown, with a line -> page map beside it.
 
-Two backends behind one small interface (:class:`Extractor`):
+Three backends behind one small interface (:class:`Extractor`):
 
-* ``offline``: ``pymupdf4llm`` 1.28.2 in layout mode (its ONNX layout model ships
-  inside the ``pymupdf-layout`` wheel, so nothing is downloaded at run time).
-  AGPL-licensed, hence the optional extra ``ppkit[pdf]``. OCR is switched off:
-  the filings and papers here carry a text layer, and no OCR engine is installed.
+* ``offline`` (the default offline backend): :class:`ppkit.documents.textlayer.TextLayerExtractor`
+  reads the PDF's text layer (characters with font, size and position) through ``pypdfium2``
+  (Apache-2.0/BSD, a core dependency) and decides headings, tables and running headers from
+  per-document statistics. Tens of pages a second per core; no model, no pymupdf.
+* ``layout``: ``pymupdf4llm`` 1.28.2 in layout mode (its ONNX layout model ships inside the
+  ``pymupdf-layout`` wheel, so nothing is downloaded at run time). AGPL-licensed, hence the optional
+  extra ``ppkit[pdf]``; a few pages a second. OCR is switched off: the filings and papers here carry
+  a text layer, and no OCR engine is installed.
 * ``llamaparse``: LlamaParse through the maintained ``llama-cloud`` client
   (``LlamaCloud(...).parsing.parse(...)``), extra ``ppkit[llamaparse]``; runs only
   when ``LLAMA_CLOUD_API_KEY`` is set.
@@ -35,19 +39,17 @@ from ..core.config import llama_cloud_key, offline_forced
 from ..core.errors import InvalidInput, MissingDependency, MissingFile
 from ..core.io import atomic_write
 from ..core.progress import progress_bar
+from .pdfbase import ExtractionError, PageTexts, open_pdfium
+from .textlayer import TextLayerExtractor
 from .tree import parse_markdown
 
 __all__ = [
-    "ExtractionError", "PageMap", "PageTexts", "Extraction", "Extractor", "OfflineExtractor",
+    "ExtractionError", "PageMap", "PageTexts", "Extraction", "Extractor", "LayoutExtractor", "open_pdfium",
     "LlamaParseExtractor", "get_extractor", "extract_pdf", "parse_page_range", "load_page_map",
     "pdf_page_count", "render_page",
 ]
 
 PAGE_MAP_FORMAT = 1
-
-
-class ExtractionError(InvalidInput):
-    """A PDF could not be extracted (missing, corrupt, encrypted, bad page range, no key)."""
 
 
 # ---------------------------------------------------------------------------- page map
@@ -141,16 +143,6 @@ def load_page_map(markdown_path: str | Path) -> PageMap:
 # ---------------------------------------------------------------------------- backends
 
 
-@dataclass(frozen=True)
-class PageTexts:
-    """What a backend returns: Markdown per PDF page, in page order."""
-
-    page_count: int
-    pages: tuple[tuple[int, str], ...]  # (1-based page, markdown)
-    failed: tuple[tuple[int, str], ...] = ()  # (page, error)
-    outline: tuple[tuple[int, str, int], ...] = ()
-
-
 class Extractor(Protocol):
     """Any object that turns PDF pages into Markdown."""
 
@@ -178,7 +170,7 @@ def _open_pdf(pdf: Path):
     return doc
 
 
-class OfflineExtractor:
+class LayoutExtractor:
     """pymupdf4llm in layout mode, page by page so progress shows per page.
 
     pymupdf4llm assigns heading levels from the font sizes of all title and
@@ -198,7 +190,8 @@ class OfflineExtractor:
             from pymupdf4llm.helpers import document_layout
         except ImportError as e:
             raise MissingDependency(
-                f"the offline extractor needs pymupdf4llm ({e}): pip install 'ppkit[pdf]' (AGPL-licensed)"
+                f"the layout extractor needs pymupdf4llm ({e}): pip install 'ppkit[pdf]' (AGPL-licensed); "
+                "or use --backend offline (no extra needed)"
             ) from None
         if not getattr(pymupdf4llm, "_use_layout", False):
             raise MissingDependency("pymupdf4llm runs without its layout model: pip install 'pymupdf-layout'")
@@ -268,10 +261,8 @@ class LlamaParseExtractor:
 
     def extract_pages(self, pdf: Path, pages: list[int] | None, *, progress: bool = True) -> PageTexts:
         page_count = None
-        try:  # the page count validates the range; pymupdf is optional here
-            doc = _open_pdf(pdf)
-            page_count = doc.page_count
-            doc.close()
+        try:  # the page count validates the range
+            page_count = pdf_page_count(pdf)
         except ImportError:
             pass
         kwargs = {}
@@ -296,19 +287,25 @@ class LlamaParseExtractor:
 
 
 def get_extractor(backend: str = "auto", **kwargs) -> Extractor:
-    """An extractor by name: ``"offline"``, ``"llamaparse"``, or ``"auto"``.
+    """An extractor by name: ``"offline"`` (text layer), ``"layout"`` (pymupdf4llm, extra ``pdf``),
+    ``"llamaparse"``, or ``"auto"``.
 
     ``auto`` is LlamaParse when ``LLAMA_CLOUD_API_KEY`` is set and ``PPKIT_OFFLINE``
     is not, else offline.
+
+    >>> get_extractor("offline").name.startswith("textlayer-")
+    True
     """
     if backend == "auto":
         online = llama_cloud_key() and not offline_forced()
         backend = "llamaparse" if online else "offline"
     if backend == "offline":
-        return OfflineExtractor(**kwargs)
+        return TextLayerExtractor(**kwargs)
+    if backend == "layout":
+        return LayoutExtractor(**kwargs)
     if backend == "llamaparse":
         return LlamaParseExtractor(**kwargs)
-    raise InvalidInput(f"unknown extraction backend {backend!r}: use offline, llamaparse or auto")
+    raise InvalidInput(f"unknown extraction backend {backend!r}: use offline, layout, llamaparse or auto")
 
 
 # ---------------------------------------------------------------------------- driver
@@ -404,7 +401,7 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
         pdf: the PDF file.
         out_dir: folder for the outputs (created if missing).
         pages: 1-based page range (``"1-20"`` or a list); None for all pages.
-        backend: ``"offline"``, ``"llamaparse"``, ``"auto"``, or an :class:`Extractor`.
+        backend: ``"offline"``, ``"layout"``, ``"llamaparse"``, ``"auto"``, or an :class:`Extractor`.
         name: output file stem (default: the PDF's stem).
         progress: show a progress bar per page (quiet under ``PPKIT_QUIET=1``).
         overwrite: replace ``<name>.md``/``<name>.pages.json`` that ppkit did not write (or that were
@@ -422,7 +419,7 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
     _check_pdf(pdf)
     _check_outputs(Path(out_dir), name or pdf.stem, overwrite)
     extractor = get_extractor(backend) if isinstance(backend, str) else backend
-    page_count = pdf_page_count(pdf)  # None without pymupdf (LlamaParse alone): the service checks the range
+    page_count = pdf_page_count(pdf)
     if pages is None or isinstance(pages, str):
         page_list = parse_page_range(pages, page_count or 10**9)
     else:
@@ -449,13 +446,10 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
                       n_lines=tree.n_lines, n_headings=len(tree) - 1, seconds=time.perf_counter() - t0)
 
 
-def pdf_page_count(pdf: Path) -> int | None:
-    """Pages in the PDF, or None when pymupdf is not installed (LlamaParse alone)."""
-    try:
-        doc = _open_pdf(pdf)
-    except ImportError:
-        return None
-    n = doc.page_count
+def pdf_page_count(pdf: Path) -> int:
+    """Pages in the PDF (pypdfium2; an unreadable PDF is an ExtractionError)."""
+    doc = open_pdfium(Path(pdf))
+    n = len(doc)
     doc.close()
     return n
 

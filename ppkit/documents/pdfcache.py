@@ -4,7 +4,7 @@
 returns a Markdown file per PDF from the extraction cache, extracting what is not there yet:
 
 * **Keyed by content.** An entry lives in ``<cache>/pdf/<pdf sha256>/<backend>-x<EXTRACT_VERSION>/``
-  (backend e.g. ``pymupdf4llm-1.28.2-layout``), so a renamed or moved PDF is not extracted again
+  (backend e.g. ``textlayer-1-pypdfium2-5.15.2``), so a renamed or moved PDF is not extracted again
   and a new extractor version is. The entry keeps the extractor's output as emitted
   (``raw.md`` + ``raw.pages.json``) and, derived from it, ``<stem>.md`` + ``<stem>.pages.json``
   with letter-spaced words joined (:func:`ppkit.documents.repair.join_split_words`; no line added
@@ -13,20 +13,20 @@ returns a Markdown file per PDF from the extraction cache, extracting what is no
 * **Resumable.** An entry is complete when its page map is there and names the sha256 of the
   Markdown beside it; each file is written atomically, the map last. A run killed at the 50th
   PDF keeps the 49 extracted before it, and the next run starts at the 50th.
-* **Both cores.** Extraction runs in a pool of ``workers`` processes (default 2; pymupdf4llm
-  uses one core per PDF), largest PDF first; one progress bar counts pages, with an ETA.
+* **Both cores.** Extraction runs in a pool of ``workers`` processes (default 2; an extractor
+  uses one core per PDF), largest PDF first; one progress bar counts pages (pages/s, ETA).
 * **Adopting earlier output.** ``extracted=DIR`` takes ``DIR/<stem>.md`` + ``DIR/<stem>.pages.json``
   written by ``ppkit extract`` when the map's ``pdf_sha256`` is this PDF's and the Markdown's
   sha256 matches; it is copied into the cache as a raw entry (the PDF is not extracted again).
-* **License.** The offline extractor, pymupdf4llm, is AGPL-3.0: it is the optional extra
-  ``ppkit[pdf]``. Without it, a PDF that is not in the cache is a :class:`MissingDependency`
-  naming the extra and the license; PDFs already in the cache are still used.
+* **License.** The offline extractor (:mod:`ppkit.documents.textlayer`, on pypdfium2) is a core
+  dependency under permissive licences, so the default install extracts PDFs.
 
 A ``<stem>.meta.json`` sidecar beside the PDF (:mod:`ppkit.documents.metadata`) is copied beside the
 cached Markdown, so the metadata overrides of a PDF work as those of a Markdown file do.
 
 This module does not choose between extractors: the cache holds the offline backend's output
-(LlamaParse stays ``ppkit extract --backend llamaparse`` plus indexing its Markdown).
+(the layout and LlamaParse backends stay ``ppkit extract --backend layout|llamaparse`` plus indexing
+its Markdown, or ``--extracted DIR``; each backend's entries live apart, keyed by its name).
 
 Test hook: ``PPKIT_TEST_CRASH_AT=extracted-<n>`` SIGKILLs the process right after the n-th PDF
 of a run was extracted and written (only the resume test sets it).
@@ -45,10 +45,10 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from ..core.config import cache_dir, crash_step
-from ..core.errors import MissingDependency, MissingFile
+from ..core.errors import MissingFile
 from ..core.io import atomic_write, sha256_file
 from ..core.progress import progress_bar
-from .extract import ExtractionError, PageMap, extract_pdf, load_page_map, pdf_page_count
+from .extract import ExtractionError, PageMap, extract_pdf, get_extractor, load_page_map, pdf_page_count
 from .metadata import sidecar_path
 from .repair import JOIN_VERSION, join_split_words
 
@@ -113,13 +113,9 @@ class PdfRun:
 # ---------------------------------------------------------------------------- entries
 
 
-def _offline_backend() -> str | None:
-    """The offline backend's name (as its page maps record it), or None when pymupdf4llm is missing."""
-    try:
-        import pymupdf4llm
-    except ImportError:
-        return None
-    return f"pymupdf4llm-{pymupdf4llm.__version__}-layout"
+def _offline_backend() -> str:
+    """The offline backend's name, as its page maps record it."""
+    return get_extractor("offline").name
 
 
 def _entry(sha: str, backend: str) -> Path:
@@ -152,15 +148,10 @@ def _derive(pdf: Path, entry: Path, raw: PageMap, how: str, seconds: float) -> C
     return CachedPdf(pdf, md, pm, how, seconds, pm.joins)
 
 
-def _cached(pdf: Path, sha: str, backend: str | None) -> Path | None:
-    """The complete cache entry of this PDF for ``backend`` (None: any offline backend)."""
-    if backend is not None:
-        entry = _entry(sha, backend)
-        return entry if _valid(entry / f"{RAW}.md") is not None else None
-    for entry in sorted((pdf_cache_dir() / sha).glob(f"pymupdf4llm-*-x{EXTRACT_VERSION}")):
-        if _valid(entry / f"{RAW}.md") is not None:
-            return entry
-    return None
+def _cached(pdf: Path, sha: str, backend: str) -> Path | None:
+    """The complete cache entry of this PDF for ``backend``."""
+    entry = _entry(sha, backend)
+    return entry if _valid(entry / f"{RAW}.md") is not None else None
 
 
 def _adopt(pdf: Path, sha: str, folder: Path) -> Path | None:
@@ -209,14 +200,11 @@ def prepare_pdfs(pdfs, *, extracted: str | Path | None = None, workers: int = 2,
     Args:
         pdfs: PDF files.
         extracted: a folder of ``ppkit extract`` output to adopt (``<stem>.md`` + ``<stem>.pages.json``).
-        workers: extraction processes (pymupdf4llm uses one core each).
+        workers: extraction processes (one core each).
         progress: a progress bar over the pages to extract, with an ETA.
 
     Returns:
         A :class:`PdfRun`: one :class:`CachedPdf` per PDF, in the order given.
-
-    Raises:
-        MissingDependency: a PDF must be extracted and pymupdf4llm (``ppkit[pdf]``, AGPL-3.0) is missing.
 
     >>> run = prepare_pdfs(["BOEING_2022_10K.pdf"])   # doctest: +SKIP
     >>> run.docs[0].markdown.name                       # doctest: +SKIP
@@ -239,11 +227,6 @@ def prepare_pdfs(pdfs, *, extracted: str | Path | None = None, workers: int = 2,
         if entry is not None:
             ready[i] = _derive(pdf, entry, load_page_map(entry / f"{RAW}.md"), "adopted", 0.0)
             continue
-        if backend is None:
-            raise MissingDependency(
-                f"{pdf.name} must be extracted and the offline extractor is not installed: "
-                "pip install 'ppkit[pdf]' (pymupdf4llm, licensed under the AGPL-3.0); or extract elsewhere "
-                "with `ppkit extract` and pass the folder with --extracted")
         todo.append((i, sha, _entry(sha, backend)))
     t0 = time.perf_counter()
     n_workers = max(1, min(workers, len(todo)))
@@ -258,7 +241,8 @@ def _run_pool(pdfs: list[Path], todo: list[tuple[int, str, Path]], ready: dict[i
     pages = {i: pdf_page_count(pdfs[i]) or 0 for i, _, _ in todo}
     todo = sorted(todo, key=lambda t: -pages[t[0]])
     # spawn, not fork: the parent may hold torch's threads (the embedder), which fork would copy half-made
-    with progress_bar(total=sum(pages.values()), desc=f"extracting {len(todo)} PDFs", disable=not progress) as bar, \
+    with progress_bar(total=sum(pages.values()), desc=f"extracting {len(todo)} PDFs", disable=not progress,
+                      unit="page") as bar, \
             ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
                                 initializer=_die_with_parent) as pool:
         futures = {pool.submit(_extract_one, str(pdfs[i]), str(entry)): (i, entry) for i, _, entry in todo}
