@@ -10,6 +10,7 @@ import pytest
 
 import ppkit
 from ppkit.cli import main
+from ppkit.core.errors import InvalidInput
 from ppkit.documents.pdfcache import MAX_PDF_PAGES
 
 
@@ -69,3 +70,17 @@ def test_k_past_the_candidates_is_one_line_on_the_command_line(tmp_path, docs, c
     _build([docs["acme"]], folder)
     rc = main(["ask", "What was the revenue?", "--index", str(folder), "--k", "100000"])
     _one_line(capsys, rc, "k=100000 is more than the 50 candidate sections", "k=50 or fewer")
+
+
+# -- a file name with a newline -------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["ac\nme", "ac\tme", "ac\u2028me"], ids=["newline", "tab", "line-separator"])
+def test_a_file_name_with_a_control_character_is_refused(tmp_path, docs, capsys, name):
+    """Case: was: a document named with a newline was indexed, and its own citations were warned about."""
+    odd = docs["acme"].with_name(f"{name}.md")
+    odd.write_text(docs["acme"].read_text(encoding="utf-8"), encoding="utf-8")
+    folder = tmp_path / "ix"
+    rc = main(["index", str(docs["globex"]), str(odd), "--index", str(folder), "--embedder", "hash", "--quiet"])
+    _one_line(capsys, rc, f"the document name {name!r} holds control characters", "rename the file")
+    assert not folder.exists()
+    with pytest.raises(InvalidInput, match="holds control characters"):
+        _build([docs["acme"]], folder, names=[name])
