@@ -5,6 +5,7 @@ right), before any long work, with nothing lost."""
 
 from __future__ import annotations
 
+import os
 
 import pytest
 
@@ -13,7 +14,7 @@ from ppkit.cli import main
 from ppkit.core.errors import InvalidInput
 from ppkit.documents.pdfcache import MAX_PDF_PAGES
 
-
+from .conftest import ROOT
 from .test_round_two import _build, _one_line
 
 
@@ -84,3 +85,19 @@ def test_a_file_name_with_a_control_character_is_refused(tmp_path, docs, capsys,
     assert not folder.exists()
     with pytest.raises(InvalidInput, match="holds control characters"):
         _build([docs["acme"]], folder, names=[name])
+
+
+# -- a benchmark output that cannot be written ----------------------------------------------------------
+def test_a_bench_output_that_cannot_be_written_is_one_line_before_the_run(tmp_path, capsys):
+    """Case: was: `ppkit bench retrieval --json DIR` failed only after the whole run."""
+    questions = ROOT / "tests" / "fixtures" / "bench_financebench.jsonl"
+    afile = tmp_path / "afile"
+    afile.write_text("keep")
+    index = tmp_path / "ix"  # never built: each refusal comes before the run opens (or builds) an index
+    rc = main(["bench", "retrieval", "--questions", str(questions), "--index", str(index), "--json", str(tmp_path)])
+    _one_line(capsys, rc, f"--json {tmp_path} is a folder", f"--json {tmp_path / 'result.json'}")
+    rc = main(["bench", "verify", "--json", str(afile / "out.json")])
+    _one_line(capsys, rc, f"{afile} is a file, not a folder")
+    rc = main(["bench", "answers", "--questions", str(questions), "--index", str(index), "--out", str(afile)])
+    _one_line(capsys, rc, f"--out {afile} is a file: give a folder")
+    assert afile.read_text() == "keep" and sorted(set(os.listdir(tmp_path)) - {"config"}) == ["afile"]
