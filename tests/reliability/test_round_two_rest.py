@@ -101,3 +101,17 @@ def test_a_bench_output_that_cannot_be_written_is_one_line_before_the_run(tmp_pa
     rc = main(["bench", "answers", "--questions", str(questions), "--index", str(index), "--out", str(afile)])
     _one_line(capsys, rc, f"--out {afile} is a file: give a folder")
     assert afile.read_text() == "keep" and sorted(set(os.listdir(tmp_path)) - {"config"}) == ["afile"]
+
+
+# -- a signing key folder that cannot be written ----------------------------------------------------------
+def test_a_key_folder_that_cannot_be_written_is_named(tmp_path, docs, capsys, monkeypatch):
+    """Case: was: "could not write the index at IX (NotADirectoryError ...)", blaming the index folder."""
+    afile = tmp_path / "afile"
+    afile.write_text("x")  # a folder under a file cannot be made, even by root
+    monkeypatch.setenv("PPKIT_CONFIG_DIR", str(afile / "config"))
+    monkeypatch.setenv("PPKIT_CACHE_DIR", str(afile / "cache"))  # the key's second place
+    folder = tmp_path / "ix"
+    rc = main(["index", str(docs["acme"]), "--index", str(folder), "--embedder", "hash", "--quiet"])
+    err = _one_line(capsys, rc, f"the key that signs index folders cannot be written in {afile / 'config'}",
+                    str(afile / "cache"), "$PPKIT_CONFIG_DIR", "the index was not changed")
+    assert f"index at {folder}" not in err and not folder.exists()
