@@ -11,7 +11,7 @@ import pytest
 
 import ppkit
 from ppkit.cli import main
-from ppkit.core.errors import InvalidInput
+from ppkit.core.errors import ConfigError, InvalidInput
 from ppkit.documents.pdfcache import MAX_PDF_PAGES
 
 from .conftest import ROOT
@@ -115,3 +115,17 @@ def test_a_key_folder_that_cannot_be_written_is_named(tmp_path, docs, capsys, mo
     err = _one_line(capsys, rc, f"the key that signs index folders cannot be written in {afile / 'config'}",
                     str(afile / "cache"), "$PPKIT_CONFIG_DIR", "the index was not changed")
     assert f"index at {folder}" not in err and not folder.exists()
+
+
+# -- a setting made in code -------------------------------------------------------------------------------
+def test_a_setting_made_in_code_names_the_field(monkeypatch):
+    """Case: was: `Config(k=0)` in code named `$PPKIT_K`, a variable nobody set."""
+    monkeypatch.delenv("PPKIT_K", raising=False)
+    for make in (lambda: ppkit.Config(k=0), lambda: ppkit.Config.from_env(k=0), lambda: ppkit.Config().set(k=0)):
+        with pytest.raises(ConfigError) as e:
+            make()
+        assert str(e.value) == "k=0: give a number of sections, at least 1"
+    monkeypatch.setenv("PPKIT_K", " 0")
+    with pytest.raises(ConfigError) as e:
+        ppkit.Config.from_env()
+    assert str(e.value) == "$PPKIT_K=' 0': give a number of sections, at least 1"
