@@ -34,6 +34,7 @@ from .core.config import RERANKERS, RETRIEVAL_MODES, Config
 from .core.errors import InvalidInput, PpkitError
 from .core.progress import progress_bar, quiet_mode
 from .documents.extract import extract_pdf
+from .documents.pdfcache import checked_page_count
 from .documents.tree import build_tree
 from .documents.treecheck import check_tree, format_report
 from .indexing import stores
@@ -68,6 +69,8 @@ def _cmd_extract(args, cfg) -> int:
         if other != pdf:
             raise InvalidInput(f"{other} and {pdf} would both be extracted to {Path(pdf).stem}.md in {args.out}; "
                                "nothing was extracted: extract them in separate runs with different --out folders")
+        if Path(pdf).is_file():
+            checked_page_count(pdf)  # an absurd page count is one line before any extraction
     for pdf in progress_bar(args.pdfs, desc="documents", disable=len(args.pdfs) < 2):
         ex = extract_pdf(pdf, args.out, pages=args.pages, backend=args.backend, progress=not args.quiet,
                          overwrite=args.overwrite)

@@ -294,6 +294,7 @@ def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker
                    synthesizer: Synthesizer) -> Generator[Event, None, Answer]:
     """The stages of :func:`stream` in order, up to the verified Answer (without the run's fallbacks)."""
     checked_k(question, index.config.k if opts.retrieve.k is None else opts.retrieve.k)
+    _not_empty(index)
     rewrite = rewrite_question(index, question, opts.history) if opts.history else None
     if rewrite is not None:
         question = rewrite.question
@@ -307,6 +308,15 @@ def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker
                                 budget=index.config.section_budget) if opts.statements else [])
     return (yield from answer_stream(question, r, synthesizer, analysis, added=added, rewrite=rewrite,
                                      verify=opts.verify))
+
+
+def _not_empty(index: SearchIndex) -> None:
+    """An InvalidInput when ``index`` holds no documents: an answer from it would be an empty "Not found" that
+    passes verification (retrieval itself returns no sections, which says so)."""
+    if not index.trees:
+        where = f" at {index.folder}" if index.folder is not None else ""
+        raise InvalidInput(f"the index{where} holds no documents, so there is nothing to answer from: add some "
+                           "with `ppkit index DOCS..." + (f" --index {index.folder}`" if where else "`"))
 
 
 def _one_doc_search(index: SearchIndex):

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -574,6 +575,28 @@ def _statement_weight(args, config) -> int:
     return 0
 
 
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or its closest ancestor that exists."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _check_output(path, option: str, *, folder: bool = False) -> None:
+    """An InvalidInput, before a run starts, when ``path`` (``option``'s value: a file, or a ``folder``) cannot
+    be written: a folder where a file goes (or a file where a folder goes), a file where a parent folder must be
+    made, or a parent that is not writable. A benchmark then fails in its first second, not after its run."""
+    path = Path(path)
+    if path.exists() and path.is_dir() != folder:
+        raise InvalidInput(f"{option} {path} is a {'file' if folder else 'folder'}: give a "
+                           + ("folder" if folder else f"file name, e.g. {option} {path / 'result.json'}"))
+    base = _nearest_existing(path if folder else path.parent)
+    if not base.is_dir():
+        raise InvalidInput(f"{option} {path} cannot be written: {base} is a file, not a folder; choose another path")
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise InvalidInput(f"{option} {path} cannot be written: {base} is not writable; choose another path")
+
+
 def run_bench(args, config=None) -> int:
     """Run the ``bench`` subcommand in ``args.bench_command`` with ``config`` (default
     :meth:`Config.from_env`); returns the exit status."""
@@ -585,6 +608,11 @@ def run_bench(args, config=None) -> int:
                 "stage2-rules": _stage2_rules, "statement-weight": _statement_weight, "serve": _serve}
     if cmd not in commands:
         raise ValueError(f"unknown bench command {cmd!r}")
+    for option in ("json", "figure"):
+        if getattr(args, option, None):
+            _check_output(getattr(args, option), f"--{option}")
+    if cmd == "answers" and args.out:
+        _check_output(args.out, "--out", folder=True)
     try:
         return commands[cmd](args, config)
     except NeedsKey as e:

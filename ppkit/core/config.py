@@ -320,8 +320,7 @@ class Config:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < low \
                     or (name == "llm_timeout" and v == 0):
-                var = f" (${ENV_FIELDS[name][0]})" if name in ENV_FIELDS else ""
-                raise ConfigError(f"{name}={v!r}{var}: {what}")
+                raise ConfigError(f"{name}={v!r}: {what}")  # from_env names the variable instead
         if self.chunk_overlap >= self.chunk_size:
             raise ConfigError(f"chunk_overlap={self.chunk_overlap!r}: give less than chunk_size ({self.chunk_size})")
         changed = {f.name for f in fields(self) if f.name != "explicit" and getattr(self, f.name) != f.default}
@@ -338,7 +337,14 @@ class Config:
         """
         check_fields(cls, overrides, "Config field(s)")
         from_vars = {name: v for name, (var, kind) in ENV_FIELDS.items() if (v := _env_field(var, kind)) is not None}
-        return cls(online=gemini_key() is not None, **from_vars, explicit=frozenset(from_vars)).set(
+        try:
+            env = cls(online=gemini_key() is not None, **from_vars, explicit=frozenset(from_vars))
+        except ConfigError as e:  # a field set by its variable: name the variable, as the user wrote it
+            var = next((ENV_FIELDS[n][0] for n in from_vars if str(e).startswith(f"{n}=")), None)
+            if var is None:
+                raise
+            raise ConfigError(f"${var}={os.environ[var]!r}: {str(e).split(': ', 1)[1]}") from None
+        return env.set(
             **{k: v for k, v in overrides.items() if k != "online" or v is not None})
 
     def set(self, **changes) -> Config:

@@ -45,18 +45,22 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from ..core.config import cache_dir, crash_step
-from ..core.errors import MissingFile
+from ..core.errors import InvalidInput, MissingFile, PpkitError
 from ..core.io import atomic_write, sha256_file
 from ..core.progress import progress_bar
 from .extract import ExtractionError, PageMap, extract_pdf, get_extractor, load_page_map, pdf_page_count
 from .metadata import sidecar_path
 from .repair import JOIN_VERSION, join_split_words
 
-__all__ = ["EXTRACT_VERSION", "CachedPdf", "PdfRun", "prepare_pdfs", "pdf_cache_dir", "is_pdf"]
+__all__ = ["EXTRACT_VERSION", "MAX_PDF_PAGES", "CachedPdf", "PdfRun", "checked_page_count", "prepare_pdfs",
+           "pdf_cache_dir", "is_pdf"]
 
 EXTRACT_VERSION = 1  # bump when ppkit's extraction (extract.py) changes what a backend's output becomes
 DERIVED = f"join-split-words-{JOIN_VERSION}"  # what the derived Markdown went through
 RAW = "raw"
+# the most pages a PDF may claim (a 10-K runs to a few hundred); a page tree claiming more is a broken or hostile
+# file, refused before any extraction starts
+MAX_PDF_PAGES = 100_000
 
 
 def is_pdf(path: str | Path) -> bool:
@@ -166,6 +170,22 @@ def _adopt(pdf: Path, sha: str, folder: Path) -> Path | None:
     return entry
 
 
+def checked_page_count(pdf: str | Path) -> int | None:
+    """The pages of ``pdf`` (None when no PDF library is installed to count them), once the count is readable
+    and at most :data:`MAX_PDF_PAGES`; else an InvalidInput, before any extraction starts. Whichever backend
+    counts: one that rejects an absurd page tree itself (a RuntimeError) gets the same one line."""
+    try:
+        n = pdf_page_count(Path(pdf))
+    except PpkitError:
+        raise
+    except (RuntimeError, ValueError, OverflowError) as e:
+        raise InvalidInput(f"{pdf}: its page count cannot be read ({e}); check the file or export it again") from None
+    if n is not None and n > MAX_PDF_PAGES:
+        raise InvalidInput(f"{pdf} claims {n:,} pages, more than the {MAX_PDF_PAGES:,} ppkit reads: the file is "
+                           "broken or not a document; check it or export it again")
+    return n
+
+
 def _extract_one(pdf: str, entry: str) -> float:
     """Pool worker: extract one PDF into its cache entry (Markdown first, page map last)."""
     t = time.perf_counter()
@@ -206,6 +226,9 @@ def prepare_pdfs(pdfs, *, extracted: str | Path | None = None, workers: int = 2,
     Returns:
         A :class:`PdfRun`: one :class:`CachedPdf` per PDF, in the order given.
 
+    Raises:
+        InvalidInput: a PDF to extract claims more than :data:`MAX_PDF_PAGES` pages or an unreadable count.
+
     >>> run = prepare_pdfs(["BOEING_2022_10K.pdf"])   # doctest: +SKIP
     >>> run.docs[0].markdown.name                       # doctest: +SKIP
     'BOEING_2022_10K.md'
@@ -217,6 +240,7 @@ def prepare_pdfs(pdfs, *, extracted: str | Path | None = None, workers: int = 2,
     backend = _offline_backend()
     ready: dict[int, CachedPdf] = {}
     todo: list[tuple[int, str, Path]] = []  # (position, sha256, cache entry to fill)
+    pages: dict[int, int] = {}  # position -> pages to extract (0: not counted)
     for i, pdf in enumerate(pdfs):
         sha = sha256_file(pdf)
         entry = _cached(pdf, sha, backend)
@@ -227,18 +251,19 @@ def prepare_pdfs(pdfs, *, extracted: str | Path | None = None, workers: int = 2,
         if entry is not None:
             ready[i] = _derive(pdf, entry, load_page_map(entry / f"{RAW}.md"), "adopted", 0.0)
             continue
+        pages[i] = checked_page_count(pdf) or 0  # refused here, before any PDF is extracted
         todo.append((i, sha, _entry(sha, backend)))
     t0 = time.perf_counter()
     n_workers = max(1, min(workers, len(todo)))
     if todo:
-        _run_pool(pdfs, todo, ready, n_workers, progress)
+        _run_pool(pdfs, todo, pages, ready, n_workers, progress)
     return PdfRun([ready[i] for i in range(len(pdfs))], time.perf_counter() - t0, n_workers if todo else 0)
 
 
-def _run_pool(pdfs: list[Path], todo: list[tuple[int, str, Path]], ready: dict[int, CachedPdf], workers: int,
-              progress: bool) -> None:
-    """Extract ``todo`` in a process pool, largest first; each finished PDF is derived and kept at once."""
-    pages = {i: pdf_page_count(pdfs[i]) or 0 for i, _, _ in todo}
+def _run_pool(pdfs: list[Path], todo: list[tuple[int, str, Path]], pages: dict[int, int],
+              ready: dict[int, CachedPdf], workers: int, progress: bool) -> None:
+    """Extract ``todo`` in a process pool, largest first (``pages``: position -> pages); each finished PDF is
+    derived and kept at once."""
     todo = sorted(todo, key=lambda t: -pages[t[0]])
     # spawn, not fork: the parent may hold torch's threads (the embedder), which fork would copy half-made
     with progress_bar(total=sum(pages.values()), desc=f"extracting {len(todo)} PDFs", disable=not progress,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -166,6 +167,9 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
         if isinstance(value, (str, bytes, os.PathLike)):  # not iterated letter by letter
             raise InvalidInput(f"{what} must be a list, e.g. build_index([{str(value)!r}], ...), not one "
                                f"{type(value).__name__}")
+    paths = list(paths)
+    for name in [*(Path(p).stem for p in paths), *(opts.names or [])]:
+        _check_name(name)  # before any PDF is extracted
     paths, pdf_run = _markdown_of(paths, opts)
     paths, names = _documents(paths, opts.names)
     embedder = embedder or get_embedder(config.embedder)
@@ -274,6 +278,15 @@ def _replaced_store(folder: Path | None, previous: SearchIndex | None) -> dict |
         except (OSError, ValueError, AttributeError):
             entry = {}
     return entry if isinstance(entry, dict) and entry else None
+
+
+def _check_name(name) -> None:
+    """An InvalidInput for a document name holding a control character (a newline, a tab, a line separator):
+    answers cite documents by name, one per line, so such a name would break its own citations."""
+    bad = sorted({c for c in str(name) if unicodedata.category(c) in ("Cc", "Zl", "Zp")})
+    if bad:
+        raise InvalidInput(f"the document name {str(name)!r} holds control characters ({', '.join(map(repr, bad))}), "
+                           "which would break its citations: rename the file (or pass names=[...] in Python)")
 
 
 def _documents(paths, names: list[str] | None) -> tuple[list[Path], list[str]]:

@@ -41,7 +41,7 @@ import threading
 from pathlib import Path
 
 from ..core.config import cache_dir, config_dir, crash_step
-from ..core.errors import InvalidInput
+from ..core.errors import ConfigError, InvalidInput
 from ..core.io import sha256_file
 from .stores import own_files
 
@@ -354,7 +354,9 @@ def _keys() -> list[bytes]:
 
 
 def _new_key() -> bytes:
-    last: OSError | None = None
+    """A new stamp key, written where :func:`_key_paths` says; a ConfigError naming the key folders (not the
+    index folder) when neither can be written."""
+    failed: list[str] = []  # "folder (why)" per place tried
     for path in _key_paths():
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -365,13 +367,14 @@ def _new_key() -> bytes:
                 return keys[0]
             continue
         except OSError as e:
-            last = e
+            failed.append(f"{path.parent} ({e.strerror or type(e).__name__})")
             continue
         key = secrets.token_hex(32)
         with os.fdopen(fd, "w") as f:
             f.write(key)
         return bytes.fromhex(key)
-    raise last or OSError("no place to keep the index stamp key")
+    raise ConfigError(f"the key that signs index folders cannot be written in {' or '.join(failed)}: make "
+                      "$PPKIT_CONFIG_DIR (default ~/.config/ppkit) a folder you can write; the index was not changed")
 
 
 def _mac(key: bytes, manifest: dict) -> str:
