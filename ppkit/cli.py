@@ -33,7 +33,7 @@ from .answer.compare_report import to_markdown, write_report
 from .core.config import RERANKERS, RETRIEVAL_MODES, Config
 from .core.errors import InvalidInput, PpkitError
 from .core.progress import progress_bar, quiet_mode
-from .documents.extract import extract_pdf
+from .documents.extract import check_outputs, extract_pdf
 from .documents.pdfcache import checked_page_count
 from .documents.tree import build_tree
 from .documents.treecheck import check_tree, format_report
@@ -69,6 +69,8 @@ def _cmd_extract(args, cfg) -> int:
         if other != pdf:
             raise InvalidInput(f"{other} and {pdf} would both be extracted to {Path(pdf).stem}.md in {args.out}; "
                                "nothing was extracted: extract them in separate runs with different --out folders")
+        check_outputs(Path(args.out), Path(pdf).stem, args.overwrite)  # the user's files are never replaced
+    for pdf in args.pdfs:
         if Path(pdf).is_file():
             checked_page_count(pdf)  # an absurd page count is one line before any extraction
     for pdf in progress_bar(args.pdfs, desc="documents", disable=len(args.pdfs) < 2):

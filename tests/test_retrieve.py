@@ -125,14 +125,14 @@ def test_structural_reranker_keeps_term_counts_without_changing_scores(hash_inde
 
 def test_each_filing_of_a_small_scope_gets_the_stage_1_it_would_get_alone(hash_index):
     q = "operating cash flow and capital expenditures"
-    both = hash_index.retrieve(q, k=3, docs=["acme", "globex"], candidates=2, statement_recall=False)
-    shared = hash_index.retrieve(q, k=3, docs=["acme", "globex"], candidates=2, statement_recall=False,
+    both = hash_index.retrieve(q, k=2, docs=["acme", "globex"], candidates=2, statement_recall=False)
+    shared = hash_index.retrieve(q, k=2, docs=["acme", "globex"], candidates=2, statement_recall=False,
                                  separate_filings=0)
     assert len(shared.candidates) == 2 and not any("per filing" in n for n in shared.trace.notes)
     assert len(both.candidates) == 4 and both.trace.candidates == 4
     assert "stage 1 per filing: 2 filings, 2 candidates each, merged" in both.trace.notes
     for doc in ("acme", "globex"):  # a filing's candidates are those of a search of it alone, in stage-1 order
-        alone = hash_index.retrieve(q, k=3, docs=[doc], candidates=2, statement_recall=False)
+        alone = hash_index.retrieve(q, k=2, docs=[doc], candidates=2, statement_recall=False)
         by_stage1 = sorted((c for c in both.candidates if c.doc == doc), key=lambda c: c.stage1_rank)
         assert [c.section_id for c in by_stage1] == [c.section_id for c in sorted(alone.candidates,
                                                                                   key=lambda c: c.stage1_rank)]
@@ -140,7 +140,7 @@ def test_each_filing_of_a_small_scope_gets_the_stage_1_it_would_get_alone(hash_i
                                                                                             ["globex", "acme"])
     assert sorted(c.stage1_rank for c in both.candidates) == [1, 2, 3, 4]
     # a scope larger than separate_filings shares one stage 1
-    capped = hash_index.retrieve(q, k=3, docs=["acme", "globex"], candidates=2, statement_recall=False,
+    capped = hash_index.retrieve(q, k=2, docs=["acme", "globex"], candidates=2, statement_recall=False,
                                  separate_filings=1)
     assert [c.section_id for c in capped.candidates] == [c.section_id for c in shared.candidates]
 

@@ -44,7 +44,7 @@ from .textlayer import TextLayerExtractor
 from .tree import parse_markdown
 
 __all__ = [
-    "ExtractionError", "PageMap", "PageTexts", "Extraction", "Extractor", "LayoutExtractor", "open_pdfium",
+    "ExtractionError", "PageMap", "PageTexts", "Extraction", "Extractor", "LayoutExtractor", "open_pdfium", "check_outputs",
     "LlamaParseExtractor", "get_extractor", "extract_pdf", "parse_page_range", "load_page_map",
     "pdf_page_count", "render_page",
 ]
@@ -371,7 +371,7 @@ def _check_pdf(pdf: Path) -> None:
         raise ExtractionError(f"{pdf} is not a PDF (no %PDF- header); give a PDF file")
 
 
-def _check_outputs(out: Path, stem: str, overwrite: bool) -> None:
+def check_outputs(out: Path, stem: str, overwrite: bool) -> None:
     """Refuse, before any work, an ``out`` that is a file and outputs ppkit did not write.
 
     ``out/stem.md`` is ppkit's when the page map beside it names it by its sha256 (an unedited
@@ -417,7 +417,7 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
     t0 = time.perf_counter()
     pdf = Path(pdf)
     _check_pdf(pdf)
-    _check_outputs(Path(out_dir), name or pdf.stem, overwrite)
+    check_outputs(Path(out_dir), name or pdf.stem, overwrite)
     extractor = get_extractor(backend) if isinstance(backend, str) else backend
     page_count = pdf_page_count(pdf)
     if pages is None or isinstance(pages, str):
