@@ -7,8 +7,9 @@ from ppkit.answer.verify import verify_answer
 from ppkit.retrieval.types import Section
 
 
-def _section(node_id, title, rows, first_line, doc="Acme"):
-    text = "\n".join([f"## {title}", "(In millions)"] + rows)
+def _section(node_id, title, rows, first_line, doc="Acme", caption="(In millions)"):
+    """A retrieved statement section of hand-written table rows (shared with ``test_metrics_broader``)."""
+    text = "\n".join([f"## {title}", caption] + rows)
     n = len(text.split("\n"))
     return Section(doc=doc, node_id=node_id, breadcrumb=f"{doc} > Item 8 > {title}", line_start=first_line,
                    line_end=first_line + n - 1, text=text, rank=1, score=1.0,

@@ -7,14 +7,11 @@ from ppkit.answer.synth import ExtractiveSynthesizer
 from ppkit.retrieval.analyze import Analysis, QueryFilters
 from ppkit.retrieval.metric_table import detect_metric
 from ppkit.retrieval.types import Section
+from test_metrics import _section as statement_section
 
 
 def _section(node_id, title, rows, first_line, doc="Initech", caption="(In millions)"):
-    text = "\n".join([f"## {title}", caption] + rows)
-    n = len(text.split("\n"))
-    return Section(doc=doc, node_id=node_id, breadcrumb=f"{doc} > Item 8 > {title}", line_start=first_line,
-                   line_end=first_line + n - 1, text=text, rank=1, score=1.0,
-                   sent_ranges=((first_line, first_line + n - 1),), line_numbers=tuple(range(first_line, first_line + n)))
+    return statement_section(node_id, title, rows, first_line, doc=doc, caption=caption)
 
 
 OPS = _section("0011", "Consolidated Statements of Operations", [
