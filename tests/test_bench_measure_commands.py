@@ -51,10 +51,21 @@ def test_statement_weight_runs(fixture_sets, capsys):
     assert "dense 0.8: " in out and "dense 1.6: " in out
 
 
-def test_extraction_lists_what_was_not_extracted(tmp_path, capsys):
-    assert main(["bench", "extraction", str(tmp_path), str(tmp_path)]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("| document | pages |") and "| CLIP | not extracted |" in lines
+@pytest.mark.corpus
+def test_extraction_table_scores_each_backend_against_the_reference(tmp_path):
+    """The table of `ppkit bench extraction` on a stand-in run whose "extraction" is the reference itself: the
+    run's summary row, and every reference title found with nothing extra (the extractors run only in the bench)."""
+    from ppkit.bench.runs.extraction import PAIRS, ExtractRun, extraction_table
+    from ppkit.core.data import data_dir
+
+    for stem, ref in PAIRS.items():
+        (tmp_path / f"{stem}.md").write_text((data_dir() / ref).read_text(encoding="utf-8"), encoding="utf-8")
+        (tmp_path / f"{stem}.pages.json").write_text(json.dumps({"pages": [{"page": 1}, {"page": 2}]}))
+    run = ExtractRun("copy", tmp_path, {s: (1.0, 0.5, 100.0) for s in PAIRS}, 6.0, 2)
+    lines = extraction_table([run])
+    assert lines[2] == "| copy | 12 | 6 | 2.0 | 3 | 4.0 | 2 |"
+    rows = [ln for ln in lines if "| copy | 2 |" in ln]
+    assert len(rows) == len(PAIRS) and all("| 100.0% | 100.0% |" in r for r in rows), rows
 
 
 def test_split_words_joins_a_letter_spaced_heading(tmp_path, capsys):
