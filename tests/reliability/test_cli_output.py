@@ -45,8 +45,9 @@ def test_output_closed_early_ends_quietly(tmp_path):  # case 12
     env = _env(tmp_path)
     assert subprocess.run([sys.executable, "-m", "ppkit.cli", "index", str(doc), "--index", str(tmp_path / "ix"),
                            "--embedder", "hash", "--quiet"], env=env, cwd=ROOT, capture_output=True).returncode == 0
+    # every section quoted (--evidence all): about 100 KB of JSON, more than a pipe holds (the default is ~50 KB)
     first, err, rc = _first_line_then_close(["ask", "Heading 7 text", "--index", str(tmp_path / "ix"), "--json",
-                                             "--k", "50"], env)
+                                             "--k", "50", "--evidence", "all"], env)
     assert first == "{\n"
     assert "Traceback" not in err and "BrokenPipe" not in err, err
     assert rc == 141
