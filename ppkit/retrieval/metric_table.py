@@ -297,6 +297,9 @@ _OPS = [(re.compile(r"\s*(?:divided by|over|/)\s*"), "/"), (re.compile(r"\s*(?:m
         (re.compile(r"\s*(?:plus|\+)\s*"), "+"), (re.compile(r"\s*\(\s*"), "("), (re.compile(r"\s*\)\s*"), ")")]
 
 
+_FILLER = re.compile(r"\s+|(the|a|an|of|from|total)\b")  # words a formula in words may hold between its parts
+
+
 def _formula_tokens(body: str) -> list | None:
     """The operands (formula nodes) and operators of a formula written in words; None on any other word."""
     out, pos, items = [], 0, {a: (b, k) for a, b, k in _item_mentions(body)}
@@ -316,7 +319,7 @@ def _formula_tokens(body: str) -> list | None:
                 pos = m.end()
                 break
         else:
-            m = re.compile(r"\s+|(the|a|an|of|from|total)\b").match(body, pos)
+            m = _FILLER.match(body, pos)
             if not m or m.end() == pos:
                 return None
             pos = m.end()
