@@ -9,9 +9,8 @@ ALL retrieved sections, not the best three of each. This module builds the candi
   neighbour; and table rows that hold a value, each with its table's column header line and units
   caption ("(in millions except per share amounts)"). Rows without values (a group label) are never
   quoted, but name the rows under them.
-* **What is asked** (:func:`asked_type`): an amount, a share, a change, a count, a date, a name, a list,
-  yes/no or the drivers of a change, read from the question's wording in general (interrogatives and
-  a few words per type), never from particular questions.
+* **What is asked**: :func:`ppkit.answer.asked.asked_type` (an amount, a share, a change, a count, a date,
+  a name, a list, yes/no or the drivers of a change), re-exported here.
 * **Ranking** (:func:`rank_passages`): question-term overlap weighted by rarity among all candidates,
   the asked type present (a figure with a unit for an amount, a % for a share, a driver phrase for
   "what drove"), the asked year (a row's column, a sentence's words), the section's rank and breadcrumb,
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from ..core.text import sentences, stems
 from ..retrieval.boilerplate import asks_for, boilerplate_kind
 from ..retrieval.types import Section
+from .asked import Asked, asked_type
 
 __all__ = ["Passage", "Asked", "asked_type", "section_passages", "rank_passages", "render_row", "cells"]
 
@@ -59,60 +59,6 @@ _WEAK_DRIVERS = re.compile(r"\b(?:primarily|reflect(?:s|ed|ing)?|increase in|dec
 _CHANGE = re.compile(r"\b(?:increase[sd]?|decrease[sd]?|grew|growth|decline[sd]?|rose|fell|up|down|change[sd]?)\b",
                      re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without|did not|does not|do not|cannot)\b", re.I)
-
-# what a question asks, by its wording in general: (type, pattern), first match wins
-_ASKS = [
-    ("drivers", re.compile(r"\bwhy\b|\bdr(?:ove|ive|ivers?|iving)\b|\breasons?\b|\bcaused?\b|\bfactors?\b|"
-                           r"\bexplain|\bcontribut", re.I)),
-    ("share", re.compile(r"\bpercent(?:age)?\b|%|\bshare of\b|\bportion\b|\bproportion\b|\bfraction\b|"
-                         r"\bmargin\b|\brate\b", re.I)),
-    ("change", re.compile(r"\bchange[sd]?\b|\bincrease[sd]?\b|\bdecrease[sd]?\b|\bgr[eo]w(?:th|n)?\b|\bdecline|"
-                          r"\byear[- ]over[- ]year\b|\byoy\b", re.I)),
-    ("count", re.compile(r"\bhow many\b|\bnumber of\b", re.I)),
-    ("amount", re.compile(r"\bhow much\b|\bamount\b|\btotal\b|\bvalue\b|\brevenues?\b|\bsales\b|\bincome\b|"
-                          r"\bearnings\b|\bprofit\b|\bloss(?:es)?\b|\bcosts?\b|\bexpenses?\b|\bexpenditures?\b|"
-                          r"\bcapex\b|\bcash\b|\bdebt\b|\bassets\b|\bliabilit|\bequity\b|\bdividends?\b|"
-                          r"\bbacklog\b|\bspen[dt]\b|\bpaid\b|\bimpact\b|\bcharges?\b|\beps\b|\bbillion\b|"
-                          r"\bmillion\b|\bUSD\b|\$", re.I)),
-    ("date", re.compile(r"\bwhen\b|\bwhat (?:date|year|day|month)\b|\bwhich (?:date|year)\b", re.I)),
-    ("name", re.compile(r"\bwho\b|\bwhich (?:company|companies|firm|segment|customer|product|auditor|person)\b|"
-                        r"\bwhat is the name\b|\bnamed?\b", re.I)),
-    ("list", re.compile(r"\blist\b|\bwhat are\b|\bwhich (?:are|were)\b|\bidentify\b|\bmain\b|\bprimary\b|"
-                        r"\bkey\b", re.I)),
-]
-_YES_NO = re.compile(r"^(?:(?:for|in|at|as of|based on)\b[^,?]{0,80},\s*)*(?:is|are|was|were|does|do|did|has|have|"
-                     r"had|can|could|will|would|should|may|might)\b", re.I)
-FIGURE_TYPES = ("amount", "share", "change", "count")
-
-
-@dataclass(frozen=True)
-class Asked:
-    """What a question asks for: ``kind`` (one of drivers, share, change, count, amount, date, name, list,
-    other), whether it is a yes/no question, and the years it names."""
-
-    kind: str
-    yes_no: bool = False
-    years: tuple[int, ...] = ()
-
-    @property
-    def figure(self) -> bool:
-        """A figure is asked for (an amount, a share, a change or a count)."""
-        return self.kind in FIGURE_TYPES
-
-
-def asked_type(question: str, years=()) -> Asked:
-    """What ``question`` asks for, by its wording.
-
-    >>> asked_type("What was the total revenue in 2022?", (2022,))
-    Asked(kind='amount', yes_no=False, years=(2022,))
-    >>> asked_type("For AMD, does the company pay a dividend?").yes_no
-    True
-    """
-    q = question.strip()
-    yes_no = bool(_YES_NO.match(q)) and not re.search(r"\b(?:how|what|which|why|when|who)\b", q.split(",")[-1], re.I)
-    kind = next((k for k, rx in _ASKS if rx.search(q)), "other")
-    return Asked(kind, yes_no, tuple(years))
-
 
 @dataclass(frozen=True)
 class Passage:
