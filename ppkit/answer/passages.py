@@ -183,16 +183,11 @@ def _row_passages(section: Section, lines: list[tuple[int, str]]) -> list[Passag
         table = [(ln, r) for ln, r in lines[i:j] if ln and not set(r.strip()) <= set("|-: ")]
         # the units caption: in the table's header rows or the few lines above it
         above = " ".join(r for _, r in lines[max(0, i - 8): i])
-        header_rows: list[tuple[int, list[str]]] = []
-        for ln, r in table:
-            c = cells(r)
-            if not _is_header(c):
-                break
-            header_rows.append((ln, c))
+        header_rows = _header_rows([(ln, cells(r)) for ln, r in table])
         m = _UNITS.search(above + " " + " ".join(" ".join(c) for _, c in header_rows))
         units = m.group(1).casefold() if m else ""
         except_ps = bool(m and re.search(r"except\s+(?:for\s+)?per[- ]share", above + " ", re.I))
-        head_line = header_rows[-1][0] if header_rows else 0
+        head_line = _names_row(header_rows)[0] if header_rows else 0
         head_text = next((r for ln, r in table if ln == head_line), "")
         group = ""
         for ln, r in table[len(header_rows):]:
@@ -212,6 +207,27 @@ def _row_passages(section: Section, lines: list[tuple[int, str]]) -> list[Passag
     return out
 
 
+def _header_rows(rows: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
+    """A table's leading rows that name its columns or say its units: rows of column names (:func:`_is_header`)
+    and one-cell captions ("Year Ended", "(In millions)"). A one-cell row after the last row naming a period or
+    the units is not among them: it is the group label of the rows under it ("Net revenue:")."""
+    out: list[tuple[int, list[str]]] = []
+    for ln, c in rows:
+        if len(c) == 1 and not _has_value(_DATE.sub("", _YEAR.sub("", c[0]))) or len(c) > 1 and _is_header(c):
+            out.append((ln, c))
+        else:
+            break
+    named = [i for i, (_, c) in enumerate(out) if len(c) > 1 or _YEAR.search(c[0]) or _UNITS.search(c[0])]
+    return out[: named[-1] + 1] if named else []
+
+
+def _names_row(header_rows: list[tuple[int, list[str]]]) -> tuple[int, list[str]]:
+    """The header row that names the value columns: the last one naming a year or date in more than one cell
+    (a units caption under it names none), else the last header row."""
+    dated = [(ln, c) for ln, c in header_rows if len(c) > 1 and sum(bool(_YEAR.search(x)) for x in c) >= 2]
+    return dated[-1] if dated else header_rows[-1]
+
+
 def _columns(header_rows: list[tuple[int, list[str]]], width: int) -> list[str]:
     """The name of each value column of a row of ``width`` cells, from the header row nearest the rows (a
     spanning row above it names groups of columns, not columns). A header that starts with a label-column
@@ -219,7 +235,7 @@ def _columns(header_rows: list[tuple[int, list[str]]], width: int) -> list[str]:
     names = [""] * (width - 1)
     if not header_rows:
         return names
-    c = header_rows[-1][1]
+    c = _names_row(header_rows)[1]
     if c and c[0] and not _YEAR.search(c[0]) or len(c) == width:
         c = c[1:]  # its first cell names the label column
         off = 0
