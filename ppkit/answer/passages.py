@@ -83,6 +83,7 @@ class Passage:
     per_share: bool = False
     terms: frozenset[str] = field(default=frozenset(), repr=False)
     head_terms: frozenset[str] = field(default=frozenset(), repr=False)  # a row's terms found only in its header
+    row_label: str = ""  # a row's own first cell, without the group label ``label`` may start with
 
     def lines(self) -> tuple[int, ...]:
         """The source lines a citation of this passage names (a row's header line first)."""
@@ -202,7 +203,7 @@ def _row_passages(section: Section, lines: list[tuple[int, str]]) -> list[Passag
             own = frozenset(stems(full + " " + " ".join(vals)))  # words in value cells count too (descriptions)
             terms = own | frozenset(stems(" ".join(cols)))
             out.append(Passage(section, ln, ln, r.strip(), "row", full, tuple(vals), tuple(cols), head_line,
-                               head_text.strip(), units, per_share, terms, terms - own))
+                               head_text.strip(), units, per_share, terms, terms - own, label))
         i = j
     return out
 
