@@ -385,16 +385,20 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
     if not ranked:
         return AnswerBlock("Not found: no retrieved sentence shares terms with the question.", "not_found"), []
     best = ranked[0][1]
+    if asked.yes_no:  # yes or no from the best passage that clearly answers it, else say the sources do not
+        for _, p in ranked[:5]:
+            yes = yes_or_no(question, p, q_terms)
+            if yes is not None:
+                return AnswerBlock(clip(f"{yes}. {p.text}", MAX_CHARS), "yes_no", _cite(p)), [p]
+        shown = render_row(best, asked.years) if best.kind == "row" else best.text
+        return AnswerBlock(clip(f"The sources do not say; the closest passage: {shown}", MAX_CHARS), "inputs",
+                           _cite(best)), [best]
     if not_of_asked_kind(best, asked):  # never another quantity as the answer line
         shown = render_row(best, asked.years) if best.kind == "row" else best.text
         return not_computed(asked, shown, best, _cite(best)), [best]
     if best.kind == "row":
         return AnswerBlock(clip(render_row(best, asked.years), MAX_CHARS), "figure", _cite(best)), [best]
-    text = clip(best.text, MAX_CHARS)
-    yes = yes_or_no(question, best, q_terms) if asked.yes_no else None
-    if yes is not None:
-        return AnswerBlock(clip(f"{yes}. {best.text}", MAX_CHARS), "yes_no", _cite(best)), [best]
-    return AnswerBlock(text, "passage", _cite(best)), [best]
+    return AnswerBlock(clip(best.text, MAX_CHARS), "passage", _cite(best)), [best]
 
 
 def image_record(section: Section, image: Image, *, reason: str = "") -> dict:
