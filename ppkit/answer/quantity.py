@@ -74,7 +74,7 @@ def _clean(phrase: str) -> str:
     p = _PERIOD.sub(" ", p)
     p = re.split(r"[?;.]|,\s*(?:and|what|how|which|is|does|did|then)\b|\s+and\s+(?:compare|what|how|interpret|"
                  r"assess|explain|justify|discuss)\b|\s+(?:in|for)\s+(?:the\s+)?(?:same|each|that)\b", p)[0]
-    return re.sub(r"\s+", " ", p).strip(" ,")
+    return re.sub(r"^(?:the|its|their|our)\s+", "", re.sub(r"\s+", " ", p).strip(" ,"), flags=re.I)
 
 
 def _split_parts(part: str) -> tuple[str, ...]:
