@@ -52,7 +52,8 @@ def test_a_segment_share_of_the_total_is_computed_from_its_rows():
 
 def test_a_share_of_the_growth_and_a_bracketed_sum_of_parts():
     b = _block("What percentage of total revenue growth from FY2021 to FY2022 is attributable to the Widgets segment?")
-    assert b.text.startswith("Widgets (net revenue) was 33.3% of the change in Total net revenue from 2021 to 2022")
+    assert b.text == ("Widgets (net revenue) was 33.3% of the change in Total net revenue from 2021 to 2022 "
+                      "(300 - 200 = 100; 1,200 - 900 = 300; 100 / 300, $ millions)")
     both = _block("What proportion of total revenue in FY2022 is attributable to the two segments (Widgets + Gadgets)?")
     assert "100.0%" in both.text and "(300 + 900) / 1,200" in both.text
 

@@ -247,8 +247,9 @@ def compute_quantity(question: str, asked: Asked, sections: list[Section]) -> tu
         den = (_value(whole, year), _value(whole, year - 1))
         top = sum(a - b for a, b in num)
         bottom = den[0] - den[1]
-        expr_top = " + ".join(f"({_fmt(a)} - {_fmt(b)})" for a, b in num)
-        expr = f"{expr_top} / ({_fmt(den[0])} - {_fmt(den[1])})"
+        # each difference written out, so every step is a two-operand operation the verifier re-derives
+        steps = [f"{_fmt(a)} - {_fmt(b)} = {_fmt(a - b)}" for a, b in num + [den]]
+        expr = "; ".join(steps) + f"; {_fmt(top)} / {_fmt(bottom)}"
         what = f"of the change in {_plain(whole)} from {year - 1} to {year}"
     else:
         top = sum(_value(p, year) for p in parts)
