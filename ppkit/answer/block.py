@@ -8,7 +8,8 @@ An :class:`AnswerBlock` is what a reader came for. Its contract:
 * ``kind`` is one of :data:`KINDS`: ``computed`` (a figure ppkit computed from cited inputs), ``figure`` (a
   figure stated in a source), ``passage`` (a sentence or row quoted from a source), ``yes_no`` (the text
   begins with "Yes" or "No"), ``not_found`` (the sources do not answer, and why), ``not_meaningful`` (the
-  measure does not apply to this kind of company, and why in words).
+  measure does not apply to this kind of company, and why in words), ``inputs`` (the asked share, ratio,
+  change or yes/no is not stated: the text says so, then what the sources show instead).
 * ``citations`` name the source lines the statement rests on (:class:`BlockCitation`).
 
 Every synthesizer fills it (offline :class:`ppkit.answer.synth.ExtractiveSynthesizer`, online
@@ -23,7 +24,7 @@ from ..retrieval.types import Section
 
 __all__ = ["AnswerBlock", "BlockCitation", "KINDS", "MAX_CHARS", "cite_line"]
 
-KINDS = ("computed", "figure", "passage", "yes_no", "not_found", "not_meaningful")
+KINDS = ("computed", "figure", "passage", "yes_no", "not_found", "not_meaningful", "inputs")
 MAX_CHARS = 400
 
 

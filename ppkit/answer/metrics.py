@@ -46,7 +46,7 @@ from ..retrieval.metric_table import (
 from ..retrieval.types import Section
 from .block import MAX_CHARS, AnswerBlock, BlockCitation, cite_line
 
-__all__ = ["LineItem", "MetricResult", "compute_metric", "format_metric", "metric_block", "question_year"]
+__all__ = ["LineItem", "MetricResult", "cell_value", "compute_metric", "format_metric", "metric_block", "question_year"]
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,12 @@ _HEAD_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _SCALE = re.compile(r"\bin (millions|thousands|billions)\b|\(\s*(?:\$|dollars|usd)?\s*(millions|thousands|billions)\b", re.I)
 
 
-def _cell_value(cell: str) -> float | None:
+def cell_value(cell: str) -> float | None:
+    """A table cell's value, sign kept ("(1,500)" -> -1500.0, "$ 6,043" -> 6043.0, a dash -> 0.0); None if none.
+
+    >>> cell_value("(1,500)"), cell_value("—"), cell_value("n/a")
+    (-1500.0, 0.0, None)
+    """
     c = cell.replace("*", "").replace(" ", "").strip()
     if c in {d.replace(" ", "") for d in _DASH}:
         return 0.0
@@ -133,7 +138,7 @@ def _rows(section: Section):
         if not s.startswith("|"):
             continue
         cells = [c.strip() for c in s.strip("|").split("|")]
-        vals = [_cell_value(c) for c in cells]
+        vals = [cell_value(c) for c in cells]
         head = [int(y) for c in cells for y in _HEAD_YEAR.findall(c)]
         # a header row: every cell holding a number is a year
         if len(head) >= 2 and all(v is None or 1900 <= v <= 2100 for v in vals):
@@ -149,12 +154,12 @@ def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, flo
     out = []
     context = ""  # the last label-only row above ("Earnings per share:"), for labels like "Diluted"
     for ln, cells, years in _rows(section):
-        if not cells or _cell_value(cells[0]) is not None:
+        if not cells or cell_value(cells[0]) is not None:
             continue
         label = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip()
         norm = label.casefold().replace("’", "'").rstrip(":").strip()
         raw = [c for c in cells[1:] if c not in ("$", "%")]
-        vals = [v for v in (_cell_value(c) for c in raw) if v is not None]
+        vals = [v for v in (cell_value(c) for c in raw) if v is not None]
         if not vals:
             context = norm
             continue
@@ -173,12 +178,12 @@ def _component_rows(section: Section, concept: str, year: int) -> list[tuple[str
     """(label, line, value) of the rows of ``section`` that are components of ``concept`` (no total row)."""
     out = []
     for ln, cells, years in _rows(section):
-        if not cells or not years or _cell_value(cells[0]) is not None:
+        if not cells or not years or cell_value(cells[0]) is not None:
             continue
         norm = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip().casefold().replace("’", "'").rstrip(":")
         if not any(re.match(p, norm) for p in COMPONENTS[concept]):
             continue
-        vals = [v for v in (_cell_value(c) for c in cells[1:] if c not in ("$", "%")) if v is not None]
+        vals = [v for v in (cell_value(c) for c in cells[1:] if c not in ("$", "%")) if v is not None]
         if len(vals) == len(years) and year in years and norm not in {o[0].casefold() for o in out}:
             out.append((cells[0].replace("*", "").strip(), ln, dict(zip(years, vals))[year]))
     return out

@@ -9,9 +9,8 @@ ALL retrieved sections, not the best three of each. This module builds the candi
   neighbour; and table rows that hold a value, each with its table's column header line and units
   caption ("(in millions except per share amounts)"). Rows without values (a group label) are never
   quoted, but name the rows under them.
-* **What is asked** (:func:`asked_type`): an amount, a share, a change, a count, a date, a name, a list,
-  yes/no or the drivers of a change, read from the question's wording in general (interrogatives and
-  a few words per type), never from particular questions.
+* **What is asked**: :func:`ppkit.answer.asked.asked_type` (an amount, a share, a change, a count, a date,
+  a name, a list, yes/no or the drivers of a change), re-exported here.
 * **Ranking** (:func:`rank_passages`): question-term overlap weighted by rarity among all candidates,
   the asked type present (a figure with a unit for an amount, a % for a share, a driver phrase for
   "what drove"), the asked year (a row's column, a sentence's words), the section's rank and breadcrumb,
@@ -32,6 +31,7 @@ from dataclasses import dataclass, field
 from ..core.text import sentences, stems
 from ..retrieval.boilerplate import asks_for, boilerplate_kind
 from ..retrieval.types import Section
+from .asked import Asked, asked_type
 
 __all__ = ["Passage", "Asked", "asked_type", "section_passages", "rank_passages", "render_row", "cells"]
 
@@ -60,60 +60,6 @@ _CHANGE = re.compile(r"\b(?:increase[sd]?|decrease[sd]?|grew|growth|decline[sd]?
                      re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without|did not|does not|do not|cannot)\b", re.I)
 
-# what a question asks, by its wording in general: (type, pattern), first match wins
-_ASKS = [
-    ("drivers", re.compile(r"\bwhy\b|\bdr(?:ove|ive|ivers?|iving)\b|\breasons?\b|\bcaused?\b|\bfactors?\b|"
-                           r"\bexplain|\bcontribut", re.I)),
-    ("share", re.compile(r"\bpercent(?:age)?\b|%|\bshare of\b|\bportion\b|\bproportion\b|\bfraction\b|"
-                         r"\bmargin\b|\brate\b", re.I)),
-    ("change", re.compile(r"\bchange[sd]?\b|\bincrease[sd]?\b|\bdecrease[sd]?\b|\bgr[eo]w(?:th|n)?\b|\bdecline|"
-                          r"\byear[- ]over[- ]year\b|\byoy\b", re.I)),
-    ("count", re.compile(r"\bhow many\b|\bnumber of\b", re.I)),
-    ("amount", re.compile(r"\bhow much\b|\bamount\b|\btotal\b|\bvalue\b|\brevenues?\b|\bsales\b|\bincome\b|"
-                          r"\bearnings\b|\bprofit\b|\bloss(?:es)?\b|\bcosts?\b|\bexpenses?\b|\bexpenditures?\b|"
-                          r"\bcapex\b|\bcash\b|\bdebt\b|\bassets\b|\bliabilit|\bequity\b|\bdividends?\b|"
-                          r"\bbacklog\b|\bspen[dt]\b|\bpaid\b|\bimpact\b|\bcharges?\b|\beps\b|\bbillion\b|"
-                          r"\bmillion\b|\bUSD\b|\$", re.I)),
-    ("date", re.compile(r"\bwhen\b|\bwhat (?:date|year|day|month)\b|\bwhich (?:date|year)\b", re.I)),
-    ("name", re.compile(r"\bwho\b|\bwhich (?:company|companies|firm|segment|customer|product|auditor|person)\b|"
-                        r"\bwhat is the name\b|\bnamed?\b", re.I)),
-    ("list", re.compile(r"\blist\b|\bwhat are\b|\bwhich (?:are|were)\b|\bidentify\b|\bmain\b|\bprimary\b|"
-                        r"\bkey\b", re.I)),
-]
-_YES_NO = re.compile(r"^(?:(?:for|in|at|as of|based on)\b[^,?]{0,80},\s*)*(?:is|are|was|were|does|do|did|has|have|"
-                     r"had|can|could|will|would|should|may|might)\b", re.I)
-FIGURE_TYPES = ("amount", "share", "change", "count")
-
-
-@dataclass(frozen=True)
-class Asked:
-    """What a question asks for: ``kind`` (one of drivers, share, change, count, amount, date, name, list,
-    other), whether it is a yes/no question, and the years it names."""
-
-    kind: str
-    yes_no: bool = False
-    years: tuple[int, ...] = ()
-
-    @property
-    def figure(self) -> bool:
-        """A figure is asked for (an amount, a share, a change or a count)."""
-        return self.kind in FIGURE_TYPES
-
-
-def asked_type(question: str, years=()) -> Asked:
-    """What ``question`` asks for, by its wording.
-
-    >>> asked_type("What was the total revenue in 2022?", (2022,))
-    Asked(kind='amount', yes_no=False, years=(2022,))
-    >>> asked_type("For AMD, does the company pay a dividend?").yes_no
-    True
-    """
-    q = question.strip()
-    yes_no = bool(_YES_NO.match(q)) and not re.search(r"\b(?:how|what|which|why|when|who)\b", q.split(",")[-1], re.I)
-    kind = next((k for k, rx in _ASKS if rx.search(q)), "other")
-    return Asked(kind, yes_no, tuple(years))
-
-
 @dataclass(frozen=True)
 class Passage:
     """A quotable piece of a section: a sentence (or two), or a table row with its header and units.
@@ -137,6 +83,7 @@ class Passage:
     per_share: bool = False
     terms: frozenset[str] = field(default=frozenset(), repr=False)
     head_terms: frozenset[str] = field(default=frozenset(), repr=False)  # a row's terms found only in its header
+    row_label: str = ""  # a row's own first cell, without the group label ``label`` may start with
 
     def lines(self) -> tuple[int, ...]:
         """The source lines a citation of this passage names (a row's header line first)."""
@@ -237,16 +184,11 @@ def _row_passages(section: Section, lines: list[tuple[int, str]]) -> list[Passag
         table = [(ln, r) for ln, r in lines[i:j] if ln and not set(r.strip()) <= set("|-: ")]
         # the units caption: in the table's header rows or the few lines above it
         above = " ".join(r for _, r in lines[max(0, i - 8): i])
-        header_rows: list[tuple[int, list[str]]] = []
-        for ln, r in table:
-            c = cells(r)
-            if not _is_header(c):
-                break
-            header_rows.append((ln, c))
+        header_rows = _header_rows([(ln, cells(r)) for ln, r in table])
         m = _UNITS.search(above + " " + " ".join(" ".join(c) for _, c in header_rows))
         units = m.group(1).casefold() if m else ""
         except_ps = bool(m and re.search(r"except\s+(?:for\s+)?per[- ]share", above + " ", re.I))
-        head_line = header_rows[-1][0] if header_rows else 0
+        head_line = _names_row(header_rows)[0] if header_rows else 0
         head_text = next((r for ln, r in table if ln == head_line), "")
         group = ""
         for ln, r in table[len(header_rows):]:
@@ -261,9 +203,30 @@ def _row_passages(section: Section, lines: list[tuple[int, str]]) -> list[Passag
             own = frozenset(stems(full + " " + " ".join(vals)))  # words in value cells count too (descriptions)
             terms = own | frozenset(stems(" ".join(cols)))
             out.append(Passage(section, ln, ln, r.strip(), "row", full, tuple(vals), tuple(cols), head_line,
-                               head_text.strip(), units, per_share, terms, terms - own))
+                               head_text.strip(), units, per_share, terms, terms - own, label))
         i = j
     return out
+
+
+def _header_rows(rows: list[tuple[int, list[str]]]) -> list[tuple[int, list[str]]]:
+    """A table's leading rows that name its columns or say its units: rows of column names (:func:`_is_header`)
+    and one-cell captions ("Year Ended", "(In millions)"). A one-cell row after the last row naming a period or
+    the units is not among them: it is the group label of the rows under it ("Net revenue:")."""
+    out: list[tuple[int, list[str]]] = []
+    for ln, c in rows:
+        if len(c) == 1 and not _has_value(_DATE.sub("", _YEAR.sub("", c[0]))) or len(c) > 1 and _is_header(c):
+            out.append((ln, c))
+        else:
+            break
+    named = [i for i, (_, c) in enumerate(out) if len(c) > 1 or _YEAR.search(c[0]) or _UNITS.search(c[0])]
+    return out[: named[-1] + 1] if named else []
+
+
+def _names_row(header_rows: list[tuple[int, list[str]]]) -> tuple[int, list[str]]:
+    """The header row that names the value columns: the last one naming a year or date in more than one cell
+    (a units caption under it names none), else the last header row."""
+    dated = [(ln, c) for ln, c in header_rows if len(c) > 1 and sum(bool(_YEAR.search(x)) for x in c) >= 2]
+    return dated[-1] if dated else header_rows[-1]
 
 
 def _columns(header_rows: list[tuple[int, list[str]]], width: int) -> list[str]:
@@ -273,7 +236,7 @@ def _columns(header_rows: list[tuple[int, list[str]]], width: int) -> list[str]:
     names = [""] * (width - 1)
     if not header_rows:
         return names
-    c = header_rows[-1][1]
+    c = _names_row(header_rows)[1]
     if c and c[0] and not _YEAR.search(c[0]) or len(c) == width:
         c = c[1:]  # its first cell names the label column
         off = 0

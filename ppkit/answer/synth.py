@@ -39,6 +39,7 @@ from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
 from .metrics import compute_metric, format_metric, metric_block
 from .passages import Asked, Passage, asked_type, rank_passages, render_row, yes_or_no
+from .quantity import compute_quantity, not_computed, not_of_asked_kind
 from .verify import format_report
 
 __all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "EVIDENCE",
@@ -374,18 +375,30 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
     clearly answered by a sentence, ``yes_no``)."""
     if refusal is not None:
         return AnswerBlock(refusal, "not_found"), []
+    if metric is not None and (metric.ok or metric.reason):
+        return metric_block(metric, sections), []
+    computed = compute_quantity(question, asked, sections)  # a share, ratio or change of the rows found
+    if computed is not None:
+        return computed
     if metric is not None:
         return metric_block(metric, sections), []
     if not ranked:
         return AnswerBlock("Not found: no retrieved sentence shares terms with the question.", "not_found"), []
     best = ranked[0][1]
+    if asked.yes_no:  # yes or no from the best passage that clearly answers it, else say the sources do not
+        for _, p in ranked[:5]:
+            yes = yes_or_no(question, p, q_terms)
+            if yes is not None:
+                return AnswerBlock(clip(f"{yes}. {p.text}", MAX_CHARS), "yes_no", _cite(p)), [p]
+        shown = render_row(best, asked.years) if best.kind == "row" else best.text
+        return AnswerBlock(clip(f"The sources do not say; the closest passage: {shown}", MAX_CHARS), "inputs",
+                           _cite(best)), [best]
+    if not_of_asked_kind(best, asked):  # never another quantity as the answer line
+        shown = render_row(best, asked.years) if best.kind == "row" else best.text
+        return not_computed(asked, shown, best, _cite(best)), [best]
     if best.kind == "row":
         return AnswerBlock(clip(render_row(best, asked.years), MAX_CHARS), "figure", _cite(best)), [best]
-    text = clip(best.text, MAX_CHARS)
-    yes = yes_or_no(question, best, q_terms) if asked.yes_no else None
-    if yes is not None:
-        return AnswerBlock(clip(f"{yes}. {best.text}", MAX_CHARS), "yes_no", _cite(best)), [best]
-    return AnswerBlock(text, "passage", _cite(best)), [best]
+    return AnswerBlock(clip(best.text, MAX_CHARS), "passage", _cite(best)), [best]
 
 
 def image_record(section: Section, image: Image, *, reason: str = "") -> dict:

@@ -62,6 +62,7 @@ import re
 from itertools import chain, permutations
 
 from .arithmetic import agrees, clause_span, shown_formula, stated_change, tolerance
+from .asked import asked_type
 
 __all__ = ["verify_answer", "verify_block", "numbers_with_values", "find_number", "format_report", "column_years",
            "mask_references"]
@@ -685,42 +686,22 @@ def format_report(report: dict) -> str:
 
 # -- the answer block: its figures and sentences against its cited lines, and whether it answers
 
-_PREFIX = r"^\W*(?:(?:for|in|at|as of|according to)\s+[^,?]{1,60},+\s*)?"
-_ASKS_YES_NO = re.compile(_PREFIX + r"(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b",
-                          re.I)
-_ASKS_LIST = re.compile(r"\b(?:list|enumerate|name\s+the|what\s+are\s+the|which\s+\w+(?:\s+\w+)?\s+"
-                        r"(?:are|were|did|does|do|has|have))\b", re.I)
-_ASKS_PERCENT = re.compile(r"\b(?:percent(?:age)?|margin|rate|share\s+of|growth\s+rate)\b|%", re.I)
-_ASKS_RATIO = re.compile(r"\b(?:ratio|turnover|multiple|times|coverage)\b", re.I)
-_ASKS_FIGURE = re.compile(r"\b(?:how\s+much|how\s+many|calculate|compute|quantify|what\s+(?:is|was|were)\s+the\s+"
-                          r"(?:\w+\s+){0,6}?(?:amount|total|value|revenue|revenues|income|expenses?|costs?|sales|"
-                          r"cash|debt|capex|capital\s+expenditures?|eps|dividends?|change))\b", re.I)
 _BLOCK_YEAR = re.compile(r"(?<!\d)(?:FY\s?)?((?:19|20)\d\d)(?!\d)|\bFY\s?(\d\d)\b", re.I)
 
 
 def asked_for(question: str) -> dict:
-    """What a question asks for: ``{"asks": "yes_no" | "list" | "percent" | "ratio" | "amount" | "passage",
-    "years": [...]}`` (the fiscal years it names, as strings).
+    """What a question asks for, as the block check reads it: ``{"asks": "yes_no" | "list" | "percent" |
+    "ratio" | "amount" | "passage", "years": [...]}`` (the fiscal years it names, as strings), from the one
+    classifier :func:`ppkit.answer.asked.asked_type`.
 
     >>> asked_for("What is AMD's quick ratio for FY2022?")
     {'asks': 'ratio', 'years': ['2022']}
     >>> asked_for("For Boeing, did it pay a dividend in 2022?")["asks"]
     'yes_no'
     """
-    years = sorted({a or f"20{b}" for a, b in _BLOCK_YEAR.findall(mask_references(question))})
-    if _ASKS_YES_NO.search(question):
-        asks = "yes_no"
-    elif _ASKS_RATIO.search(question):
-        asks = "ratio"
-    elif _ASKS_PERCENT.search(question):
-        asks = "percent"
-    elif _ASKS_FIGURE.search(question):
-        asks = "amount"
-    elif _ASKS_LIST.search(question):
-        asks = "list"
-    else:
-        asks = "passage"
-    return {"asks": asks, "years": years}
+    a = asked_type(mask_references(question))
+    asks = "yes_no" if a.yes_no else a.unit or ("list" if a.kind == "list" else "passage")
+    return {"asks": asks, "years": [str(y) for y in a.years]}
 
 
 def _cited_sections(block, sections) -> list:

@@ -25,6 +25,8 @@ figures of one unit. The verdicts, in order:
 * ``wrong``: the reference says the measure does not apply and the block states a figure; or the
   block is ``yes_no`` with the opposite yes or no; or the block states figures and none agrees with
   any figure of the reference or change;
+* ``missing`` (first): the block is ``inputs`` (it says the asked figure is not computed) and states no answer
+  figure;
 * ``abstained``: the block is ``not_found``;
 * ``unjudged``: the reference has no figure, no yes or no and does not say the measure does not apply;
 * ``missing``: otherwise: the asked figure (or yes or no) is not stated, though what is stated does
@@ -201,6 +203,8 @@ def judge_block(text: str, kind: str, reference: str, question: str = "", *, tol
         next((g for g in got if _matches_change(g, changes, tolerance)), None)
     if hit is not None:
         return verdict("correct", "the block states the reference's answer figure", hit)
+    if kind == "inputs":  # says the asked figure is not computed: never wrong
+        return verdict("missing", "the block shows inputs and says the asked figure is not computed")
     any_ref = [g for g in got if any(_agree(g, r, tolerance) for r in ref)]
     if not_applicable(reference) and got and not any_ref:
         return verdict("wrong", "the reference says the measure does not apply; the block states a figure")

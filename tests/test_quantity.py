@@ -1,0 +1,101 @@
+"""ppkit.answer.quantity and the one classifier (ppkit.answer.asked): the share, ratio or change asked computed
+from table rows (a segment's share, a share of the growth, two growths), a block of another quantity or an
+unsupported yes/no worded as kind ``inputs`` (judged missing, never wrong)."""
+
+from __future__ import annotations
+
+from ppkit.answer.asked import asked_type
+from ppkit.answer.passages import section_passages
+from ppkit.answer.quantity import compute_quantity, parse_quantity
+from ppkit.answer.synth import ExtractiveSynthesizer
+from ppkit.answer.verify import asked_for
+from ppkit.bench.measures.answer_judge import judge_block
+from ppkit.retrieval.metric_table import detect_metric
+from ppkit.retrieval.types import Section
+
+# a segment note as the HTML converter writes it: one-cell captions (period, units) above the dated header
+SEGMENTS = """The following table summarizes net revenue by segment.
+
+| Year Ended |
+| December 31, 2022 | December 25, 2021 |
+| (In millions) |
+| Net revenue: |
+| Widgets | $300 | $200 |
+| Gadgets | 900 | 700 |
+| Total net revenue | $1,200 | $900 |
+| Total operating expenses | 1,000 | 800 |"""
+
+
+def _section(text: str = SEGMENTS) -> Section:
+    n = text.count("\n") + 1
+    return Section("ACME", "0007", "ACME > Note 4 - Segments", 1, n, text, 1, 1.0,
+                   line_numbers=tuple(range(1, n + 1)))
+
+
+def _block(question: str):
+    return compute_quantity(question, asked_type(question), [_section()])[0]
+
+
+def test_one_cell_captions_stay_in_the_header_and_the_dated_row_names_the_columns():
+    rows = {p.row_label: p for p in section_passages(_section()) if p.kind == "row"}
+    assert rows["Widgets"].label == "Net revenue, Widgets"
+    assert rows["Widgets"].header == ("December 31, 2022", "December 25, 2021")
+    assert (rows["Widgets"].units, rows["Widgets"].header_line) == ("millions", 4)
+
+
+def test_a_segment_share_of_the_total_is_computed_from_its_rows():
+    b = _block("What percentage of total revenue in FY2022 came from the Widgets segment?")
+    assert b.kind == "computed"
+    assert b.text == "Widgets (net revenue) was 25.0% of Total net revenue in 2022 (300 / 1,200, $ millions)"
+    assert [c.line_start for c in b.citations] == [4, 7, 9]  # the dated header line, then each row
+
+
+def test_a_share_of_the_growth_and_a_bracketed_sum_of_parts():
+    b = _block("What percentage of total revenue growth from FY2021 to FY2022 is attributable to the Widgets segment?")
+    assert b.text == ("Widgets (net revenue) was 33.3% of the change in Total net revenue from 2021 to 2022 "
+                      "(300 - 200 = 100; 1,200 - 900 = 300; 100 / 300, $ millions)")
+    both = _block("What proportion of total revenue in FY2022 is attributable to the two segments (Widgets + Gadgets)?")
+    assert "100.0%" in both.text and "(300 + 900) / 1,200" in both.text
+
+
+def test_a_ratio_and_two_growths_compared():
+    r = _block("What is the ratio of Widgets revenue to total net revenue in 2022?")
+    assert "was 0.25 (25.0%)" in r.text
+    c = _block("Did total operating expenses grow faster than total revenue?")
+    assert c.text.startswith("Total operating expenses increased 25.0% from 2021 to 2022 (800 to 1,000); "
+                             "Total net revenue increased 33.3% from 2021 to 2022 (900 to 1,200)")
+
+
+def test_a_part_larger_than_its_whole_or_an_unnamed_row_computes_nothing():
+    q = "What percentage of Widgets revenue came from Total net revenue in 2022?"
+    assert compute_quantity(q, asked_type(q), [_section()]) is None
+    q = "What percentage of total revenue came from the Sprockets segment in 2022?"
+    assert compute_quantity(q, asked_type(q), [_section()]) is None
+
+
+def test_an_amount_where_a_percentage_is_asked_is_never_the_answer_line():
+    q = "What percentage of its revenue did ACME spend on research in 2022?"
+    text = "ACME spent $45 million on research in 2022, its largest research program ever recorded."
+    block = ExtractiveSynthesizer().synthesize(q, [_section(text)])[1]["block"]
+    assert block.kind == "inputs" and block.text.startswith("The percentage asked is not computed here")
+    v = judge_block(block.text, block.kind, "12.5%", q)
+    assert v["verdict"] == "missing"  # the same text as a passage is judged wrong
+    assert judge_block(block.text, "passage", "12.5%", q)["verdict"] == "wrong"
+
+
+def test_a_yes_no_question_without_a_clear_answer_says_the_sources_do_not_say():
+    q = "Did ACME disclose any cryptocurrency holdings?"
+    block = ExtractiveSynthesizer().synthesize(q, [_section("ACME holds cash in banks and disclosed no other assets "
+                                                            "beyond its plants in Ohio this year.")])[1]["block"]
+    assert block.kind == "inputs" and block.text.startswith("The sources do not say")
+
+
+def test_one_classifier_serves_the_passages_and_the_verifier():
+    q = "For AMEX,, Did provisions for credit losses increase faster than total revenue?"
+    assert asked_type(q).yes_no and asked_for(q)["asks"] == "yes_no"
+    assert asked_for("What percentage of revenue came from Europe in FY2022?") == {"asks": "percent", "years": ["2022"]}
+    assert asked_type("What is the ratio of share repurchases to dividends?").unit == "ratio"
+    p = parse_quantity("For X, what proportion of total revenue in FY2022 is attributable to the Commercial segment?",
+                       asked_type("what proportion of total revenue is attributable to the Commercial segment?"))
+    assert (p.op, p.parts, p.whole) == ("share", ("Commercial segment",), "total revenue")  # no "the"
+    assert detect_metric("What is the ratio of total debt to total equity in FY2022?").name == "debt-to-equity ratio"
