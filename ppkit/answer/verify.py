@@ -63,7 +63,7 @@ from itertools import chain, permutations
 
 from .arithmetic import agrees, clause_span, shown_formula, stated_change, tolerance
 
-__all__ = ["verify_answer", "verify_block", "numbers_with_values", "find_number", "format_report", "column_years",
+__all__ = ["verify_answer", "verify_block", "numbers_with_values", "find_number", "format_report", "summary_line", "column_years",
            "mask_references"]
 
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
@@ -681,6 +681,27 @@ def format_report(report: dict) -> str:
         if ci.get("names"):
             out.append(f"  {ci['cited']} is named {ci['label']!r}, which is {', '.join(ci['names'])}")
     return "\n".join(out)
+
+
+def summary_line(report: dict) -> str:
+    """The verification in one short line: the verdict, then only the counts that are not zero.
+
+    >>> summary_line({"ok": True, "counts": {"claims": 8, "verified": 8, "computed": 0, "uncited": 0,
+    ...                                      "not_found": 0, "citations": 2, "unretrieved": 0}})
+    'verification: OK - 8 claims: 8 verified; 2 citations'
+    """
+    c = report["counts"]
+    names = (("verified", "verified"), ("computed", "computed"), ("given", "given in the question"),
+             ("uncited", "only in uncited sections"), ("not_found", "not found"))
+    found = ", ".join(f"{c[k]} {label}" for k, label in names if c.get(k))
+    cites = (f"{c['citations']} citation{'s' if c['citations'] != 1 else ''}"
+             + "".join(f", {c[k]} {label}" for k, label in (("unretrieved", "not among the retrieved sections"),
+                                                              ("inconsistent", "inconsistent with the answer's "
+                                                                               "own arithmetic"),
+                                                              ("mislabeled", "named after another section"))
+                       if c.get(k)))
+    return (f"verification: {'OK' if report['ok'] else 'PROBLEMS'} - {c['claims']} claims"
+            + (f": {found}" if found else "") + f"; {cites}")
 
 
 # -- the answer block: its figures and sentences against its cited lines, and whether it answers
