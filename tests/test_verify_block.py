@@ -110,3 +110,19 @@ def test_a_figure_block_is_a_row_written_out_and_its_label_is_checked():
     assert verify_block(ok, [CASH])["verified"]  # the group heading is not on the cited line; the row's label is
     wrong = AnswerBlock("Receivables: (1,401) in 2022 ((556) in 2021)", "figure", cite)
     assert "the passage is not in the cited lines" in verify_block(wrong, [CASH])["reasons"]
+
+
+def test_the_block_bench_plants_each_figure_and_sets_answered_beside_the_judge():
+    from ppkit.answer.synth import Answer
+    from ppkit.bench.measures.verify_block import block_case, plant_figures, summarize_blocks
+
+    cites = tuple(BlockCitation("AMD", "0093", ln, ln) for ln in (2739, 2751))
+    text = "AMD's free cash flow was $3,115 million in FY2022 (3,565 - 450, $ millions)"
+    assert [fig for _, fig in plant_figures(text)] == ["$3,115 million", "3,565", "450"]  # not the year
+    q = "What is AMD's free cash flow for FY2022?"
+    answer = Answer(q, text, [CASH], "extractive", block=AnswerBlock(text, "computed", cites))
+    case = block_case(q, "$3.1 billion", answer)
+    assert (case["verified"], case["answered"], case["verdict"]) == (True, True, "correct")
+    assert [p["caught"] for p in case["plants"]] == [True, True, True]
+    s = summarize_blocks([case])
+    assert (s["false_alarm_rate"], s["catch_rate"], s["answered_false_alarm_rate"]) == (0.0, 1.0, 0.0)
