@@ -101,6 +101,13 @@ def test_a_computed_block_with_its_formula_and_a_change_is_verified():
     # a changed figure is still caught
     v = verify_block(AnswerBlock(text.replace("$3,220", "$3,290"), "computed", cites), [CASH])
     assert not v["verified"] and any("$3,290 million" in r for r in v["reasons"])
+    # the formula written right after its result, in brackets of its own
+    quick = "AMD's quick ratio for FY2022 was 1.57 ((4,835 + 1,020 + 4,126) / 6,369, $ millions)"
+    v = verify_block(AnswerBlock(quick, "computed", _cite(2190, 2195, 2200, 2298)), [BALANCE])
+    assert v["verified"] and {c["text"]: c.get("formula") for c in v["claims"]}["1.57"] == \
+        "(4,835 + 1,020 + 4,126) / 6,369"
+    v = verify_block(AnswerBlock(quick.replace("1.57", "1.77"), "computed", _cite(2190, 2195, 2200, 2298)), [BALANCE])
+    assert not v["verified"]
 
 
 def test_a_figure_block_is_a_row_written_out_and_its_label_is_checked():

@@ -794,13 +794,18 @@ def _shown_formulas(text: str) -> list[tuple[str, tuple[float, float]]]:
     out = []
     for m in _SHOWN.finditer(mask_references(text)):
         run = m.group(0).strip(" ,")
-        opened, closed = run.startswith("("), run.endswith(")")  # a bracket of the prose around it, or its own
-        for cand in (run, run[1:] if opened else run, run[:-1] if closed else run,
-                     run[1:-1] if opened and closed else run):
-            iv = evaluate(cand)
-            if iv is not None:
-                out.append((cand, iv))
-                break
+        # the formula may start after a figure ("1.57 ((4,835 + ...) / 6,369"): each token start, longest first;
+        # a bracket at either end may be the prose's ("(3,512 - 1,222, $ millions)")
+        starts = [0] + [i for i in range(1, len(run)) if run[i - 1] == " " and run[i] != " "]
+        found = None
+        for a in starts:
+            part = run[a:].strip()
+            for cand in (part, part[:-1] if part.endswith(")") else part):
+                for c in (cand, cand[1:] if cand.startswith("(") else cand):
+                    if found is None and (iv := evaluate(c)) is not None:
+                        found = (c, iv)
+        if found:
+            out.append(found)
     return out
 
 
