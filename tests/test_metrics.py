@@ -98,8 +98,9 @@ def test_extractive_answer_is_computed_cited_and_verified():
     text, info = synth.synthesize("What is Acme's quick ratio for FY2022?", [BALANCE, INCOME])
     lines = text.split("\n")
     assert lines[2] == info["block"].text == "Acme's quick ratio for FY2022 was 1.57 ((4,835 + 1,020 + 4,126) / 6,369, $ millions)"
-    assert "- accounts receivable, net, 2022: 4,126, row \"Accounts receivable, net\" in Acme > Item 8 > " \
-           "Consolidated Balance Sheets, line 105 (ID: 0010)" in lines
+    # the input's row and line; its section is named once, under Sources
+    assert "- accounts receivable, net, 2022: 4,126, row \"Accounts receivable, net\", line 105 (ID: 0010)" in lines
+    assert "- Acme > … > Consolidated Balance Sheets (ID: 0010)" in lines
     assert info["metric"]["value"] == 1.57 and info["metric"]["missing"] == []
     report = verify_answer(text, [BALANCE, INCOME])
     assert report["ok"] and report["counts"]["not_found"] == 0

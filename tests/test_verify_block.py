@@ -72,3 +72,64 @@ def test_answered_checks_kind_period_yes_no_and_list():
     assert verify_block(listed, [], question="List the geographies PepsiCo operates in.")["answered"]
     assert not verify_block(AnswerBlock("Not found: no section names them.", "not_found"), [],
                             question="List the geographies.")["answered"]
+
+
+# a cash-flow statement: the rows a free-cash-flow block cites (capex written as an outflow in brackets)
+CASH = Section(
+    doc="AMD", node_id="0093", breadcrumb="AMD > Consolidated Statements of Cash Flows", line_start=2700,
+    line_end=2760, rank=1, score=1.0, sent_ranges=((2700, 2760),), chars_total=0,
+    text="\n".join(["## Consolidated Statements of Cash Flows",
+                    "| Year Ended | December 31, 2022 | December 25, 2021 |",
+                    "| Changes in operating assets and liabilities: | | |",
+                    "| Inventories | (1,401) | (556) |",
+                    "| Net cash provided by operating activities | 3,565 | 3,521 |",
+                    "| Purchases of property and equipment | (450) | (301) |"]),
+    line_numbers=(2700, 2701, 2702, 2703, 2739, 2751))
+
+
+def test_a_computed_block_with_its_formula_and_a_change_is_verified():
+    cites = tuple(BlockCitation("AMD", "0093", ln, ln) for ln in (2739, 2751))
+    text = ("AMD's free cash flow was $3,115 million in FY2022 and $3,220 million in FY2021, a change of "
+            "-$105 million (-3.26%) (FY2022: 3,565 - 450, $ millions)")
+    v = verify_block(AnswerBlock(text, "computed", cites), [CASH], question="What is AMD's free cash flow for FY2022?")
+    assert v["verified"], v["reasons"]
+    formula = {c["text"]: c.get("formula") for c in v["claims"]}
+    assert formula["$3,115 million"] == "3,565 - 450"  # the formula the block shows, without its result
+    assert formula["$3,220 million"] == "3,521 + (301)"  # two cited figures, the outflow negative
+    assert formula["-$105 million"] == "$3,115 million - $3,220 million"  # the block's own figures
+    assert formula["-3.26%"] == "($3,115 million - $3,220 million) / $3,220 million × 100"
+    # a changed figure is still caught
+    v = verify_block(AnswerBlock(text.replace("$3,220", "$3,290"), "computed", cites), [CASH])
+    assert not v["verified"] and any("$3,290 million" in r for r in v["reasons"])
+    # the formula written right after its result, in brackets of its own
+    quick = "AMD's quick ratio for FY2022 was 1.57 ((4,835 + 1,020 + 4,126) / 6,369, $ millions)"
+    v = verify_block(AnswerBlock(quick, "computed", _cite(2190, 2195, 2200, 2298)), [BALANCE])
+    assert v["verified"] and {c["text"]: c.get("formula") for c in v["claims"]}["1.57"] == \
+        "(4,835 + 1,020 + 4,126) / 6,369"
+    v = verify_block(AnswerBlock(quick.replace("1.57", "1.77"), "computed", _cite(2190, 2195, 2200, 2298)), [BALANCE])
+    assert not v["verified"]
+
+
+def test_a_figure_block_is_a_row_written_out_and_its_label_is_checked():
+    cite = (BlockCitation("AMD", "0093", 2703, 2703),)
+    ok = AnswerBlock("Changes in operating assets and liabilities, Inventories: (1,401) in 2022 ((556) in 2021)",
+                     "figure", cite)
+    assert verify_block(ok, [CASH])["verified"]  # the group heading is not on the cited line; the row's label is
+    wrong = AnswerBlock("Receivables: (1,401) in 2022 ((556) in 2021)", "figure", cite)
+    assert "the passage is not in the cited lines" in verify_block(wrong, [CASH])["reasons"]
+
+
+def test_the_block_bench_plants_each_figure_and_sets_answered_beside_the_judge():
+    from ppkit.answer.synth import Answer
+    from ppkit.bench.measures.verify_block import block_case, plant_figures, summarize_blocks
+
+    cites = tuple(BlockCitation("AMD", "0093", ln, ln) for ln in (2739, 2751))
+    text = "AMD's free cash flow was $3,115 million in FY2022 (3,565 - 450, $ millions)"
+    assert [fig for _, fig in plant_figures(text)] == ["$3,115 million", "3,565", "450"]  # not the year
+    q = "What is AMD's free cash flow for FY2022?"
+    answer = Answer(q, text, [CASH], "extractive", block=AnswerBlock(text, "computed", cites))
+    case = block_case(q, "$3.1 billion", answer)
+    assert (case["verified"], case["answered"], case["verdict"]) == (True, True, "correct")
+    assert [p["caught"] for p in case["plants"]] == [True, True, True]
+    s = summarize_blocks([case])
+    assert (s["false_alarm_rate"], s["catch_rate"], s["answered_false_alarm_rate"]) == (0.0, 1.0, 0.0)

@@ -40,13 +40,12 @@ from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_image
 from .metrics import compute_metric, format_metric, metric_block
 from .passages import Asked, Passage, asked_type, rank_passages, render_row, yes_or_no
 from .quantity import compute_quantity, not_computed, not_of_asked_kind
-from .verify import format_report
+from .verify import summary_line
 
 __all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "EVIDENCE",
            "image_record", "line_deltas"]
 
-EXTRACTIVE_NOTE = ("[offline extractive answer: quoted from the retrieved sections, no language model used; "
-                   "set GEMINI_API_KEY for a written answer]")
+EXTRACTIVE_NOTE = "[offline extractive answer, no language model: set GEMINI_API_KEY for a written one]"
 # what an answer prints below its block: "support" (the passages the block quotes and a few more), or "all"
 # (the best passages of every section, as before the answer block)
 EVIDENCE = ("support", "all")
@@ -118,16 +117,16 @@ class Answer:
 
     def __str__(self) -> str:
         lines = self._head() + [self.text, "", "Retrieved sections:"]
-        for s in self.sections:  # a long breadcrumb shortened: the text and the JSON keep it whole
+        for s in self.sections:  # the section's own title (its id names the document): the JSON keeps the path
             trim = f" (sent {len(s.text)} of {s.chars_total} chars)" if s.trimmed else ""
             pages = f", {pages_label(s.pages)}" if s.pages else ""
-            lines.append(f"  {s.rank}. {_short(s.breadcrumb, 50)}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}{pages}]"
-                         f"{trim}")
+            title = clip(breadcrumb_titles(s.breadcrumb)[-1], 50) if s.breadcrumb else s.node_id
+            lines.append(f"  {s.rank}. {title}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}{pages}]{trim}")
         if self.images:
             lines.append("Images:")
             lines += [f"  {im['path']}  ({im.get('label', '')}) from {im['doc']}#{im['node_id']}" for im in self.images]
         if self.verification:  # one line: how many figures were found, re-derived, or not found
-            lines += ["", format_report(self.verification).split("\n")[0]]
+            lines += ["", summary_line(self.verification)]
         warnings = self.warnings()
         if warnings:
             lines += ["", "WARNING:"] + [f"  - {w}" for w in warnings]
@@ -254,6 +253,8 @@ class ExtractiveSynthesizer:
                 rest = [ln for ln in rest if not ln.startswith("Steps: ")]
                 rest.insert(1 if rest and rest[0].startswith("Formula: ") else 0,
                             "Steps: " + "; ".join(metric.steps) + ".")
+            if self.evidence != "all":  # an input's section is named once, under Sources: its row and line here
+                rest = [_without_breadcrumbs(ln, metric) for ln in rest]
             out += rest + ([""] if rest else [])
             cited |= {li.node_id for li in metric.inputs}
         if self.evidence == "all":
@@ -261,13 +262,15 @@ class ExtractiveSynthesizer:
         else:
             more = 0 if metric is not None and metric.ok else self.extra
             shown = used + _more(ranked, used, more)
-        evidence = self._evidence(shown, sections, full=self.evidence == "all", used_by_block=used)
+        evidence = self._evidence(shown, sections, full=self.evidence == "all", used_by_block=used,
+                                  block_text=block.text)
         out += evidence
         quoted = {p.section.section_id for p in shown}
         listed = (sections if self.evidence == "all"
                   else [s for s in sections if s.section_id in quoted or s.node_id in cited])
-        out.append("Sources:")
-        out += [f"- {s.breadcrumb} (ID: {s.node_id})" for s in listed]
+        out.append("Sources:")  # the full breadcrumbs with the full pack; else the document and the section's title
+        out += [f"- {s.breadcrumb if self.evidence == 'all' else _crumb(s.breadcrumb)} (ID: {s.node_id})"
+                for s in listed]
         out += [pages_line(listed)] if pages_line(listed) else []
         images, image_info = self._images(question, sections, analysis)
         notes = {"passages_quoted": len(shown), "images": images, **image_info, "block": block,
@@ -288,7 +291,7 @@ class ExtractiveSynthesizer:
         return own[: self.per_section]
 
     def _evidence(self, shown: list[Passage], sections: list[Section], *, full: bool,
-                  used_by_block: tuple[Passage, ...] | list[Passage] = ()) -> list[str]:
+                  used_by_block: tuple[Passage, ...] | list[Passage] = (), block_text: str = "") -> list[str]:
         """The quoted passages grouped by section in rank order, each with its source line (and page); a row
         after its table's header line."""
         out = []
@@ -306,8 +309,10 @@ class ExtractiveSynthesizer:
                 for ln, t in pieces:
                     done.add(ln)
                     t = t if len(t) <= self.max_chars else t[: self.max_chars] + "…"
-                    if not full and ln != p.header_line and p not in used_by_block:
-                        t = clip(t, 200)  # a passage beside the block's: its start says what it is
+                    if not full and p in used_by_block and p.kind != "row" and ln == p.line and p.text in block_text:
+                        t = "quoted in the answer above"  # the block is this sentence: its place, not its words again
+                    elif not full and ln != p.header_line and p not in used_by_block:
+                        t = clip(t, 160)  # a passage beside the block's: its start says what it is
                     page = s.page_of(ln)
                     out.append(f"  - line {ln}{f' (p.{page})' if page else ''}: {t}")
             out.append("")
@@ -332,6 +337,22 @@ def _short(breadcrumb: str, n: int = 70) -> str:
         return breadcrumb
     titles = breadcrumb_titles(breadcrumb)
     return clip(f"{titles[0]} > … > {titles[-1]}", n) if len(titles) > 1 else clip(breadcrumb, n)
+
+
+def _crumb(breadcrumb: str) -> str:
+    """A breadcrumb as its document and its section's whole title ("AMD > … > Data Center"): a source line
+    the reader can find, without the path between (the retrieved sections' list and the JSON keep it)."""
+    titles = breadcrumb_titles(breadcrumb)
+    return f"{titles[0]} > … > {titles[-1]}" if len(titles) > 2 else breadcrumb
+
+
+def _without_breadcrumbs(line: str, metric) -> str:
+    """A metric's input line without its section's breadcrumb (``row "X" in AMD > … > Cash Flows, line 12
+    (ID: 0093)`` -> ``row "X", line 12 (ID: 0093)``): the id names the section, listed under Sources."""
+    for li in list(metric.inputs) + list(getattr(metric.compare, "inputs", None) or ()):
+        line = line.replace(f" in {li.breadcrumb}, line {li.line} (ID: {li.node_id})",
+                            f", line {li.line} (ID: {li.node_id})")
+    return line
 
 
 def _own_names(sections: list[Section], analysis: Analysis) -> set[str]:

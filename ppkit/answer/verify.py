@@ -61,10 +61,10 @@ from __future__ import annotations
 import re
 from itertools import chain, permutations
 
-from .arithmetic import agrees, clause_span, shown_formula, stated_change, tolerance
+from .arithmetic import agrees, clause_span, evaluate, shown_formula, stated_change, tolerance
 from .asked import asked_type
 
-__all__ = ["verify_answer", "verify_block", "numbers_with_values", "find_number", "format_report", "column_years",
+__all__ = ["verify_answer", "verify_block", "numbers_with_values", "find_number", "format_report", "summary_line", "column_years",
            "mask_references"]
 
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
@@ -684,6 +684,27 @@ def format_report(report: dict) -> str:
     return "\n".join(out)
 
 
+def summary_line(report: dict) -> str:
+    """The verification in one short line: the verdict, then only the counts that are not zero.
+
+    >>> summary_line({"ok": True, "counts": {"claims": 8, "verified": 8, "computed": 0, "uncited": 0,
+    ...                                      "not_found": 0, "citations": 2, "unretrieved": 0}})
+    'verification: OK - 8 claims: 8 verified; 2 citations'
+    """
+    c = report["counts"]
+    names = (("verified", "verified"), ("computed", "computed"), ("given", "given in the question"),
+             ("uncited", "only in uncited sections"), ("not_found", "not found"))
+    found = ", ".join(f"{c[k]} {label}" for k, label in names if c.get(k))
+    cites = (f"{c['citations']} citation{'s' if c['citations'] != 1 else ''}"
+             + "".join(f", {c[k]} {label}" for k, label in (("unretrieved", "not among the retrieved sections"),
+                                                              ("inconsistent", "inconsistent with the answer's "
+                                                                               "own arithmetic"),
+                                                              ("mislabeled", "named after another section"))
+                       if c.get(k)))
+    return (f"verification: {'OK' if report['ok'] else 'PROBLEMS'} - {c['claims']} claims"
+            + (f": {found}" if found else "") + f"; {cites}")
+
+
 # -- the answer block: its figures and sentences against its cited lines, and whether it answers
 
 _BLOCK_YEAR = re.compile(r"(?<!\d)(?:FY\s?)?((?:19|20)\d\d)(?!\d)|\bFY\s?(\d\d)\b", re.I)
@@ -732,6 +753,88 @@ def _sum_of_cited(claim: dict, cited) -> str | None:
         for combo in combinations(nums, r):
             if abs(sum(v for _, v in combo) - claim["value"]) <= tol:
                 return " + ".join(t for t, _ in combo)
+    return None
+
+
+def _quoted_part(block) -> str:
+    """What of a block is quoted from its lines: a ``figure`` block is a table row written out ("Revenues,
+    Commercial Airplanes: $25,867 million in 2022 (...)"), so only its row's own label (before the colon,
+    after the table's group headings) is the source's words; its figures are claims, checked one by one.
+    A passage is quoted whole."""
+    text = block.text.rstrip("…")
+    if block.kind == "figure" and ": " in text:
+        return text.split(": ", 1)[0].rsplit(", ", 1)[-1]
+    return text
+
+
+_SHOWN = re.compile(r"[(\-−–$\d][\d,.$()\s+\-−–×*/÷]*\d\)?")  # a run of figures and operators: a shown formula?
+
+
+def _shown_formulas(text: str) -> list[tuple[str, tuple[float, float]]]:
+    """(formula, its interval) for each formula the text shows without its result ("(3,512 - 1,222, ...)")."""
+    out = []
+    for m in _SHOWN.finditer(mask_references(text)):
+        run = m.group(0).strip(" ,")
+        # the formula may start after a figure ("1.57 ((4,835 + ...) / 6,369"): each token start, longest first;
+        # a bracket at either end may be the prose's ("(3,512 - 1,222, $ millions)")
+        starts = [0] + [i for i in range(1, len(run)) if run[i - 1] == " " and run[i] != " "]
+        found = None
+        for a in starts:
+            part = run[a:].strip()
+            for cand in (part, part[:-1] if part.endswith(")") else part):
+                for c in (cand, cand[1:] if cand.startswith("(") else cand):
+                    if found is None and (iv := evaluate(c)) is not None:
+                        found = (c, iv)
+        if found:
+            out.append(found)
+    return out
+
+
+def _signed(n: dict) -> float:
+    return -n["value"] if n["negative"] else n["value"]
+
+
+def _block_arithmetic(text: str, claims: list[dict], cited) -> None:
+    """A block figure not in its cited lines is ``computed`` when the block shows its formula ("$2,290 million
+    (3,512 - 1,222, $ millions)"), or it is the sum or difference of two figures of the cited lines or of
+    the block's own checked figures (a second year's free cash flow, the change between two years), or, for
+    a percent, their ratio, change or difference of percents. Signs count ("(450)" is -450); the written
+    precision is the tolerance; years are never operands. Changes ``claims`` in place."""
+    shown = _shown_formulas(text)
+    pool = [n for s in cited for _, t in _numbered_lines(s) for n in numbers_with_values(mask_references(t))
+            if not (n["decimals"] == 0 and not n["percent"] and 1900 <= n["value"] <= 2100)]
+    for _ in range(2):  # a figure computed in the first pass is an operand in the second
+        own = [n for c in claims if c["status"] in ("verified", "computed") and (n := c.get("_n") or
+               next(iter(numbers_with_values(c["text"])), None))]
+        amounts = list(dict.fromkeys((n["text"], _signed(n)) for n in pool + own if not n["percent"]))[:24]
+        percents = list(dict.fromkeys((n["text"], _signed(n)) for n in pool + own if n["percent"]))[:24]
+        for c in claims:
+            if c["kind"] != "number" or c["status"] != "not_found" or not numbers_with_values(c["text"]):
+                continue
+            n = numbers_with_values(c["text"])[0]
+            formula = next((f for f, iv in shown if agrees(n, iv)), None) or _two_of(n, amounts, percents)
+            if formula:
+                c["status"], c["formula"] = "computed", formula
+
+
+def _two_of(n: dict, amounts: list[tuple[str, float]], percents: list[tuple[str, float]]) -> str | None:
+    """A formula of two operands giving ``n`` (signed) at its written precision, or None."""
+    v, tol = _signed(n), tolerance(n["decimals"])
+    for (ta, a), (tb, b) in permutations(amounts, 2):
+        if not n["percent"]:
+            if abs(a + b - v) <= tol:
+                return f"{ta} + {tb}"
+            if abs(a - b - v) <= tol:
+                return f"{ta} - {tb}"
+        elif b:
+            if abs((a - b) / abs(b) * 100 - v) <= tol:
+                return f"({ta} - {tb}) / {tb} × 100"
+            if abs(a / b * 100 - abs(v)) <= tol:
+                return f"{ta} / {tb} × 100"
+    if n["percent"]:
+        for (ta, a), (tb, b) in permutations(percents, 2):
+            if abs(a - b - v) <= tol:
+                return f"{ta} - {tb}"
     return None
 
 
@@ -799,9 +902,10 @@ def verify_block(block, sections, *, question: str = "") -> dict:
                     else None
                 if formula:
                     c["status"], c["formula"] = "computed", formula
+        _block_arithmetic(block.text, claims, cited)
         bad = [c for c in claims if c["status"] not in ("verified", "computed", "given")]
         reasons += [f"{c['text']!r} is {c['status'].replace('_', ' ')} in the cited lines" for c in bad]
-        if block.kind in ("passage", "figure") and cited and not _find_quote_parts(block.text.rstrip("…"), cited):
+        if block.kind in ("passage", "figure") and cited and not _find_quote_parts(_quoted_part(block), cited):
             reasons.append("the passage is not in the cited lines")
         if not cited and (claims or block.kind in ("passage", "figure", "computed")):
             reasons.append("the block cites no retrieved line")

@@ -8,6 +8,7 @@
                           [--json OUT]       (answer blocks judged strictly offline: figures, unit, sign, yes/no)
     ppkit bench reproduce [--k 3]                                                 (reference tables, k=3 failures)
     ppkit bench verify    [--json OUT]       (the verifier against planted errors in the reference answers)
+                          [--questions FILE... [--k 3 --k 5]]  (and the answer blocks of those questions, asked)
     ppkit bench metrics   --questions FILE... [--k 3 --k 5] [--index DIR] [--json OUT]
                           (FinanceBench metric questions computed offline, judged strictly: 1%, unit, sign)
     ppkit bench abstain   [--questions FILE] [--k 5] [--json OUT]   (abstention precision and recall)
@@ -84,6 +85,7 @@ from .runs.scale import (
 )
 from .runs.serve import ServePlan, run_serve_bench, serve_markdown
 from .runs.transfer import gold_from_reference
+from .measures.verify_block import block_case, blocks_markdown, summarize_blocks
 from .runs.verify import run_verify_bench, verify_markdown
 from .views.plots import plot_retrieval
 
@@ -169,6 +171,10 @@ def add_bench_parser(subparsers, handler) -> None:
     v = bs.add_parser("verify", help="the verifier against planted errors in the reference answers (offline)")
     v.add_argument("--index", help="index folder (default: the shared 10-K reference index)")
     v.add_argument("--json", metavar="OUT", help="write the full result (every case) as JSON")
+    v.add_argument("--questions", action="append", metavar="FILE",
+                   help="also ask these questions offline and measure the answer block's verification "
+                        "(planted figures, clean blocks, the answered? check beside the strict judge); repeatable")
+    v.add_argument("--k", type=int, action="append", help="with --questions: cut-offs (default 3 and 5)")
     v.set_defaults(func=handler)
 
     cp = bs.add_parser("compare", help="document comparison against the reference's reports, and two 10-Ks (offline)")
@@ -467,9 +473,21 @@ def _reproduce(args, config) -> int:
 def _verify(args, config) -> int:
     index = _open_index(args, "comprehensive", config)
     result = run_verify_bench(index)
+    if args.questions:  # the answer blocks of these questions, asked offline at each k
+        cases = []
+        for p in args.questions:
+            _, qs = load_questions(Path(p))
+            for q in (q for q in qs if (q.get("answer") or "").strip()):
+                for k in sorted(set(args.k or [3, 5])):
+                    case = block_case(q["text"], q["answer"], index.ask(q["text"], k))
+                    cases += [{**case, "qid": q["qid"], "k": k, "set": Path(p).name}] if case else []
+        result["blocks"] = {**summarize_blocks(cases), "cases": cases}
     if args.json:
         _write_json(args.json, result)
     print(verify_markdown(result))
+    if args.questions:
+        print()
+        print(blocks_markdown(result["blocks"]))
     return 0
 
 

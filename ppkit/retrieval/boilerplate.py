@@ -11,24 +11,30 @@ evidence that need no model and no list of filings:
   "/s/" signature lines, "I, ..., certify that", a legal document's "shall" and numbered sections.
 
 :func:`asks_for` says whether a question asks for that kind (a question about exhibits or
-subsidiaries keeps them). The answer stage demotes such passages
-(:mod:`ppkit.answer.passages`). This module does not drop anything: a demoted section is still sent.
+subsidiaries keeps them). Retrieval moves such sections below the content it recalled
+(:func:`demote`, after the re-ranker), and the answer stage demotes such passages
+(:mod:`ppkit.answer.passages`). Nothing is dropped: a demoted section stays a candidate, and is sent when
+the content runs out.
 """
 
 from __future__ import annotations
 
 import re
 
+from dataclasses import replace
+
 from ..core.ids import breadcrumb_titles
 from ..core.text import stems
+from .types import Candidate
 
-__all__ = ["BOILERPLATE_KINDS", "boilerplate_kind", "asks_for"]
+__all__ = ["BOILERPLATE_KINDS", "boilerplate_kind", "asks_for", "demote"]
 
 BOILERPLATE_KINDS = ("exhibits", "subsidiaries", "plan", "certification", "signatures", "cover")
 
 _TITLE = {
     "exhibits": re.compile(r"\bexhibits?\b|\bfinancial statement schedules\b", re.I),
-    "subsidiaries": re.compile(r"\bsubsidiaries\b", re.I),
+    # "PepsiCo, Inc. and Subsidiaries" heads a consolidated statement: the group, not a list of it
+    "subsidiaries": re.compile(r"(?<!\band )\bsubsidiaries\b", re.I),
     "plan": re.compile(r"\b(?:incentive|stock|equity|compensation|savings|retirement|deferred)\b.*\bplan\b|"
                        r"\b(?:agreement|indenture|by-?laws|articles of incorporation|certificate of incorporation)\b",
                        re.I),
@@ -94,3 +100,50 @@ def asks_for(question: str, kind: str) -> bool:
     True
     """
     return bool(set(stems(question)) & _ASKS.get(kind, set()))
+
+
+def _related(c: Candidate, top: Candidate) -> bool:
+    """Is ``c`` a child of ``top`` (below it in the same document's tree) or its neighbour (the same parent,
+    the next or previous heading)?"""
+    if c.doc != top.doc or c.node_id == top.node_id:
+        return False
+    if c.breadcrumb.startswith(top.breadcrumb + " > "):
+        return True
+    parent = top.breadcrumb.rpartition(" > ")[0]
+    return (c.breadcrumb.rpartition(" > ")[0] == parent and c.node_id.isdigit() and top.node_id.isdigit()
+            and abs(int(c.node_id) - int(top.node_id)) == 1)
+
+
+def demote(question: str, ranked: list[Candidate], k: int) -> tuple[list[Candidate], list[str]]:
+    """The re-ranked candidates with boilerplate the question does not ask for moved below the content.
+
+    A slot of the first ``k`` a boilerplate section frees goes first to a recalled child or neighbour of the
+    top section (the section the re-ranker trusts most), then to the next content candidate in order.
+    ``stage2_rank`` is renumbered; nothing is dropped.
+
+    Args:
+        question: the question as asked (a question about exhibits or certifications keeps them).
+        ranked: the candidates in the re-ranker's order (their ``text`` read for the shape of boilerplate).
+        k: the sections that will be sent.
+
+    Returns:
+        ``(candidates, notes)``: the new order and one note per section moved out of the first ``k``.
+
+    >>> demote("What was revenue?", [], 5)
+    ([], [])
+    """
+    kinds = [boilerplate_kind(c.breadcrumb, c.text or c.snippet) for c in ranked]
+    low = [i for i, kind in enumerate(kinds) if kind is not None and not asks_for(question, kind)]
+    if not any(i < k for i in low):
+        return ranked, []
+    content = [c for i, c in enumerate(ranked) if i not in low]
+    kept = [c for c in ranked[:k] if c in content]
+    freed = k - len(kept)
+    rest = [c for c in content if c not in kept]
+    if content and freed:  # the top section's children and neighbours first, among the content recalled
+        top = content[0]
+        near = [c for c in rest if _related(c, top) and (c.stage2_score is None or c.stage2_score > 0)][:freed]
+        rest = near + [c for c in rest if c not in near]
+    order = kept + rest + [ranked[i] for i in low]
+    notes = [f"boilerplate ({kinds[i]}) moved below the content: {ranked[i].section_id}" for i in low if i < k]
+    return [replace(c, stage2_rank=n) for n, c in enumerate(order, start=1)], notes

@@ -25,6 +25,7 @@ from ..core.config import RETRIEVAL_MODES, Config, check_fields
 from ..core.errors import InvalidInput
 from ..indexing.index import SearchIndex
 from .analyze import Analysis, QueryFilters, analyze_question
+from .boilerplate import demote
 from .hybrid import recall_sections
 from .image_channel import link_images
 from .pointers import load_sections
@@ -145,6 +146,7 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     cands, info, added = _stage1(index, search_text, qv, scope, opts)
     t1 = time.perf_counter()
     ranked, calls = _stage2(reranker, question, search_text, cands)
+    ranked, moved = demote(question, ranked, k)  # exhibit indexes, certifications... below the content
     t2 = time.perf_counter()
     sections = load_sections(index, ranked[:k], budget=opts.budget, query_vec=qv, query=search_text)
     # the image channel, over the untrimmed sections
@@ -159,7 +161,7 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
         sections_recalled=info.sections_recalled, candidates=info.candidates, lists=info.lists, rrf_k=info.rrf_k,
         seconds=seconds, statements_added=added,
         trimmed=_trimmed(sections), context_chars=sum(len(s.text) for s in sections), model_calls=calls,
-        notes=list(reranker.last_notes) + ([f"stage 1 per filing: {len(scope)} filings, {opts.candidates} candidates "
+        notes=list(reranker.last_notes) + moved + ([f"stage 1 per filing: {len(scope)} filings, {opts.candidates} candidates "
                                              "each, merged"] if _separate(scope, opts) else []))
     return Retrieval(question, sections, ranked, trace)
 
