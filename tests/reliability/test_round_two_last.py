@@ -3,13 +3,18 @@ every ATX-only document's tree unchanged, and a reply too large to use no longer
 
 from __future__ import annotations
 
+import json
 import random
+import time
 
 import pytest
+from gemini_server import Reply, text_reply
 
+from ppkit import Config
 from ppkit.documents.chunking import chunk_tree
 from ppkit.documents.repair import repair_markdown
 from ppkit.documents.tree import parse_markdown, read_lines, setext_headings
+from ppkit.llm.client import GeminiClient, LLMError
 
 from .conftest import ROOT
 
@@ -98,3 +103,34 @@ def test_repair_writes_a_setext_heading_it_moves_as_atx():
     assert r.text == "# PART I\n## Item 1. Business\n\n\nWe sell.\n"
     assert [(c.node_id, c.line) for c in r.changes] == [("0002", 2)]
     assert [n.line_start for n in parse_markdown(r.text, "d").headings()] == [1, 2]
+
+
+# -- a reply too large to use is not downloaded -------------------------------------------------------
+@pytest.fixture(scope="module")
+def reply_60_mb() -> str:
+    """A 60 MB generateContent reply, as its JSON text (built once: the server sends a string as it is)."""
+    return json.dumps(text_reply("X").body).replace('"X"', '"' + "x" * 60_000_000 + '"')
+
+
+@pytest.mark.parametrize("stream, length", [(False, True), (False, False), (True, False)],
+                         ids=["with-length", "to-connection-close", "streamed-one-event"])
+def test_a_60_mb_reply_is_not_downloaded(gemini, tmp_path, reply_60_mb, stream, length):
+    """Case: was: a 60 MB reply was downloaded whole before the 200,000-character cap threw it away. A reply
+    that says its length is refused unread; one that does not (or one 60 MB stream event) is read up to
+    ``MAX_REPLY_BYTES``, then the connection is dropped. Nothing is cached; the error is the usual fallback one."""
+    body = f"data: {reply_60_mb}\r\n\r\n" if stream else reply_60_mb
+    gemini.always("generateContent", Reply(200, body, length=length))
+    client = GeminiClient(config=Config.from_env(), cache_dir=tmp_path / "llm")
+    with pytest.raises(LLMError, match="bytes") as err:
+        if stream:
+            for _ in client.generate_stream("q"):
+                pass
+        else:
+            client.generate("q")
+    assert "\n" not in str(err.value) and "Nothing" in str(err.value)
+    deadline = time.monotonic() + 10
+    while not gemini.sent and time.monotonic() < deadline:  # the server notices the dropped connection
+        time.sleep(0.02)
+    # the server could not write it all: the client stopped reading (at the cap, plus what the sockets buffered)
+    assert gemini.sent and gemini.sent[0] < len(body)
+    assert not list((tmp_path / "llm").rglob("*.json"))
