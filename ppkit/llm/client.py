@@ -591,7 +591,7 @@ def _check_size(text: str, model: str) -> None:
                        f"read; the reply was not used. {_NOTHING_LOST}")
 
 
-class ReplyTooLarge(ValueError):
+class _ReplyTooLarge(ValueError):
     """A generation's HTTP reply over :data:`MAX_REPLY_BYTES`: reading stopped there (an unusable reply)."""
 
 
@@ -606,7 +606,7 @@ def _cap_reply(response) -> None:
     length = response.headers.get("content-length", "")
     if length.isdigit() and int(length) > cap:
         response.close()
-        raise ReplyTooLarge(f"the reply is {int(length):,} bytes, more than the {cap:,} read; it was not downloaded")
+        raise _ReplyTooLarge(f"the reply is {int(length):,} bytes, more than the {cap:,} read; it was not downloaded")
     # the client's own stream class (httpx, or its fork httpx2) is what its reader accepts
     base = next(c for c in type(response.stream).__mro__ if c.__name__ == "SyncByteStream")
     inner = response.stream
@@ -616,7 +616,7 @@ def _cap_reply(response) -> None:
         for chunk in inner:
             got += len(chunk)
             if got > cap:
-                raise ReplyTooLarge(f"the reply ran past {cap:,} bytes; reading stopped there")
+                raise _ReplyTooLarge(f"the reply ran past {cap:,} bytes; reading stopped there")
             yield chunk
 
     response.stream = type("_CappedStream", (base,), {"__iter__": lambda self: chunks(), "close": lambda self: inner.close()})()
