@@ -23,7 +23,8 @@ google-genai client (pointed at it with ``HttpOptions(base_url=...)``):
 failure modes of a real endpoint (hang: accept and never answer; slow; garbage).
 
 Every request is recorded (path, model, action, parsed JSON body, API-key header)
-in :attr:`GeminiServer.requests`. Nothing here talks to the network: the server
+in :attr:`GeminiServer.requests`, and how many bytes of each reply's body were written
+before the client stopped reading in :attr:`GeminiServer.sent`. Nothing here talks to the network: the server
 binds 127.0.0.1 on an ephemeral port.
 """
 
@@ -52,6 +53,7 @@ class Reply:
     delay: float = 0.0
     hang: bool = False  # accept the request and never answer (until the server stops, at most 60 s)
     piece: int = 40  # streamed: characters of text per event
+    length: bool = True  # send a Content-Length (False: the body runs to the connection's close)
 
 
 def text_reply(text: str, *, tokens_in: int = 11, tokens_out: int = 7, thoughts: int = 0,
@@ -124,9 +126,17 @@ class _Handler(BaseHTTPRequestHandler):
             kind = "application/json; charset=UTF-8"
         self.send_response(reply.status)
         self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(data)))
+        if reply.length:
+            self.send_header("Content-Length", str(len(data)))
         self.end_headers()
-        self.wfile.write(data)
+        sent = 0
+        try:  # in pieces, so that a client that stops reading is seen: owner.sent says how far it got
+            for i in range(0, len(data), 1 << 16):
+                self.wfile.write(data[i:i + (1 << 16)])
+                sent = min(len(data), i + (1 << 16))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        owner.sent.append(sent)
 
 
 class _Server(ThreadingHTTPServer):
@@ -143,6 +153,7 @@ class GeminiServer:
 
     def __init__(self):
         self.requests: list[dict] = []  # every request received, in order
+        self.sent: list[int] = []  # bytes of each reply body written before the client stopped reading
         self._queues: dict[str, deque[Reply]] = {}  # action -> scripted replies
         self._always: dict[str, Reply] = {}  # action -> the reply when its queue is empty (modes)
         self._stopping = threading.Event()

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..core.errors import InvalidInput
 from ..core.ids import ROOT_ID
 from ..core.markup import render
-from .tree import Tree
+from .tree import Tree, body_start
 
 __all__ = ["Chunk", "section_units", "chunk_tree", "split_text", "split_line", "split_numbered", "fixed_size_chunks"]
 
@@ -168,7 +168,7 @@ def split_numbered(numbered: list[tuple[int, str]], size: int = 2000, overlap: i
 
 def _body_chars(tree: Tree, lines: list[str], node_id: str) -> int:
     n = tree[node_id]
-    first = n.line_start if node_id == ROOT_ID else n.line_start + 1
+    first = body_start(lines, n)  # a setext heading's underline is not text
     return sum(len(line.strip()) for line in lines[first - 1 : n.text_end])
 
 
@@ -232,7 +232,7 @@ def chunk_tree(tree: Tree, lines: list[str], kept: set[str] | None = None, *, si
     cid = first_id
     for node_id, (first, last) in section_units(tree, lines, kept, min_chars=min_chars).items():
         n = tree[node_id]
-        body_first = first if node_id == ROOT_ID else first + 1  # the heading is in the prefix
+        body_first = body_start(lines, n) if first == n.line_start else first  # the heading is in the prefix
         prefix = f"[{n.breadcrumb}]\n"
         # HTML tables are rendered as pipe rows (ppkit.core.markup); line numbers stay those of the source
         body = render(lines[body_first - 1 : last], body_first)

@@ -43,7 +43,7 @@ from pathlib import Path
 from ..core.errors import InvalidInput, MissingFile
 from ..core.io import atomic_write
 from .titles import normalize_title, plain_title
-from .tree import Tree, parse_markdown
+from .tree import Tree, body_start, parse_markdown
 
 __all__ = ["Numbering", "heading_number", "LevelChange", "Repair",
            "repair_markdown", "repair_file", "numbered_structure", "find_toc_blocks", "heading_kinds",
@@ -447,7 +447,8 @@ def repair_markdown(text: str, *, outline=None) -> Repair:
         outline: the PDF's bookmarks as ``(level, title, page)`` (``PageMap.outline``), if any.
 
     Returns:
-        A :class:`Repair`; ``text`` differs from the input only in the ``#`` runs of heading lines.
+        A :class:`Repair`; ``text`` differs from the input only in the ``#`` runs of heading lines (a setext
+        heading whose level changes is written as an ATX heading on its first line, its other lines blank).
 
     >>> repair_markdown("# PART I\\n# Item 1. Business\\n").text
     '# PART I\\n## Item 1. Business\\n'
@@ -460,9 +461,16 @@ def repair_markdown(text: str, *, outline=None) -> Repair:
     inferred = _infer_levels(heads, kinds, lines)
     changes = []
     for n, (level, why) in zip(nodes, inferred):
-        if level != n.level:
-            lines[n.line_start - 1] = _HASHES.sub(lambda m, lv=level: m.group(1) + "#" * lv, lines[n.line_start - 1], 1)
-            changes.append(LevelChange(n.node_id, n.line_start, n.title, n.level, level, why))
+        if level == n.level:
+            continue
+        line = lines[n.line_start - 1]
+        bom = "\ufeff" if line.startswith("\ufeff") else ""  # the tree reads a first line without its BOM
+        if _HASHES.match(line[len(bom):]):
+            lines[n.line_start - 1] = bom + _HASHES.sub(lambda m, lv=level: m.group(1) + "#" * lv, line[len(bom):], 1)
+        else:  # a setext heading: written as an ATX heading in place, line numbers kept
+            end = body_start(lines, n)
+            lines[n.line_start - 1: end - 1] = ["#" * level + " " + n.raw_title] + [""] * (end - 1 - n.line_start)
+        changes.append(LevelChange(n.node_id, n.line_start, n.title, n.level, level, why))
     out = "\n".join(lines)
     return Repair(text=out, changes=tuple(changes), n_headings=len(nodes),
                   source_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),

@@ -15,9 +15,12 @@ logs):
   A heading line whose title is longer than :data:`MAX_TITLE_CHARS` is text, not a
   heading: a PDF page with no line breaks the extractor kept comes out as one heading
   line, and its sentences must stay quotable, whichever extraction backend made it.
-  Setext headings (underlines) are not recognised: the reference extractor never
-  emits them and treating ``---`` as a heading underline would shift every id after
-  it; ``ppkit tree --check`` reports them (:func:`skipped_headings`).
+  Setext headings are headings too (:func:`setext_headings`): a paragraph underlined with
+  ``===`` (level 1) or ``---`` (level 2), by CommonMark's rules, so a ``---`` after a blank
+  line, a list item, a block quote, a table row, or inside a code fence or an HTML block
+  is not an underline. The heading's line is the paragraph's first line and its title the
+  paragraph's lines joined; the underline is the first line of its text. No reference
+  document has one, so their node ids are unchanged.
 * Node ids are assigned in pre-order, which for headings is simply file order,
   zero-padded to 4 digits: ``0001`` is the first heading, ``0000`` the document
   root (its own text is whatever precedes the first heading).
@@ -48,7 +51,7 @@ from ..core.ids import BREADCRUMB_SEP, ROOT_ID
 from .images import associate_images, image_size, label_image
 
 __all__ = ["Image", "Node", "Tree", "build_tree", "parse_markdown", "clean_title", "code_fences", "html_comments",
-           "skipped_headings", "MAX_TITLE_CHARS"]
+           "setext_headings", "skipped_headings", "body_start", "MAX_TITLE_CHARS"]
 
 # a heading's title longer than this is a paragraph (or a page) the extractor took for a heading. Real
 # titles are long in filings: risk-factor headings reach 274 characters in the reference 10-Ks and 449 in
@@ -60,6 +63,7 @@ _CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_SETEXT_ANY = re.compile(r"\n {0,3}(?:=+|-+)[ \t]*(?:\n|$)")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _HTML_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
 _EMPHASIS = re.compile(r"(\*{1,3}|_{2,3})(\S(?:.*?\S)?)\1|(?<!\w)_(\S(?:.*?\S)?)_(?!\w)")
@@ -290,8 +294,161 @@ def html_comments(lines: list[str], fenced: set[int] | None = None) -> tuple[set
     return inside, stray
 
 
-def _atx(lines: list[str]) -> list[tuple[int, int, str, str]]:
-    """(1-based line, level, raw title, why it is not a heading or "") of every ATX heading line outside code fences."""
+_BLOCK_TAGS = frozenset(
+    "address article aside base basefont blockquote body caption center col colgroup dd details dialog dir div dl dt "
+    "fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6 head header hr html iframe legend li link "
+    "main menu menuitem nav noframes ol optgroup option p param search section summary table tbody td tfoot th thead "
+    "title tr track ul".split())
+_HTML_RAW = re.compile(r"^ {0,3}<(pre|script|style|textarea)(?:[ \t>]|$)", re.I)  # CommonMark HTML block 1
+_HTML_OTHER = ((re.compile(r"^ {0,3}<\?"), "?>"), (re.compile(r"^ {0,3}<![a-zA-Z]"), ">"),  # blocks 3-5
+               (re.compile(r"^ {0,3}<!\[CDATA\["), "]]>"))
+_HTML_BLOCK_TAG = re.compile(r"^ {0,3}</?([a-zA-Z][a-zA-Z0-9-]*)(?:[ \t>]|/>|$)")  # block 6 (a known tag name)
+_HTML_LONE_TAG = re.compile(  # block 7: one whole open or closing tag alone on its line
+    r"^ {0,3}(?:<[a-zA-Z][a-zA-Z0-9-]*(?:\s+[a-zA-Z_:][\w.:-]*(?:\s*=\s*(?:[^\s\"'=<>`]+|'[^']*'|\"[^\"]*\"))?)*\s*/?>"
+    r"|</[a-zA-Z][a-zA-Z0-9-]*\s*>)[ \t]*$")
+_THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
+_LIST_ITEM = re.compile(r"^ {0,3}(?:[-+*]|(\d{1,9})[.)])(?:[ \t]+(\S)?|$)")
+_LINK_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:")
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip(" "))
+
+
+def _interrupts(line: str) -> bool:
+    """A line that ends an open paragraph by starting a block of its own (CommonMark): an ATX heading,
+    a rule, a code fence, a block quote or an HTML block of kinds 1-6 (a list item is decided apart)."""
+    tag = _HTML_BLOCK_TAG.match(line)
+    return bool(_ATX.match(line) or _THEMATIC.match(line) or _FENCE.match(line) or line.lstrip(" ").startswith((">", "<!--"))
+                or _HTML_RAW.match(line) or any(rx.match(line) for rx, _ in _HTML_OTHER)
+                or (tag and tag.group(1).lower() in _BLOCK_TAGS))
+
+
+def _title_why(raw: str) -> str:
+    """Why a heading's raw title makes it text ("" when it is a heading)."""
+    if len(raw) > MAX_TITLE_CHARS and len(clean_title(raw)) > MAX_TITLE_CHARS:
+        return f"a title of {len(clean_title(raw)):,} characters (over {MAX_TITLE_CHARS}): read as text"
+    return ""
+
+
+def setext_headings(lines: list[str], fenced: set[int] | None = None,
+                    commented: set[int] | None = None) -> list[tuple[int, int, str, int]]:
+    """(1-based first line, level, raw title, underline line) of every setext heading: a paragraph
+    underlined with ``=`` (level 1) or ``-`` (level 2), by CommonMark's block rules.
+
+    One pass over the lines keeps the paragraph being read and what it lies in. A paragraph ends
+    at a blank line and at a line that starts another block (an ATX heading, a thematic break, a
+    list item, a block quote, an HTML block, a code fence); its lines are then the heading's
+    title. An underline is no underline after a blank line (``---`` is then a rule), under a list
+    item, a block quote or their lazy lines (a heading inside a list is not a section), under a
+    table row (``| a |``), or inside a code fence (``fenced``), an HTML comment (``commented``) or
+    another HTML block (``<table>`` up to the next blank line, ``<pre>`` to ``</pre>``...). Like
+    an unclosed fence, an HTML block whose end never comes is one line. Linear in the lines.
+
+    >>> setext_headings(["Title", "=====", "", "text", "", "---", "- item", "---", "Two", "lines", "-"])
+    [(1, 1, 'Title', 2), (9, 2, 'Two lines', 11)]
+    """
+    if not _SETEXT_ANY.search("\n" + "\n".join(lines)):
+        return []  # no underline at all (most documents): nothing to read
+    fenced = code_fences(lines)[0] if fenced is None else fenced
+    commented = html_comments(lines, fenced)[0] if commented is None else commented
+    out: list[tuple[int, int, str, int]] = []
+    para: int | None = None  # 0-based first line of the open paragraph
+    para_ok = False  # the open paragraph can take an underline (not a list's, a quote's or a table's)
+    in_list = 0  # inside a list item: the column of its text (lines indented so far stay in it)
+    html_end: str | None = None  # the open HTML block's end ("" = a blank line ends it)
+    ends: dict[str, list[int]] = {}  # end marker -> index of the first line >= i holding it (built on need)
+
+    def end_line(i: int, marker: str) -> int:
+        if marker not in ends:
+            nxt = [len(lines)] * (len(lines) + 1)
+            for j in range(len(lines) - 1, -1, -1):
+                nxt[j] = j if marker in lines[j].lower() else nxt[j + 1]
+            ends[marker] = nxt
+        return ends[marker][i]
+
+    skip_to = -1  # lines up to this index belong to an HTML block with an end marker
+    for i, line in enumerate(lines):
+        if i <= skip_to:
+            continue
+        blank = not line.strip()
+        if html_end == "":  # an HTML block of kind 6 or 7 runs to a blank line
+            if blank:
+                html_end = None
+            continue
+        if i + 1 in fenced or i + 1 in commented or line.lstrip(" ").startswith("<!--"):
+            para, para_ok = None, False
+            if in_list and _indent(line) < in_list and not blank:
+                in_list = 0  # a fence or comment left of the item's text ends the list
+            continue
+        if blank:
+            para = None
+            continue
+        if not in_list and line[:1].isalpha():  # the common case: a paragraph's line (it starts with a letter)
+            if para is None:
+                para, para_ok = i, True
+            continue
+        indent = _indent(line)
+        item = None if _THEMATIC.match(line) else _LIST_ITEM.match(line)  # `* * *` is a rule
+        if in_list and not item:
+            # a line indented to the item's text is in the item; a paragraph line under the item's open
+            # paragraph is lazy (in it too); anything else ends the list
+            if indent >= in_list or (para is not None and not _interrupts(line)):
+                if indent >= in_list and (_SETEXT.match(line.strip()) or _interrupts(line.strip())):
+                    para = None  # the item's own heading, rule or block: its text is not a paragraph now
+                elif para is None:
+                    para = i
+                para_ok = False
+                continue
+            in_list = 0
+        m = _SETEXT.match(line)
+        if m and para is not None and para_ok:
+            raw = " ".join(ln.strip() for ln in lines[para:i])
+            out.append((para + 1, 1 if m.group(1)[0] == "=" else 2, raw, i + 1))
+            para = None
+            continue
+        if para is not None and indent >= 4:  # a paragraph's continuation may be indented
+            continue
+        if indent >= 4 or _ATX.match(line) or _THEMATIC.match(line) or _FENCE.match(line):
+            para = None  # indented code, a heading, a rule, a stray fence
+            continue
+        if item and (para is None or in_list or ((item.group(1) in (None, "1")) and item.group(2))):
+            # the item's text starts after the marker and its spaces (an empty item: 2 columns past the marker)
+            in_list = (len(item.group(0)) - 1 if item.group(2) else len(item.group(0).rstrip()) + 1)
+            para, para_ok = (i if item.group(2) else None), False
+            continue
+        if line.lstrip(" ").startswith(">"):
+            inner = line.lstrip(" ")[1:]
+            if not inner.strip() or _SETEXT.match(inner) or _interrupts(inner.strip()):
+                para = None  # the quote's own blank line, heading, rule or block: no paragraph open
+            elif para is None or para_ok:
+                para = i
+            para_ok = False
+            continue
+        raw_block = _HTML_RAW.match(line)
+        other = next((end for rx, end in _HTML_OTHER if rx.match(line)), None)
+        if raw_block or other:
+            marker = f"</{raw_block.group(1).lower()}>" if raw_block else other
+            close = end_line(i, marker) if marker not in line[line.index("<") + 1:].lower() else i
+            skip_to = close if close < len(lines) else i  # never closed: one line, like a stray fence
+            para = None
+            continue
+        tag = _HTML_BLOCK_TAG.match(line)
+        if (tag and tag.group(1).lower() in _BLOCK_TAGS) or (para is None and _HTML_LONE_TAG.match(line)):
+            html_end, para = "", None
+            continue
+        if para is None:
+            if _LINK_DEF.match(line):
+                continue
+            para, para_ok = i, True
+        if line.lstrip(" ").startswith("|"):
+            para_ok = False  # a table row is never a heading's title
+    return out
+
+
+def _all_headings(lines: list[str]) -> list[tuple[int, int, str, str, str]]:
+    """(1-based line, level, raw title, why it is not a heading or "", "atx" | "setext") of every ATX heading
+    line outside code fences and every setext heading, in line order."""
     out = []
     fenced = code_fences(lines)[0]
     commented = html_comments(lines, fenced)[0]
@@ -301,39 +458,34 @@ def _atx(lines: list[str]) -> list[tuple[int, int, str, str]]:
         h = _ATX.match(line)
         if h:
             raw = _CLOSING_HASHES.sub("", h.group(2) or "").strip()
-            why = ("inside an HTML comment" if i in commented else
-                   f"a title of {len(clean_title(raw)):,} characters (over {MAX_TITLE_CHARS}): read as text"
-                   if len(raw) > MAX_TITLE_CHARS and len(clean_title(raw)) > MAX_TITLE_CHARS else "")
-            out.append((i, len(h.group(1)), raw, why))
-    return out
+            out.append((i, len(h.group(1)), raw, "inside an HTML comment" if i in commented else _title_why(raw), "atx"))
+    out += [(i, level, raw, _title_why(raw), "setext") for i, level, raw, _ in setext_headings(lines, fenced, commented)]
+    return sorted(out)
 
 
 def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
-    """(1-based line, level, raw title) of every ATX heading outside code fences and HTML comments,
-    with a title of at most :data:`MAX_TITLE_CHARS` characters."""
-    return [(i, level, raw) for i, level, raw, why in _atx(lines) if not why]
+    """(1-based line, level, raw title) of every heading: ATX outside code fences and HTML comments, and
+    setext, with a title of at most :data:`MAX_TITLE_CHARS` characters."""
+    return [(i, level, raw) for i, level, raw, why, _ in _all_headings(lines) if not why]
 
 
 def skipped_headings(lines: list[str]) -> list[tuple[int, str, str]]:
-    """(1-based line, kind, why) of each line that looks like a heading but is not read as one:
-    ``comment_heading`` (inside an HTML comment), ``long_title`` (over :data:`MAX_TITLE_CHARS`)
-    and ``setext_heading`` (a text line underlined with ``===`` or ``---``).
+    """(1-based line, kind, why) of each line that looks like a heading but is not read as one, and of
+    each setext heading: ``comment_heading`` (inside an HTML comment), ``long_title`` (over
+    :data:`MAX_TITLE_CHARS`) and ``setext_heading`` (underlined: read as a heading, reported because a
+    ``---`` meant as a rule directly under a paragraph makes that paragraph a heading).
 
     >>> skipped_headings(["Title", "=====", "", "<!--", "# old", "-->"])
-    [(1, 'setext_heading', 'a setext heading (underlined): read as text; write it as `# Title` to make it a heading'), (5, 'comment_heading', 'inside an HTML comment')]
+    [(1, 'setext_heading', 'underlined with ===: a level-1 heading; for a rule, leave a blank line above it'), (5, 'comment_heading', 'inside an HTML comment')]
     """
-    out = [(i, "comment_heading" if why.startswith("inside") else "long_title", why)
-           for i, _, _, why in _atx(lines) if why]
-    fenced = code_fences(lines)[0]
-    blocked = fenced | html_comments(lines, fenced)[0]
-    for i in range(1, len(lines)):  # lines[i] underlines lines[i - 1] (1-based: line i)
-        prev = lines[i - 1]
-        if (_SETEXT.match(lines[i]) and prev.strip() and i not in blocked and i + 1 not in blocked
-                and not _ATX.match(prev) and not _SETEXT.match(prev) and not prev.lstrip().startswith(("|", "-", "*", ">"))
-                and (lines[i].strip()[0] == "=" or len(lines[i].strip()) >= 3)):
-            out.append((i, "setext_heading", f"a setext heading (underlined): read as text; write it as "
-                                             f"`# {clean_title(prev.strip())[:60]}` to make it a heading"))
-    return sorted(out)
+    out = []
+    for i, level, _, why, kind in _all_headings(lines):
+        if why:
+            out.append((i, "comment_heading" if why.startswith("inside") else "long_title", why))
+        elif kind == "setext":
+            out.append((i, "setext_heading", f"underlined with {'===' if level == 1 else '---'}: a level-{level} "
+                                             "heading; for a rule, leave a blank line above it"))
+    return out
 
 
 def _images(lines: list[str], start: int, end: int, doc_dir: Path | None) -> tuple[Image, ...]:
@@ -465,6 +617,24 @@ def build_tree(path: str | Path, doc: str | None = None) -> Tree:
     # the hash is of the file's bytes, so that a pointer check can compare bytes
     return Tree(doc=tree.doc, source=tree.source, sha256=hashlib.sha256(raw).hexdigest(),
                 n_lines=tree.n_lines, nodes=tree.nodes)
+
+
+def body_start(lines: list[str], node: Node) -> int:
+    """The first line of a node's text below its heading (1-based): the line after an ATX heading, after a
+    setext heading's underline (its title may take several lines), or 1 for the document root.
+
+    >>> t = parse_markdown("Title\\n=====\\nText.\\n# Next\\nMore.\\n", "d")
+    >>> [body_start("Title\\n=====\\nText.\\n# Next\\nMore.".split("\\n"), n) for n in t.headings()]
+    [3, 5]
+    """
+    if node.node_id == ROOT_ID:
+        return node.line_start
+    if _ATX.match(lines[node.line_start - 1]):
+        return node.line_start + 1
+    for ln in range(node.line_start + 1, node.text_end + 1):
+        if _SETEXT.match(lines[ln - 1]):
+            return ln + 1
+    return node.line_start + 1
 
 
 def read_lines(path: str | Path) -> list[str]:

@@ -26,8 +26,8 @@ kind                      severity  why it hurts
 ``comment_heading``       info      a ``#`` line inside an HTML comment: not a heading
 ``long_title``            warning   a heading over ``MAX_TITLE_CHARS``: read as text (a
                                     page the extractor folded into one line)
-``setext_heading``        warning   ``Title`` over ``===``/``---``: read as text, not a
-                                    heading; write it as ``# Title``
+``setext_heading``        info      ``Title`` over ``===``/``---``: a heading (level 1/2);
+                                    a ``---`` meant as a rule needs a blank line above
 ``unclosed_comment``      warning   ``<!--`` never closed: it hides nothing
 ========================  ========  ===================================================
 
@@ -47,7 +47,7 @@ from ..core.errors import InvalidInput
 from ..core.ids import ROOT_ID
 from .repair import find_toc_blocks, heading_kinds, numbered_structure
 from .titles import normalize_title, plain_title
-from .tree import Tree, code_fences, html_comments, read_lines, skipped_headings
+from .tree import Tree, body_start, code_fences, html_comments, read_lines, skipped_headings
 
 __all__ = ["lcs_pairs", "Finding", "check_tree", "format_report", "Agreement", "heading_agreement"]
 
@@ -74,7 +74,7 @@ class Finding:
 
 def _body_lines(lines: list[str], tree: Tree) -> list[tuple[int, str]]:
     """(line, text) of non-heading lines outside code fences."""
-    heading_lines = {n.line_start for n in tree.headings()}
+    heading_lines = {ln for n in tree.headings() for ln in range(n.line_start, body_start(lines, n))}
     inside, _ = code_fences(lines)
     return [(i, s) for i, s in enumerate(lines, start=1) if i not in inside and i not in heading_lines]
 
@@ -133,7 +133,7 @@ def check_tree(tree: Tree, source: str | Path | None = None, *, lines: list[str]
                                f"({heads[parent].node_id}, level {heads[parent].level})", "warning"))
 
     for n in heads:
-        own = _chars(lines, n.line_start + 1, n.text_end)
+        own = _chars(lines, body_start(lines, n), n.text_end)
         if not n.raw_title.strip() or n.title == "(untitled)":
             out.append(Finding("empty_heading", n.node_id, n.line_start, "heading without a title", "error"))
         elif own == 0 and not n.children:
@@ -158,7 +158,7 @@ def check_tree(tree: Tree, source: str | Path | None = None, *, lines: list[str]
 
     for ln, kind, why in skipped_headings(lines):
         out.append(Finding(kind, tree.node_at_line(ln).node_id, ln, f"{lines[ln - 1].strip()[:60]!r}: {why}",
-                           "info" if kind == "comment_heading" else "warning"))
+                           "warning" if kind == "long_title" else "info"))
     for ln in html_comments(lines)[1]:
         out.append(Finding("unclosed_comment", tree.node_at_line(ln).node_id, ln,
                            "an HTML comment (<!--) that is never closed: the lines after it are read as Markdown",

@@ -44,7 +44,7 @@ from ..core.config import cache_dir as _default_cache_dir
 from ..core.errors import InvalidInput, MissingDependency, PpkitError
 from ..core.io import atomic_write
 
-__all__ = ["LLMError", "LLMResult", "GeminiClient", "parse_json", "MAX_REPLY_CHARS", "MAX_JSON_DEPTH", "OnlineRun", "online_run", "current_run",
+__all__ = ["LLMError", "LLMResult", "GeminiClient", "parse_json", "MAX_REPLY_CHARS", "MAX_REPLY_BYTES", "MAX_JSON_DEPTH", "OnlineRun", "online_run", "current_run",
            "fall_back", "online_or_offline"]
 
 _CACHE_VERSION = 1  # bump when the cached record's meaning changes
@@ -166,6 +166,10 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?```\s*$", re.S)
 
 # the longest reply taken (characters): an answer is a few thousand; a runaway or hostile endpoint is not read on
 MAX_REPLY_CHARS = 200_000
+# the most bytes read of one generation's HTTP reply, streamed or not (reading stops there: it is not downloaded
+# whole and cut after): a reply of MAX_REPLY_CHARS characters takes at most 12 bytes a character in JSON (an escaped
+# astral character), plus the candidate's metadata (in a stream, repeated in every event)
+MAX_REPLY_BYTES = 20 * MAX_REPLY_CHARS
 # the deepest JSON nesting taken: the replies' schemas nest three levels; 100,000 brackets would overflow the parser
 MAX_JSON_DEPTH = 32
 _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
@@ -268,7 +272,9 @@ class GeminiClient:
         self.max_delay = max_delay
         # the retries are ours (_call), so that they stop at the run's deadline: the SDK tries once
         retry = types.HttpRetryOptions(attempts=1)
+        # a generation's reply is read up to MAX_REPLY_BYTES and no further (_cap_reply)
         http = types.HttpOptions(timeout=int(timeout * 1000), retry_options=retry,
+                                 client_args={"event_hooks": {"response": [_cap_reply]}},
                                  **({"base_url": self.base_url} if self.base_url else {}))
         self._client = genai.Client(api_key=key, http_options=http)
         # one dict per call: kind, model, tokens_in, tokens_out, cached, seconds (+ texts for embeddings)
@@ -583,6 +589,37 @@ def _check_size(text: str, model: str) -> None:
     if len(text) > MAX_REPLY_CHARS:
         raise LLMError(f"Gemini ({model}) replied with {len(text):,} characters, more than the {MAX_REPLY_CHARS:,} "
                        f"read; the reply was not used. {_NOTHING_LOST}")
+
+
+class _ReplyTooLarge(ValueError):
+    """A generation's HTTP reply over :data:`MAX_REPLY_BYTES`: reading stopped there (an unusable reply)."""
+
+
+def _cap_reply(response) -> None:
+    """The HTTP client's response hook: it runs before the body is read, so a generation's reply that says
+    it is over the cap is refused unread, and any other is read through a stream that stops at the cap.
+    The cap counts the bytes on the wire: a compressed reply is decoded after, and its text is then held
+    to :data:`MAX_REPLY_CHARS` like any other."""
+    if not response.request.url.path.endswith((":generateContent", ":streamGenerateContent")):
+        return  # embeddings are not capped here
+    cap = MAX_REPLY_BYTES
+    length = response.headers.get("content-length", "")
+    if length.isdigit() and int(length) > cap:
+        response.close()
+        raise _ReplyTooLarge(f"the reply is {int(length):,} bytes, more than the {cap:,} read; it was not downloaded")
+    # the client's own stream class (httpx, or its fork httpx2) is what its reader accepts
+    base = next(c for c in type(response.stream).__mro__ if c.__name__ == "SyncByteStream")
+    inner = response.stream
+
+    def chunks():
+        got = 0
+        for chunk in inner:
+            got += len(chunk)
+            if got > cap:
+                raise _ReplyTooLarge(f"the reply ran past {cap:,} bytes; reading stopped there")
+            yield chunk
+
+    response.stream = type("_CappedStream", (base,), {"__iter__": lambda self: chunks(), "close": lambda self: inner.close()})()
 
 
 def _is_transport_error(e: Exception) -> bool:
