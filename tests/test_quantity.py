@@ -99,3 +99,38 @@ def test_one_classifier_serves_the_passages_and_the_verifier():
                        asked_type("what proportion of total revenue is attributable to the Commercial segment?"))
     assert (p.op, p.parts, p.whole) == ("share", ("Commercial segment",), "total revenue")  # no "the"
     assert detect_metric("What is the ratio of total debt to total equity in FY2022?").name == "debt-to-equity ratio"
+
+
+# charges by cost line, as the HTML converter writes a column-wise table: a one-cell title, then one name per
+# value column (the label column's left out), no year in the header; the period is in the sentence above
+CHARGES = """A summary of pre-tax charges taken in 2022 as a result of the plant closure is as follows:
+
+| Plant closure charges |
+| Cost of sales | Selling expenses | Impairment of intangible assets | Total |
+| Impairment of intangible assets | $ — | $ — | $ 300 | $ 300 |
+| Severance | 40 | 10 | — | 50 |
+| Total | $ 40 | $ 10 | $ 300 | $ 350 |"""
+
+
+def test_a_column_wise_table_gives_its_total_column_and_its_bare_total_row_its_title():
+    rows = {p.row_label: p for p in section_passages(_section(CHARGES)) if p.kind == "row"}
+    assert rows["Severance"].header == ("Cost of sales", "Selling expenses", "Impairment of intangible assets", "Total")
+    assert rows["Total"].label == "Plant closure charges, Total"  # named by its table's title
+    q = "What percentage of plant closure charges were due to intangible asset impairments?"
+    block, used = compute_quantity(q, asked_type(q), [_section(CHARGES)])
+    assert block.kind == "computed" and block.text.startswith("Impairment of intangible assets was 85.7% of total "
+                                                              "Plant closure charges (300 / 350, column Total)")
+    assert [p.row_label for p in used] == ["Impairment of intangible assets", "Total"]
+    # the period asked must be the one the caption names: none read for another year
+    assert compute_quantity(q.replace("?", " in 2021?"), asked_type(q + " 2021"), [_section(CHARGES)]) is None
+    assert compute_quantity(q.replace("?", " in 2022?"), asked_type(q + " 2022"), [_section(CHARGES)]) is not None
+
+
+def test_the_total_of_a_table_a_sentence_introduces_is_the_amount():
+    intro = CHARGES.split("\n")[0]
+    text = "Some context first.\n\n" + CHARGES.replace("| Plant closure charges |\n", "")  # no title: the sentence ranks
+    q = "What was the total pre-tax impact of the plant closure charges in 2022?"
+    answer = ExtractiveSynthesizer().synthesize(q, [_section(text)])[1]["block"]
+    assert answer.kind == "figure" and answer.text.startswith("Total: total $350 (")
+    assert intro.rstrip(":") in answer.text and 2022 in asked_type(q).years
+    assert judge_block(answer.text, answer.kind, "$350 million")["verdict"] == "correct"

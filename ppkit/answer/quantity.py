@@ -30,7 +30,7 @@ from .block import MAX_CHARS, AnswerBlock, cite_line
 from .metrics import cell_value
 from .passages import Passage, section_passages
 
-__all__ = ["QuantityAsk", "parse_quantity", "compute_quantity", "not_computed"]
+__all__ = ["QuantityAsk", "parse_quantity", "compute_quantity", "not_computed", "table_total"]
 
 _LEAD = re.compile(r"^\W*(?:(?:for|in|at|as of|based on)\b[^,?]{0,80},+\s*)+", re.I)
 _PERIOD = re.compile(r"\b(?:in|for|during|from|of|over|as of|between|at)?\s*(?:the\s+)?(?:fiscal\s+(?:year\s+)?|fy\s?)?"
@@ -134,8 +134,25 @@ def _year_col(p: Passage, year: int) -> int | None:
     return None
 
 
-def _value(p: Passage, year: int) -> float | None:
-    i = _year_col(p, year)
+def _undated(p: Passage) -> bool:
+    """A table whose columns name no year (charges by cost line, with a Total column)."""
+    return not any(re.search(r"(?<!\d)(?:19|20)\d\d(?!\d)", h) for h in p.header)
+
+
+def _total_col(p: Passage, year: int | None) -> int | None:
+    """An undated table's one "Total" column, when the period asked (if any) is the one its caption (title, or the
+    sentence introducing it: "charges taken in 2022 ... are as follows:") names."""
+    if not _undated(p) or year is not None and str(year) not in p.caption:
+        return None
+    cols = [i for i, h in enumerate(p.header) if re.match(r"\s*total\b", h, re.I)]
+    return cols[0] if len(cols) == 1 else None
+
+
+def _value(p: Passage, year: int | None) -> float | None:
+    """Row ``p``'s value in ``year``'s column, or (an undated table) in its Total column; None: none."""
+    i = _year_col(p, year) if year is not None else None
+    if i is None:
+        i = _total_col(p, year)
     return cell_value(p.values[i]) if i is not None and i < len(p.values) else None
 
 
@@ -183,6 +200,8 @@ def _plain(p: Passage) -> str:
     ("Data Center (net revenue)", "Total net revenue")."""
     own = p.row_label or p.label
     group = p.label[: -len(own)].rstrip(", ") if p.row_label and p.label.endswith(own) else ""
+    if group and re.fullmatch(r"total:?", own, re.I):
+        return f"total {group}"  # a bare "Total" under its table's title: "total Russia-Ukraine conflict charges"
     return f"{own} ({group.casefold()})" if group and not own.casefold().startswith("total") else own
 
 
@@ -228,8 +247,8 @@ def compute_quantity(question: str, asked: Asked, sections: list[Section]) -> tu
     first = _best(ask.parts[0], rows, ())
     whole0 = _best(ask.whole, rows, (), near=first)
     year = _latest([r for r in (first, whole0) if r is not None], asked.years)
-    if year is None:
-        return None
+    if year is None and (ask.growth or not all(r is not None and _undated(r) for r in (first, whole0))):
+        return None  # no year: only an undated table (its Total column) is read, never for a change
     years = (year, year - 1) if ask.growth else (year,)
     parts = []
     for name in ask.parts:
@@ -257,7 +276,7 @@ def compute_quantity(question: str, asked: Asked, sections: list[Section]) -> tu
         expr = f"{' + '.join(_fmt(_value(p, year)) for p in parts)} / {_fmt(bottom)}"
         if len(parts) > 1:
             expr = f"({expr.split(' / ')[0]}) / {_fmt(bottom)}"
-        what = f"of {_plain(whole)} in {year}"
+        what = f"of {_plain(whole)}" + (f" in {year}" if year is not None else "")
     if not bottom:
         return None
     value = top / bottom
@@ -265,11 +284,13 @@ def compute_quantity(question: str, asked: Asked, sections: list[Section]) -> tu
         return None  # a part larger than its whole: the rows are not a part and its whole
     names = " + ".join(_plain(p) for p in parts)
     if ask.op == "ratio":
-        head = f"The ratio of {names} to {_plain(whole)} in {year} was {value:.3g} ({_pct(100 * value)})"
+        head = f"The ratio of {names} to {_plain(whole)}{f' in {year}' if year is not None else ''} was {value:.3g} ({_pct(100 * value)})"
     else:
         head = f"{names} was {_pct(100 * value)} {what}"
-    text = f"{head} ({expr}{_scale(parts + [whole])})"
     used = parts + [whole]
+    i = _total_col(whole, year) if year is None or _year_col(whole, year) is None else None
+    col = whole.header[i] if i is not None and not ask.growth else ""  # an undated table: the column read
+    text = f"{head} ({expr}{_scale(used)}{f', column {col}' if col else ''})"
     return AnswerBlock(_clip(text), "computed", _cites(used)), used
 
 
@@ -299,6 +320,24 @@ def _change(ask: QuantityAsk, asked: Asked, rows: list[Passage]):
     return AnswerBlock(_clip(text), "computed", _cites(found)), found
 
 
+def table_total(intro: Passage, asked: Asked) -> Passage | None:
+    """The total row of the table a sentence introduces ("A summary of pre-tax charges taken in 2022 ... is as
+    follows:"), for an amount asked: the first row named "Total..." of the section's first table after the
+    sentence, with a value in the asked (or latest) year's column or, for an undated table whose caption names
+    the asked year, in its Total column; None when there is none."""
+    if intro.kind != "sentence" or not intro.text.rstrip().endswith(":") or asked.kind not in ("amount", "count"):
+        return None
+    rows = [p for p in section_passages(intro.section) if p.kind == "row" and p.header_line > intro.line_end]
+    if not rows:
+        return None
+    first = min(p.header_line for p in rows)
+    totals = [p for p in rows if p.header_line == first and re.match(r"\s*total\b", p.row_label or p.label, re.I)]
+    if not totals:
+        return None
+    year = _latest(totals[:1], asked.years)
+    return totals[0] if _value(totals[0], year) is not None else None
+
+
 def not_computed(asked: Asked, shown: str, passage: Passage | None, cites) -> AnswerBlock:
     """The honest block when the asked share, ratio or change is not computed: what the sources show, and that
     the asked figure is not (kind ``inputs``)."""
@@ -313,7 +352,8 @@ _YEAR = re.compile(r"(?<![\d,.$])(?:19|20)\d{2}(?![\d,])")
 
 def not_of_asked_kind(p: Passage, asked: Asked) -> bool:
     """Whether passage ``p``'s figures are another quantity than the one asked: no percent where a percentage
-    (share, margin, growth rate) is asked, no ratio where a ratio is, or, for a row, no column of the asked year.
+    (share, margin, growth rate) is asked, no ratio where a ratio is, or, for a row, no column of the asked year
+    (nor, in an undated table, a Total column under a caption naming it).
     A yes/no question and a question asking no figure take any passage."""
     if asked.yes_no or asked.kind in ("drivers", "date", "name", "list", "other"):
         return False
@@ -323,5 +363,5 @@ def not_of_asked_kind(p: Passage, asked: Asked) -> bool:
     if asked.unit == "ratio" and not (_RATIO_FIG.search(text) or _PCT.search(text)):
         return True
     if p.kind == "row" and asked.years and any(p.header):
-        return all(_year_col(p, y) is None for y in asked.years)
+        return all(_year_col(p, y) is None and _total_col(p, y) is None for y in asked.years)
     return False
