@@ -134,3 +134,11 @@ def test_the_total_of_a_table_a_sentence_introduces_is_the_amount():
     assert answer.kind == "figure" and answer.text.startswith("Total: total $350 (")
     assert intro.rstrip(":") in answer.text and 2022 in asked_type(q).years
     assert judge_block(answer.text, answer.kind, "$350 million")["verdict"] == "correct"
+
+
+def test_how_much_of_a_growth_attributable_to_a_part_is_a_share_of_the_growth():
+    q = "Estimate how much of total net revenue growth is attributable to Widgets revenue increase"
+    assert asked_type(q).unit == "amount"  # worded as an amount, asked as a share
+    block = _block(q)
+    assert block.kind == "computed" and block.text.startswith("Widgets (net revenue) was 33.3% of the change in "
+                                                              "Total net revenue from 2021 to 2022")
