@@ -142,3 +142,19 @@ def test_how_much_of_a_growth_attributable_to_a_part_is_a_share_of_the_growth():
     block = _block(q)
     assert block.kind == "computed" and block.text.startswith("Widgets (net revenue) was 33.3% of the change in "
                                                               "Total net revenue from 2021 to 2022")
+
+
+def test_the_impact_of_an_amount_on_a_margin_is_the_amount_in_points_of_revenue():
+    from test_metrics import _section as statement_section
+    ops = statement_section("0011", "Consolidated Statements of Operations", [
+        "| | 2022 | 2021 |", "| Total revenues | 1,000 | 800 |", "| Operating income | 50 | 90 |"], 10, doc="ACME")
+    prose = Section("ACME", "0020", "ACME > MD&A > Segment results", 40, 41,
+                    "Restructuring charges in 2021 were $5 million.\nRestructuring charges in 2022 were $30 million, "
+                    "mostly severance.", 2, 0.9, line_numbers=(40, 41))
+    q = "Quantify the impact of restructuring charges on the operating margin in FY2022."
+    block = ExtractiveSynthesizer().synthesize(q, [ops, prose])[1]["block"]
+    assert block.kind == "computed" and block.text == (
+        "Restructuring charges in 2022 were $30 million, 3.00% of revenue (30 / 1,000, $ millions), against an "
+        "operating margin of 5.00% (50.00 / 1,000)")
+    assert {c.node for c in block.citations} == {"0011", "0020"}
+    assert judge_block(block.text, block.kind, "~$30M (3% of revenue)")["verdict"] == "correct"

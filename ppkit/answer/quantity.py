@@ -30,7 +30,7 @@ from .block import MAX_CHARS, AnswerBlock, cite_line
 from .metrics import cell_value
 from .passages import Passage, section_passages
 
-__all__ = ["QuantityAsk", "parse_quantity", "compute_quantity", "not_computed", "table_total"]
+__all__ = ["QuantityAsk", "parse_quantity", "compute_quantity", "not_computed", "table_total", "impact_on_margin"]
 
 _LEAD = re.compile(r"^\W*(?:(?:for|in|at|as of|based on)\b[^,?]{0,80},+\s*)+", re.I)
 _PERIOD = re.compile(r"\b(?:in|for|during|from|of|over|as of|between|at)?\s*(?:the\s+)?(?:fiscal\s+(?:year\s+)?|fy\s?)?"
@@ -339,6 +339,50 @@ def table_total(intro: Passage, asked: Asked) -> Passage | None:
         return None
     year = _latest(totals[:1], asked.years)
     return totals[0] if _value(totals[0], year) is not None else None
+
+
+_IMPACT = re.compile(r"\b(?:impact|effect)\s+of\s+(?P<x>.+?)\s+on\s+(?:the\s+|its\s+)?(?:\w+\s+){0,2}margins?\b", re.I)
+_AMOUNT_AFTER = re.compile(r"^[^$.;]{0,40}?\b(?:were|was|of|totaled|totalled|amounted to)\s+\$\s?(\d[\d,]*(?:\.\d+)?)\s*"
+                           r"(million|billion|thousand)?\b", re.I)
+_UNIT_OF = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "thousands": 1e3, "millions": 1e6, "billions": 1e9}
+
+
+def _a(name: str) -> str:
+    return ("an " if name[:1].casefold() in "aeiou" else "a ") + name
+
+
+def impact_on_margin(question: str, metric, ranked: list) -> tuple[AnswerBlock, list[Passage]] | None:
+    """"The impact of X on the operating margin": X's amount in the year (a sentence stating "X in 2022 were $N
+    million"), and X in points of the margin (X / the metric's revenue), beside the margin computed (``metric``,
+    a :class:`ppkit.answer.metrics.MetricResult` of a margin); None when the question asks no such impact or no
+    retrieved sentence states X's amount in that year."""
+    m = _IMPACT.search(question)
+    if m is None or metric is None or not metric.ok or metric.metric.unit != "percent" or not metric.year:
+        return None
+    rev = next((li for li in metric.inputs if li.concept == "revenue"), None)
+    name = _clean(re.sub(r"\(.*?\)", " ", m.group("x")))
+    if rev is None or not rev.value or not name:
+        return None
+    phrase = re.compile(r"\b" + r"\s+".join(map(re.escape, name.split())) + r"\b", re.I)
+    for _, p in ranked:
+        if p.kind != "sentence" or str(metric.year) not in p.text:
+            continue
+        for hit in phrase.finditer(p.text):
+            a = _AMOUNT_AFTER.match(p.text[hit.end():])
+            if a is None or str(metric.year) not in p.text[hit.start(): hit.end() + a.end()] + p.text[:hit.start()]:
+                continue
+            amount = float(a.group(1).replace(",", ""))
+            unit = (a.group(2) or "").casefold()
+            if not unit or not rev.scale:
+                continue  # an amount and revenue of unknown scales are never divided
+            in_rev = amount * _UNIT_OF[unit] / _UNIT_OF[rev.scale]
+            pts = 100 * in_rev / rev.value
+            text = (f"{name[:1].upper() + name[1:]} in {metric.year} were ${a.group(1)} {unit}, {_pct(pts)} of revenue "
+                    f"({_fmt(in_rev)} / {_fmt(rev.value)}, $ {rev.scale}), against {_a(metric.metric.name)} of "
+                    f"{metric.value:.2f}% ({metric.expr})")
+            cites = (cite_line(p.section, p.line, p.line_end),)
+            return AnswerBlock(_clip(text), "computed", cites), [p]
+    return None
 
 
 def not_computed(asked: Asked, shown: str, passage: Passage | None, cites) -> AnswerBlock:

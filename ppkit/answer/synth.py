@@ -39,7 +39,7 @@ from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
 from .metrics import compute_metric, format_metric, metric_block
 from .passages import Asked, Passage, asked_type, rank_passages, render_row, yes_or_no
-from .quantity import compute_quantity, not_computed, not_of_asked_kind, table_total
+from .quantity import compute_quantity, impact_on_margin, not_computed, not_of_asked_kind, table_total
 from .verify import format_report
 
 __all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "EVIDENCE",
@@ -375,6 +375,10 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
     clearly answered by a sentence, ``yes_no``)."""
     if refusal is not None:
         return AnswerBlock(refusal, "not_found"), []
+    impact = impact_on_margin(question, metric, ranked)  # "the impact of X on the margin": X, in points of it
+    if impact is not None:
+        block, used = impact
+        return AnswerBlock(block.text, block.kind, block.citations + metric_block(metric, sections).citations), used
     if metric is not None and (metric.ok or metric.reason):
         return metric_block(metric, sections), []
     computed = compute_quantity(question, asked, sections)  # a share, ratio or change of the rows found
