@@ -185,3 +185,9 @@ def test_free_cash_flow_row_of_another_quantity_is_not_the_companys():
     assert _value("What was Initech's free cash flow in FY2022?", [CASH, longer]) == 380
     far = _fcf_table("Free cash flow", 4, 3)  # a segment's, two orders below the company's: not its measure
     assert _value("What was Initech's free cash flow in FY2022?", [CASH, far]) == 380
+
+
+def test_a_table_outside_the_statements_never_sets_the_year():
+    maturities = _section("0031", "Debt maturities", ["| | 2026 | 2027 |", "| Principal due | 300 | 400 |"], 300)
+    res = compute_metric("What is Initech's current ratio?", [BAL, maturities])
+    assert res.year == 2022 and res.value == 2.0  # 700 / 350, not a column of 2027

@@ -212,7 +212,8 @@ class _Book:
     """The statement sections of one document, searched for line items."""
 
     def __init__(self, sections: list[Section]):
-        self.by_kind: dict[str, list[Section]] = {"reported": list(sections)}  # "reported": any table, by rank
+        self.by_kind: dict[str, list[Section]] = {}
+        self.any = list(sections)  # a measure the company reports itself ("reported"): any table, by rank
         for s in sections:
             kind = statement_kind(s)
             if kind:
@@ -223,7 +224,7 @@ class _Book:
         first section), or the component rows that sum to it; empty when none."""
         kind = CONCEPTS[concept][0]
         found = []
-        for order, s in enumerate(self.by_kind.get(kind, [])):
+        for order, s in enumerate(self.any if kind == "reported" else self.by_kind.get(kind, [])):
             for label, ln, vals, exact in _items(s, concept):
                 if year in vals and not (concept in OUTFLOWS and vals[year] > 0):  # an outflow is written in brackets
                     found.append((not exact, order, ln, LineItem(concept, label, vals[year], year, s.doc, s.node_id,

@@ -245,13 +245,13 @@ def _columns(header_rows: list[tuple[int, list[str]]], width: int) -> list[str]:
     """The name of each value column of a row of ``width`` cells, from the header row nearest the rows (a
     spanning row above it names groups of columns, not columns). A header that starts with a label-column
     name ("(Millions, except percentages)") is aligned left, one that starts with a column (a year) right; one
-    with a name for each value column ("Cost of sales | ... | Total" over rows of a label and four values) names
-    them in order."""
+    with no year and a name for each value column ("Cost of sales | ... | Total" over rows of a label and four
+    values) names them in order."""
     names = [""] * (width - 1)
     if not header_rows:
         return names
     c = _names_row(header_rows)[1]
-    if len(c) == width - 1 and c[0] and not _LABEL_HEAD.search(c[0]):
+    if len(c) == width - 1 and c[0] and not _LABEL_HEAD.search(c[0]) and not any(_YEAR.search(x) for x in c):
         off = 0  # one name per value column ("Cost of sales | ... | Total"): the label column's is left out
     elif c and c[0] and not _YEAR.search(c[0]) or len(c) == width:
         c = c[1:]  # its first cell names the label column
