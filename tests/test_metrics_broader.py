@@ -191,3 +191,10 @@ def test_a_table_outside_the_statements_never_sets_the_year():
     maturities = _section("0031", "Debt maturities", ["| | 2026 | 2027 |", "| Principal due | 300 | 400 |"], 300)
     res = compute_metric("What is Initech's current ratio?", [BAL, maturities])
     assert res.year == 2022 and res.value == 2.0  # 700 / 350, not a column of 2027
+
+
+def test_a_question_fixing_the_definition_gets_the_general_formula():
+    own = _fcf_table("Free cash flow, non-GAAP measure", 400, 330)
+    q = "According to the statement of cash flows, what is Initech's FY2022 free cash flow? Defined as: (CFO - capex)."
+    assert _value(q, [CASH, own]) == 380  # 500 - 120, not the company's 400
+    assert _value("What was Initech's unadjusted free cash flow in FY2022?", [CASH, own]) == 380

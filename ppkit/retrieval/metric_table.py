@@ -394,17 +394,38 @@ def detect_metric(question: str) -> Metric | None:
     >>> detect_metric("What is AMD's quick ratio for FY2022?").name
     'quick ratio'
     """
+    q = question.casefold()
+    general = bool(_GENERAL.search(q))  # the question fixes the definition: never the company's own figure
     share = defined_metric(question) or share_metric(question)
     if share is not None:
-        return share
-    q = question.casefold()
+        return _as_general(share) if general else share
     if _SHARE_OF.search(q) and _PART.search(q):
         return None  # a part of an amount ("attributable to the Embedded segment") that no named row gives
     for m in METRICS:
         if any(re.search(p, q) for p in m.patterns):
             if m.formula[0] == "item" and _NOT_A_BALANCE.search(re.sub("|".join(m.patterns), " ", q)):
                 return None  # "did inventory buildup hurt cash flow?" asks about a change, not the balance
-            return m
+            return _as_general(m) if general else m
+    return None
+
+
+# a question that fixes the definition ("unadjusted", "defined as", "according to the statement of cash flows")
+_GENERAL = re.compile(r"\bunadjusted\b|\b(?:defined|computed|calculated) as\b|\baccording to the (?:information "
+                      r"(?:provided )?in the )?(?:consolidated )?statements? of cash flows?\b")
+
+
+def _as_general(m: Metric) -> Metric:
+    """``m`` by its general formula only (:func:`_general`), its definition saying so."""
+    return Metric(m.name, m.patterns, _general(m.formula), m.unit, re.sub(r"^.*?\belse\s+", "", m.definition))
+
+
+def _general(node):
+    """``node`` with each company-reported measure replaced by its general formula."""
+    if node[0] == "reported":
+        return _general(node[2])
+    if node[0] in ("item", "prev", "avg", "chg"):
+        return node
+    return (node[0], *(_general(n) for n in node[1:]))
     return None
 
 
