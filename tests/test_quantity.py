@@ -158,3 +158,23 @@ def test_the_impact_of_an_amount_on_a_margin_is_the_amount_in_points_of_revenue(
         "operating margin of 5.00% (50.00 / 1,000)")
     assert {c.node for c in block.citations} == {"0011", "0020"}
     assert judge_block(block.text, block.kind, "~$30M (3% of revenue)")["verdict"] == "correct"
+
+
+# an MD&A cash-flow summary: the statement's names, not the question's ("working capital", "operating cash flow")
+CASH_SUMMARY = """| | 2022 | 2021 |
+| Cash flows - operating activities: |
+| Net loss | (500) | (400) |
+| Changes in assets and liabilities | 600 | (300) |
+| Net cash provided/(used) by operating activities | 400 | 200 |"""
+
+
+def test_a_share_consumed_by_working_capital_reads_the_cash_flow_sign():
+    q = "What percentage of operating cash flow in FY2022 was consumed by changes in working capital?"
+    block, used = compute_quantity(q, asked_type(q), [_section(CASH_SUMMARY)])
+    assert [p.row_label for p in used] == ["Changes in assets and liabilities",
+                                           "Net cash provided/(used) by operating activities"]
+    assert block.text.startswith("Changes in assets and liabilities consumed 0% of Net cash provided/(used) by "
+                                 "operating activities in 2022: it was a source of cash, 150.0% of it (600 / 400")
+    q21 = q.replace("FY2022", "FY2021")
+    block21 = compute_quantity(q21, asked_type(q21), [_section(CASH_SUMMARY)])[0]
+    assert block21.text.startswith("Changes in assets and liabilities consumed 150.0% of Net cash")  # 300 / 200

@@ -39,7 +39,12 @@ _PERIOD = re.compile(r"\b(?:in|for|during|from|of|over|as of|between|at)?\s*(?:t
 _PART_OF = re.compile(r"\b(?:percent(?:age)?|proportion|share|portion|fraction|how much)\s+of\s+(?P<whole>.+?)\s+"
                       r"(?:(?:is|was|were|are|has been)\s+)?(?:generated\s+(?:by|from)|attributable\s+to|"
                       r"contributed\s+by|accounted\s+for\s+by|due\s+to|related\s+to|c[oa]me\s+from|comes\s+from|"
-                      r"from)\s+(?P<part>.+)$", re.I)
+                      r"consumed\s+by|used\s+(?:by|for|in)|absorbed\s+by|from)\s+(?P<part>.+)$", re.I)
+# a share of a cash flow "consumed by" a part: only an outflow (a negative row) consumes; an inflow consumes none
+_CONSUMED = re.compile(r"\b(?:consumed|used|absorbed)\s+(?:by|for|in)\b", re.I)
+# what a question calls a cash-flow line and what the statements call it (general vocabulary)
+_ALIASES = ((re.compile(r"\bworking capital\b", re.I), "operating assets and liabilities"),
+            (re.compile(r"\b(?:operating cash flows?|ocf)\b", re.I), "cash provided by operating activities"))
 _PART_TO = re.compile(r"\b(?:ratio|proportion|percentage|share)\s+of\s+(?P<part>.+?)\s+to\s+(?P<whole>.+)$", re.I)
 _PART_AS = re.compile(r"^(?:\w+\s+){0,3}?(?:is|was|of|the)?\s*(?P<part>.+?)\s+as\s+an?\s+(?:percent(?:age)?|share|"
                       r"proportion|%)\s+of\s+(?P<whole>.+)$", re.I)
@@ -69,6 +74,7 @@ class QuantityAsk:
     whole: str = ""
     growth: bool = False
     subjects: tuple[str, ...] = ()
+    consumed: bool = False  # "consumed by" / "used for": the part's outflow, an inflow consuming none
 
 
 def _clean(phrase: str) -> str:
@@ -113,7 +119,7 @@ def parse_quantity(question: str, asked: Asked) -> QuantityAsk | None:
             parts = _split_parts(bracket.group(1)) if bracket else (part,)
             if whole and all(parts):
                 op = "ratio" if rx is _PART_TO and asked.unit == "ratio" else "share"
-                return QuantityAsk(op, parts, whole, growth)
+                return QuantityAsk(op, parts, whole, growth, consumed=rx is _PART_OF and bool(_CONSUMED.search(q_plain)))
     if asked.kind in ("change", "share") or asked.unit == "percent":
         for rx in (_FASTER, _COMPARE, _GROWTH_OF, _DID_GROW):
             m = rx.search(q_plain)
@@ -177,6 +183,16 @@ def _match(name: str, p: Passage) -> float:
 
 
 def _best(name: str, rows: list[Passage], years: tuple[int, ...], near: Passage | None = None) -> Passage | None:
+    """The row best named ``name`` with a value in each of ``years``, else the one best named by its statement
+    alias ("changes in working capital": "changes in operating assets and liabilities"); None: none."""
+    alias = name
+    for rx, words in _ALIASES:
+        alias = rx.sub(words, alias)
+    scored = _scored(name, rows, years, near) + (_scored(alias, rows, years, near) if alias != name else [])
+    return max(scored, key=lambda x: x[:3])[3] if scored else None
+
+
+def _scored(name: str, rows: list[Passage], years: tuple[int, ...], near: Passage | None = None) -> list[tuple]:
     scored = []
     for p in rows:
         if any(_value(p, y) is None for y in years):
@@ -187,7 +203,7 @@ def _best(name: str, rows: list[Passage], years: tuple[int, ...], near: Passage 
         if near is not None and (p.section.section_id, p.header_line) == (near.section.section_id, near.header_line):
             s += 0.3  # the part and the whole from one table
         scored.append((s, -p.section.rank, -p.line, p))
-    return max(scored, key=lambda x: x[:3])[3] if scored else None
+    return scored
 
 
 def _fmt(v: float) -> str:
@@ -283,9 +299,17 @@ def compute_quantity(question: str, asked: Asked, sections: list[Section]) -> tu
     if not bottom:
         return None
     value = top / bottom
+    names = " + ".join(_plain(p) for p in parts)
+    if ask.consumed and bottom > 0 and not ask.growth:
+        if top >= 0:  # an inflow: it consumed none of the whole, it added to it
+            head = (f"{names} consumed 0% of {_plain(whole)} in {year}: it was a source of cash, "
+                    f"{_pct(100 * value)} of it")
+        else:
+            head = f"{names} consumed {_pct(-100 * value)} of {_plain(whole)} in {year}"
+        used = parts + [whole]
+        return AnswerBlock(_clip(f"{head} ({expr}{_scale(used)})"), "computed", _cites(used)), used
     if ask.op == "share" and not ask.growth and not (0 <= value <= 1.0 + 1e-9):
         return None  # a part larger than its whole: the rows are not a part and its whole
-    names = " + ".join(_plain(p) for p in parts)
     if ask.op == "ratio":
         head = f"The ratio of {names} to {_plain(whole)}{f' in {year}' if year is not None else ''} was {value:.3g} ({_pct(100 * value)})"
     else:
