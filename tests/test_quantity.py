@@ -178,3 +178,8 @@ def test_a_share_consumed_by_working_capital_reads_the_cash_flow_sign():
     q21 = q.replace("FY2022", "FY2021")
     block21 = compute_quantity(q21, asked_type(q21), [_section(CASH_SUMMARY)])[0]
     assert block21.text.startswith("Changes in assets and liabilities consumed 150.0% of Net cash")  # 300 / 200
+
+
+def test_used_for_over_an_amount_that_is_no_cash_flow_is_a_plain_share():
+    q = "What percentage of total net revenue in 2022 was used for Widgets?"
+    assert _block(q).text.startswith("Widgets (net revenue) was 25.0% of Total net revenue in 2022")

@@ -300,7 +300,8 @@ def compute_quantity(question: str, asked: Asked, sections: list[Section]) -> tu
         return None
     value = top / bottom
     names = " + ".join(_plain(p) for p in parts)
-    if ask.consumed and bottom > 0 and not ask.growth:
+    # a cash flow's sign says whether a line consumed it: only for a whole that is a cash flow ("net cash ...")
+    if ask.consumed and bottom > 0 and not ask.growth and re.search(r"\bcash\b", whole.label, re.I):
         if top >= 0:  # an inflow: it consumed none of the whole, it added to it
             head = (f"{names} consumed 0% of {_plain(whole)} in {year}: it was a source of cash, "
                     f"{_pct(100 * value)} of it")
