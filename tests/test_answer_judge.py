@@ -103,3 +103,26 @@ def test_run_judges_each_store_and_k():
     assert res["by_type"]["shared"]["3"]["metrics-generated"]["correct"] == 1
     table = judge_markdown(res)
     assert "| t, shared, k=3 | 2 | 2 | 1 | 0 | 0 | 1 | 0 | 0.50 | 0.00 | 1 |" in table and "Acme, filing, k=5" in table
+
+
+@pytest.mark.parametrize("text, reference, expected", [
+    # "X+": at least X at its written precision, and of X's order (under ten times X)
+    ("Amortization and acquisition costs were $4.2 billion.", "Majority (~$3B+ impact)", "correct"),
+    ("Amortization was $2.7 billion.", "Majority (~$3B+ impact)", "correct"),  # $3B written to the billion
+    ("Amortization was $2.1 billion.", "Majority (~$3B+ impact)", "wrong"),
+    ("Amortization was $42 billion.", "Majority (~$3B+ impact)", "wrong"),
+    # "~" is the written precision: ~25% is 24.5-25.5, so 25.6% is not stated
+    ("Data Center was 25.6% of revenue (6,043 / 23,601, $ millions).", "~25% (Data Center ~$6.0B out of ~$23.6B total)", "missing"),
+    ("Data Center was 25.4% of revenue.", "~25% (Data Center ~$6.0B out of ~$23.6B total)", "correct"),
+    # a figure given as the size of a change agrees in size, whichever sign the block writes
+    ("Inventories: (1,401) million in 2022", "Yes, inventory increase (~$1B+) hurt cash flow", "correct"),
+    ("Inventories: (401) million in 2022", "Yes, inventory increase (~$1B+) hurt cash flow", "wrong"),
+    ("The margin was -5.0%.", "margin of 5%", "wrong"),  # not a change: the sign counts
+])
+def test_at_least_precision_and_size(text, reference, expected):
+    assert verdict(text, "figure", reference) == expected
+
+
+def test_a_plus_between_two_numbers_is_an_addition():
+    f = figures("(24,177 + 24,118) / 67,580")
+    assert not any(x["at_least"] for x in f)

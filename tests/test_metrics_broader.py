@@ -148,3 +148,53 @@ def test_a_computable_figure_is_not_blocked_by_an_abstention():
     assert info["block"].kind == "computed" and info["block"].text.startswith("Initech's current ratio for FY2022 was 2.00")
     _, info = ExtractiveSynthesizer().synthesize(q, [BAL], Analysis.of(q))  # no company was named by the analysis
     assert info["block"].kind == "not_found" and "'Reckon'" in info["block"].text
+
+
+def _fcf_table(label, row_2022, row_2021, node_id="0030", first_line=200):
+    """An MD&A table reconciling cash from operations to the company's own free cash flow (a change column)."""
+    return _section(node_id, "Free Cash Flow", [
+        "| | 2022 | 2021 | Change |",
+        "| Net cash provided by operating activities, GAAP measure | $500 | $420 | 19% |",
+        "| Capital spending | (120) | (100) | |",
+        "| Sales of property, plant and equipment | 20 | 10 | |",
+        f"| {label} | ${row_2022} | ${row_2021} | (5)% |",
+    ], first_line, caption="")
+
+
+def test_free_cash_flow_is_the_companys_own_row_when_retrieved():
+    own = _fcf_table("Free cash flow, non-GAAP measure", 400, 330)
+    res = compute_metric("What was Initech's free cash flow in FY2022?", [CASH, own])
+    assert res.value == 400 and res.inputs[0].label == "Free cash flow, non-GAAP measure"
+    assert res.inputs[0].scale == "millions"  # no caption: the statements' unit, the two being of one order
+    block = metric_block(res, [CASH, own])
+    assert block.text.startswith("Initech's free cash flow for FY2022 was $400 million")
+    assert 'own figure, row "Free cash flow, non-GAAP measure"' in block.text
+    assert [c.line_start for c in block.citations] == [206]  # the row, under its caption line
+    # as an operand of a share, and compared over two years (the change column is not a year's)
+    share = compute_metric("What percentage of operating cash flow in FY2022 was converted into free cash flow?",
+                           [CASH, own])
+    assert share.value == 80.0  # 400 / 500
+    trend = compute_metric("Compare the year-over-year change in free cash flow in FY2022.", [CASH, own])
+    assert trend.compare is not None and trend.compare.value == 330
+    # the general formula without it: 500 - 120
+    assert _value("What was Initech's free cash flow in FY2022?", [CASH]) == 380
+
+
+def test_free_cash_flow_row_of_another_quantity_is_not_the_companys():
+    longer = _fcf_table("Free cash flow conversion", 95, 90)  # a longer name: another measure
+    assert _value("What was Initech's free cash flow in FY2022?", [CASH, longer]) == 380
+    far = _fcf_table("Free cash flow", 4, 3)  # a segment's, two orders below the company's: not its measure
+    assert _value("What was Initech's free cash flow in FY2022?", [CASH, far]) == 380
+
+
+def test_a_table_outside_the_statements_never_sets_the_year():
+    maturities = _section("0031", "Debt maturities", ["| | 2026 | 2027 |", "| Principal due | 300 | 400 |"], 300)
+    res = compute_metric("What is Initech's current ratio?", [BAL, maturities])
+    assert res.year == 2022 and res.value == 2.0  # 700 / 350, not a column of 2027
+
+
+def test_a_question_fixing_the_definition_gets_the_general_formula():
+    own = _fcf_table("Free cash flow, non-GAAP measure", 400, 330)
+    q = "According to the statement of cash flows, what is Initech's FY2022 free cash flow? Defined as: (CFO - capex)."
+    assert _value(q, [CASH, own]) == 380  # 500 - 120, not the company's 400
+    assert _value("What was Initech's unadjusted free cash flow in FY2022?", [CASH, own]) == 380

@@ -99,3 +99,87 @@ def test_one_classifier_serves_the_passages_and_the_verifier():
                        asked_type("what proportion of total revenue is attributable to the Commercial segment?"))
     assert (p.op, p.parts, p.whole) == ("share", ("Commercial segment",), "total revenue")  # no "the"
     assert detect_metric("What is the ratio of total debt to total equity in FY2022?").name == "debt-to-equity ratio"
+
+
+# charges by cost line, as the HTML converter writes a column-wise table: a one-cell title, then one name per
+# value column (the label column's left out), no year in the header; the period is in the sentence above
+CHARGES = """A summary of pre-tax charges taken in 2022 as a result of the plant closure is as follows:
+
+| Plant closure charges |
+| Cost of sales | Selling expenses | Impairment of intangible assets | Total |
+| Impairment of intangible assets | $ — | $ — | $ 300 | $ 300 |
+| Severance | 40 | 10 | — | 50 |
+| Total | $ 40 | $ 10 | $ 300 | $ 350 |"""
+
+
+def test_a_column_wise_table_gives_its_total_column_and_its_bare_total_row_its_title():
+    rows = {p.row_label: p for p in section_passages(_section(CHARGES)) if p.kind == "row"}
+    assert rows["Severance"].header == ("Cost of sales", "Selling expenses", "Impairment of intangible assets", "Total")
+    assert rows["Total"].label == "Plant closure charges, Total"  # named by its table's title
+    q = "What percentage of plant closure charges were due to intangible asset impairments?"
+    block, used = compute_quantity(q, asked_type(q), [_section(CHARGES)])
+    assert block.kind == "computed" and block.text.startswith("Impairment of intangible assets was 85.7% of total "
+                                                              "Plant closure charges (300 / 350, column Total)")
+    assert [p.row_label for p in used] == ["Impairment of intangible assets", "Total"]
+    # the period asked must be the one the caption names: none read for another year
+    assert compute_quantity(q.replace("?", " in 2021?"), asked_type(q + " 2021"), [_section(CHARGES)]) is None
+    assert compute_quantity(q.replace("?", " in 2022?"), asked_type(q + " 2022"), [_section(CHARGES)]) is not None
+
+
+def test_the_total_of_a_table_a_sentence_introduces_is_the_amount():
+    intro = CHARGES.split("\n")[0]
+    text = "Some context first.\n\n" + CHARGES.replace("| Plant closure charges |\n", "")  # no title: the sentence ranks
+    q = "What was the total pre-tax impact of the plant closure charges in 2022?"
+    answer = ExtractiveSynthesizer().synthesize(q, [_section(text)])[1]["block"]
+    assert answer.kind == "figure" and answer.text.startswith("Total: total $350 (")
+    assert intro.rstrip(":") in answer.text and 2022 in asked_type(q).years
+    assert judge_block(answer.text, answer.kind, "$350 million")["verdict"] == "correct"
+
+
+def test_how_much_of_a_growth_attributable_to_a_part_is_a_share_of_the_growth():
+    q = "Estimate how much of total net revenue growth is attributable to Widgets revenue increase"
+    assert asked_type(q).unit == "amount"  # worded as an amount, asked as a share
+    block = _block(q)
+    assert block.kind == "computed" and block.text.startswith("Widgets (net revenue) was 33.3% of the change in "
+                                                              "Total net revenue from 2021 to 2022")
+
+
+def test_the_impact_of_an_amount_on_a_margin_is_the_amount_in_points_of_revenue():
+    from test_metrics import _section as statement_section
+    ops = statement_section("0011", "Consolidated Statements of Operations", [
+        "| | 2022 | 2021 |", "| Total revenues | 1,000 | 800 |", "| Operating income | 50 | 90 |"], 10, doc="ACME")
+    prose = Section("ACME", "0020", "ACME > MD&A > Segment results", 40, 41,
+                    "Restructuring charges in 2021 were $5 million.\nRestructuring charges in 2022 were $30 million, "
+                    "mostly severance.", 2, 0.9, line_numbers=(40, 41))
+    q = "Quantify the impact of restructuring charges on the operating margin in FY2022."
+    block = ExtractiveSynthesizer().synthesize(q, [ops, prose])[1]["block"]
+    assert block.kind == "computed" and block.text == (
+        "Restructuring charges in 2022 were $30 million, 3.00% of revenue (30 / 1,000, $ millions), against an "
+        "operating margin of 5.00% (50.00 / 1,000)")
+    assert {c.node for c in block.citations} == {"0011", "0020"}
+    assert judge_block(block.text, block.kind, "~$30M (3% of revenue)")["verdict"] == "correct"
+
+
+# an MD&A cash-flow summary: the statement's names, not the question's ("working capital", "operating cash flow")
+CASH_SUMMARY = """| | 2022 | 2021 |
+| Cash flows - operating activities: |
+| Net loss | (500) | (400) |
+| Changes in assets and liabilities | 600 | (300) |
+| Net cash provided/(used) by operating activities | 400 | 200 |"""
+
+
+def test_a_share_consumed_by_working_capital_reads_the_cash_flow_sign():
+    q = "What percentage of operating cash flow in FY2022 was consumed by changes in working capital?"
+    block, used = compute_quantity(q, asked_type(q), [_section(CASH_SUMMARY)])
+    assert [p.row_label for p in used] == ["Changes in assets and liabilities",
+                                           "Net cash provided/(used) by operating activities"]
+    assert block.text.startswith("Changes in assets and liabilities consumed 0% of Net cash provided/(used) by "
+                                 "operating activities in 2022: it was a source of cash, 150.0% of it (600 / 400")
+    q21 = q.replace("FY2022", "FY2021")
+    block21 = compute_quantity(q21, asked_type(q21), [_section(CASH_SUMMARY)])[0]
+    assert block21.text.startswith("Changes in assets and liabilities consumed 150.0% of Net cash")  # 300 / 200
+
+
+def test_used_for_over_an_amount_that_is_no_cash_flow_is_a_plain_share():
+    q = "What percentage of total net revenue in 2022 was used for Widgets?"
+    assert _block(q).text.startswith("Widgets (net revenue) was 25.0% of Total net revenue in 2022")

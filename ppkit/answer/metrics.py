@@ -22,7 +22,11 @@ metric does not fit the company's kind of statements (a financial company's inco
 cost of sales; an unclassified balance sheet has no current assets; equity is a deficit) the result
 says why instead (:attr:`MetricResult.reason`). :func:`metric_block` words either as the answer block.
 
-Deliberately not done: segment tables, notes, non-GAAP reconciliations, multi-year averages and
+A measure companies define each their own way (free cash flow) is the company's own row of that name in any
+retrieved table ("Free cash flow, non-GAAP measure") when it is of the order of the general formula's value, and
+the block says so and cites the row; else the general formula.
+
+Deliberately not done: segment tables, notes, other non-GAAP reconciliations, multi-year averages and
 CAGRs (reported as unsupported), and guessing a line item from prose.
 """
 
@@ -163,6 +167,8 @@ def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, flo
         if not vals:
             context = norm
             continue
+        while years and len(vals) > len(years) and "%" in [c for c in raw if cell_value(c) is not None][-1]:
+            vals, raw = vals[:-1], raw[:-1]  # a trailing "Change" column in percent ("(18)%") is not a year's
         hit = [p for p in patterns if re.match(p, norm)]
         if not hit:
             continue
@@ -194,7 +200,8 @@ def _scale(section: Section) -> str:
     return (m.group(1) or m.group(2)).casefold() if m else ""
 
 
-_KIND_NAME = {"balance": "balance sheet", "operations": "income statement", "cash_flows": "cash flow statement"}
+_KIND_NAME = {"balance": "balance sheet", "operations": "income statement", "cash_flows": "cash flow statement",
+              "reported": "a retrieved table"}
 _FACTOR = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 # a financial company's income statement: interest income and expense above revenue, no cost of sales
 _FINANCIAL_ROW = re.compile(r"(total )?net interest income|(total )?revenues? net of interest expense|"
@@ -206,6 +213,7 @@ class _Book:
 
     def __init__(self, sections: list[Section]):
         self.by_kind: dict[str, list[Section]] = {}
+        self.any = list(sections)  # a measure the company reports itself ("reported"): any table, by rank
         for s in sections:
             kind = statement_kind(s)
             if kind:
@@ -216,7 +224,7 @@ class _Book:
         first section), or the component rows that sum to it; empty when none."""
         kind = CONCEPTS[concept][0]
         found = []
-        for order, s in enumerate(self.by_kind.get(kind, [])):
+        for order, s in enumerate(self.any if kind == "reported" else self.by_kind.get(kind, [])):
             for label, ln, vals, exact in _items(s, concept):
                 if year in vals and not (concept in OUTFLOWS and vals[year] > 0):  # an outflow is written in brackets
                     found.append((not exact, order, ln, LineItem(concept, label, vals[year], year, s.doc, s.node_id,
@@ -269,8 +277,8 @@ class _Eval:
         self.reason = ""  # why the metric is not meaningful (a deficit under a ratio)
         self.scale = ""
 
-    def item(self, concept: str, year: int) -> tuple[float | None, str]:
-        rows = self.book.find(concept, year)
+    def item(self, concept: str, year: int, rows: list[LineItem] | None = None) -> tuple[float | None, str]:
+        rows = self.book.find(concept, year) if rows is None else rows
         if not rows:
             self.missing.append(f"{CONCEPTS[concept][2]} ({_KIND_NAME[CONCEPTS[concept][0]]}, {year})")
             self.missing_concepts.append(concept)
@@ -290,11 +298,33 @@ class _Eval:
         self.steps.append(" + ".join(map(_fmt, vals)) + f" = {_fmt(total)}")
         return total, "(" + " + ".join(map(_fmt, vals)) + ")"
 
+    def _reported(self, concept: str, formula) -> list[LineItem]:
+        """The company's own row of a measure it defines itself (``concept``), when it is of the order of the
+        general ``formula``'s value (within a factor of two, or that is not computable): a row of another
+        quantity under the same name (a segment's) is not the company's measure. A row without a stated unit
+        takes the statements' when the two agree so."""
+        rows = self.book.find(concept, self.year)
+        if not rows:
+            return []
+        general = _Eval(self.book, self.year)
+        value, _ = general.run(formula)
+        li = rows[0]
+        if value is None or general.missing:
+            return [li]
+        if li.scale and general.scale:
+            value = value * _FACTOR[general.scale] / _FACTOR[li.scale]
+        if not value or not 0.5 <= li.value / value <= 2.0:
+            return []
+        return [replace(li, scale=li.scale or general.scale)]
+
     def run(self, node) -> tuple[float | None, str]:
         """(value, the formula over the input values) of ``node``; value None when an input is missing."""
         op = node[0]
         if op == "item":
             return self.item(node[1], self.year)
+        if op == "reported":
+            rows = self._reported(node[1], node[2])
+            return self.item(node[1], self.year, rows) if rows else self.run(node[2])
         if op == "prev":
             return self.item(node[1], self.year - 1)
         if op in ("avg", "chg"):
@@ -493,8 +523,9 @@ def format_metric(res: MetricResult) -> str:
                    f"from FY{c.year} to FY{res.year}.")
     inputs = list(res.inputs) + ([li for li in res.compare.inputs if li not in res.inputs]
                                  if res.compare is not None and res.compare.ok else [])
-    out.append(f"Inputs ({_scale_words(scale)}), each from the column {res.year} or {res.year - 1} of a primary "
-               "statement:" if any(li.year != res.year for li in inputs) else
+    where = "a retrieved table" if any(CONCEPTS[li.concept][0] == "reported" for li in inputs) else "a primary statement"
+    out.append(f"Inputs ({_scale_words(scale)}), each from the column {res.year} or {res.year - 1} of {where}:"
+               if any(li.year != res.year for li in inputs) else
                f"Inputs ({_scale_words(scale)}), column {res.year}:")
     for li in inputs:
         v = abs(li.value) if li.concept in OUTFLOWS else li.value
@@ -535,15 +566,20 @@ def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
     unit = f", $ {result.scale}" if result.scale and m.unit not in ("per_share",) and result.inputs else ""
     inputs = f" ({result.expr}{unit})" if result.expr and result.expr != _fmt(result.value) else ""
     text = f"{who}{m.name} for {fy} was {_value_text(result)}{inputs}"
+    own = next((li for li in result.inputs if CONCEPTS[li.concept][0] == "reported"), None)
+    # a measure the company defines itself: say that the figure is its own, and which row
+    said = f"; {result.doc}'s own figure, row \"{own.label}\"" if own is not None else ""
+    text += said
     c = result.compare
     if c is not None and c.ok:
         inputs = f" ({fy}: {result.expr}{unit})" if inputs else ""
-        text = (f"{who}{m.name} was {_value_text(result)} in {fy} and {_value_text(c)} in FY{c.year}, "
-                f"{_change_text(result)}{inputs}")
+        head = (f"{who}{m.name} was {_value_text(result)} in {fy} and {_value_text(c)} in FY{c.year}, "
+                f"{_change_text(result)}")
+        text = head + inputs + said
         if len(text) > MAX_CHARS:
-            text = text[: -len(inputs)] if inputs else text
+            text = head + said
     elif len(text) > MAX_CHARS:
-        text = f"{who}{m.name} for {fy} was {_value_text(result)}"
+        text = f"{who}{m.name} for {fy} was {_value_text(result)}{said}"
     return AnswerBlock(_clip(text), "computed", cites)
 
 

@@ -84,6 +84,7 @@ class Passage:
     terms: frozenset[str] = field(default=frozenset(), repr=False)
     head_terms: frozenset[str] = field(default=frozenset(), repr=False)  # a row's terms found only in its header
     row_label: str = ""  # a row's own first cell, without the group label ``label`` may start with
+    caption: str = ""  # a row's table title (its one-cell header rows) and the prose line just above the table
 
     def lines(self) -> tuple[int, ...]:
         """The source lines a citation of this passage names (a row's header line first)."""
@@ -190,6 +191,12 @@ def _row_passages(section: Section, lines: list[tuple[int, str]]) -> list[Passag
         except_ps = bool(m and re.search(r"except\s+(?:for\s+)?per[- ]share", above + " ", re.I))
         head_line = _names_row(header_rows)[0] if header_rows else 0
         head_text = next((r for ln, r in table if ln == head_line), "")
+        # the table's title: its one-cell header rows that are no units or period caption ("Russia-Ukraine
+        # conflict charges"); its caption adds the prose line just above the table ("... is as follows:")
+        title = "; ".join(c[0] for _, c in header_rows if len(c) == 1 and c[0] and not _UNITS.search(c[0])
+                          and not _YEAR.search(c[0]))
+        prose = [r.strip() for _, r in lines[max(0, i - 4): i] if r.strip() and not r.lstrip().startswith(("|", "#"))]
+        caption = " ".join(x for x in (title, prose[-1] if prose else "") if x)
         group = ""
         for ln, r in table[len(header_rows):]:
             c = cells(r)
@@ -199,11 +206,13 @@ def _row_passages(section: Section, lines: list[tuple[int, str]]) -> list[Passag
                 continue
             cols = _columns(header_rows, len(c))
             full = f"{group}, {label}" if group and len(label.split()) <= 3 else label
+            if not group and title and re.fullmatch(r"total:?", label, re.I):
+                full = f"{title}, {label}"  # a bare "Total" is the total of what the table's title names
             per_share = bool(_PER_SHARE.search(full)) and (except_ps or not units)
             own = frozenset(stems(full + " " + " ".join(vals)))  # words in value cells count too (descriptions)
             terms = own | frozenset(stems(" ".join(cols)))
             out.append(Passage(section, ln, ln, r.strip(), "row", full, tuple(vals), tuple(cols), head_line,
-                               head_text.strip(), units, per_share, terms, terms - own, label))
+                               head_text.strip(), units, per_share, terms, terms - own, label, caption))
         i = j
     return out
 
@@ -229,15 +238,22 @@ def _names_row(header_rows: list[tuple[int, list[str]]]) -> tuple[int, list[str]
     return dated[-1] if dated else header_rows[-1]
 
 
+_LABEL_HEAD = re.compile(r"\(|\b(?:millions|thousands|billions|except|dollars|amounts|in)\b", re.I)
+
+
 def _columns(header_rows: list[tuple[int, list[str]]], width: int) -> list[str]:
     """The name of each value column of a row of ``width`` cells, from the header row nearest the rows (a
     spanning row above it names groups of columns, not columns). A header that starts with a label-column
-    name ("(Millions, except percentages)") is aligned left, one that starts with a column (a year) right."""
+    name ("(Millions, except percentages)") is aligned left, one that starts with a column (a year) right; one
+    with no year and a name for each value column ("Cost of sales | ... | Total" over rows of a label and four
+    values) names them in order."""
     names = [""] * (width - 1)
     if not header_rows:
         return names
     c = _names_row(header_rows)[1]
-    if c and c[0] and not _YEAR.search(c[0]) or len(c) == width:
+    if len(c) == width - 1 and c[0] and not _LABEL_HEAD.search(c[0]) and not any(_YEAR.search(x) for x in c):
+        off = 0  # one name per value column ("Cost of sales | ... | Total"): the label column's is left out
+    elif c and c[0] and not _YEAR.search(c[0]) or len(c) == width:
         c = c[1:]  # its first cell names the label column
         off = 0
     else:

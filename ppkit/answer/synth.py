@@ -39,7 +39,7 @@ from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
 from .metrics import compute_metric, format_metric, metric_block
 from .passages import Asked, Passage, asked_type, rank_passages, render_row, yes_or_no
-from .quantity import compute_quantity, not_computed, not_of_asked_kind
+from .quantity import compute_quantity, impact_on_margin, not_computed, not_of_asked_kind, table_total
 from .verify import summary_line
 
 __all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "EVIDENCE",
@@ -396,6 +396,10 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
     clearly answered by a sentence, ``yes_no``)."""
     if refusal is not None:
         return AnswerBlock(refusal, "not_found"), []
+    impact = impact_on_margin(question, metric, ranked)  # "the impact of X on the margin": X, in points of it
+    if impact is not None:
+        block, used = impact
+        return AnswerBlock(block.text, block.kind, block.citations + metric_block(metric, sections).citations), used
     if metric is not None and (metric.ok or metric.reason):
         return metric_block(metric, sections), []
     computed = compute_quantity(question, asked, sections)  # a share, ratio or change of the rows found
@@ -414,6 +418,10 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
         shown = render_row(best, asked.years) if best.kind == "row" else best.text
         return AnswerBlock(clip(f"The sources do not say; the closest passage: {shown}", MAX_CHARS), "inputs",
                            _cite(best)), [best]
+    total = table_total(best, asked)  # a sentence introducing a table ("... is as follows:"): its total row
+    if total is not None:
+        text = f"{render_row(total, asked.years)} ({best.text.rstrip(' :')})"
+        return AnswerBlock(clip(text, MAX_CHARS), "figure", _cite(total) + _cite(best)), [total, best]
     if not_of_asked_kind(best, asked):  # never another quantity as the answer line
         shown = render_row(best, asked.years) if best.kind == "row" else best.text
         return not_computed(asked, shown, best, _cite(best)), [best]

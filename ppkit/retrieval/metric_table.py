@@ -73,6 +73,10 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
                        r"purchases? of plant"), "capital expenditures"),
     "dividends": ("cash_flows", (r"(cash )?dividends paid", r"payments? of (cash )?dividends", r"dividends to shareholders",
                            r"cash dividends"), "dividends paid"),
+    # a measure companies define each their own way (non-GAAP): the row the company reports under its name, in
+    # any retrieved table ("Free cash flow, non-GAAP measure"); the name alone or with a qualifier after a comma or
+    # in brackets, never a longer name ("Free cash flow conversion")
+    "free_cash_flow": ("reported", (r"free cash flows?(\s*[,(\[].*)?$",), "free cash flow as the company reports it"),
 }
 OUTFLOWS = {"capex", "dividends"}
 # a concept a statement may split into component rows with no total: their sum stands for it
@@ -85,7 +89,8 @@ COMPONENTS: dict[str, tuple[str, ...]] = {
 PER_SHARE = {"eps_diluted"}
 
 # a formula: ("item", concept) for the year asked, ("prev", concept) for the year before, ("avg", concept)
-# for their mean, (op, a, b) with op in + - / and ("pct", (op, a, b)) for a share in percent
+# for their mean, (op, a, b) with op in + - / and ("pct", (op, a, b)) for a share in percent; ("reported", concept,
+# formula): the company's own row of a measure it defines itself when retrieved, else the general formula
 _AVG_ASSETS = ("avg", "total_assets")
 
 
@@ -107,6 +112,7 @@ def _m(name, patterns, formula, unit, definition):
 _REV, _COGS, _OI = ("item", "revenue"), ("item", "cogs"), ("item", "operating_income")
 _NI, _DA, _CAPEX, _CFO = ("item", "net_income"), ("item", "d_and_a"), ("item", "capex"), ("item", "cfo")
 _CL = ("item", "current_liabilities")
+_FCF = ("reported", "free_cash_flow", ("-", _CFO, _CAPEX))
 
 # Ordered: the first whose pattern the question matches wins (more specific phrases first).
 METRICS: tuple[Metric, ...] = (
@@ -124,8 +130,8 @@ METRICS: tuple[Metric, ...] = (
     _m("EBITDA margin", [r"ebitda (% )?margin"], ("pct", ("/", ("+", _OI, _DA), _REV)), "percent",
        "(operating income + D&A) / revenue x 100"),
     _m("EBITDA", [r"ebitda"], ("+", _OI, _DA), "usd", "operating income + D&A (cash flow statement)"),
-    _m("free cash flow", [r"free cash flow", r"\bfcf\b"], ("-", _CFO, _CAPEX), "usd",
-       "cash from operations - capital expenditures"),
+    _m("free cash flow", [r"free cash flow", r"\bfcf\b"], _FCF, "usd",
+       "the company's own free cash flow row where retrieved, else cash from operations - capital expenditures"),
     _m("capex as % of revenue", [r"cap(ital )?ex(penditures?)? (as a )?% of (total )?revenue",
                                   r"cap(ital )?ex(penditures?)? as a (percent|percentage|share) of (total )?revenue"],
        ("pct", ("/", _CAPEX, _REV)), "percent", "capital expenditures / revenue x 100"),
@@ -388,17 +394,38 @@ def detect_metric(question: str) -> Metric | None:
     >>> detect_metric("What is AMD's quick ratio for FY2022?").name
     'quick ratio'
     """
+    q = question.casefold()
+    general = bool(_GENERAL.search(q))  # the question fixes the definition: never the company's own figure
     share = defined_metric(question) or share_metric(question)
     if share is not None:
-        return share
-    q = question.casefold()
+        return _as_general(share) if general else share
     if _SHARE_OF.search(q) and _PART.search(q):
         return None  # a part of an amount ("attributable to the Embedded segment") that no named row gives
     for m in METRICS:
         if any(re.search(p, q) for p in m.patterns):
             if m.formula[0] == "item" and _NOT_A_BALANCE.search(re.sub("|".join(m.patterns), " ", q)):
                 return None  # "did inventory buildup hurt cash flow?" asks about a change, not the balance
-            return m
+            return _as_general(m) if general else m
+    return None
+
+
+# a question that fixes the definition ("unadjusted", "defined as", "according to the statement of cash flows")
+_GENERAL = re.compile(r"\bunadjusted\b|\b(?:defined|computed|calculated) as\b|\baccording to the (?:information "
+                      r"(?:provided )?in the )?(?:consolidated )?statements? of cash flows?\b")
+
+
+def _as_general(m: Metric) -> Metric:
+    """``m`` by its general formula only (:func:`_general`), its definition saying so."""
+    return Metric(m.name, m.patterns, _general(m.formula), m.unit, re.sub(r"^.*?\belse\s+", "", m.definition))
+
+
+def _general(node):
+    """``node`` with each company-reported measure replaced by its general formula."""
+    if node[0] == "reported":
+        return _general(node[2])
+    if node[0] in ("item", "prev", "avg", "chg"):
+        return node
+    return (node[0], *(_general(n) for n in node[1:]))
     return None
 
 
@@ -406,5 +433,7 @@ def formula_concepts(node) -> list[str]:
     """The line-item concepts a formula reads, in order (with repeats)."""
     if node[0] in ("item", "prev", "avg", "chg"):
         return [node[1]]
+    if node[0] == "reported":  # the statements the general formula reads
+        return formula_concepts(node[2])
     return [c for part in node[1:] for c in formula_concepts(part)]
 

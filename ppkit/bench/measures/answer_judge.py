@@ -13,7 +13,10 @@ Two figures **agree** when their units agree (a percent only with a percent: 0.0
 signs agree, and their values are within ``tolerance`` (1%) of each other or the block's rounds to the
 reference's at the precision the reference is written ("~2.4x" is 2.35 to 2.45: 2.36 agrees); an amount written without a
 scale word may be in units, thousands, millions or billions (a table's ``23,601`` is ``$23.6 billion``),
-one with a scale word (or the question's "in USD millions") is read at that scale.
+one with a scale word (or the question's "in USD millions") is read at that scale. A reference figure written
+"X+" ("~$3B+") means at least X at its precision (2.5 billion) and of X's order (under ten times X); one given
+as the size of a change or an effect ("an inventory increase (~$1B+)", "a decline of 5%") agrees in size, its
+sign being the block's to state (a cash-flow row writes that increase as ``(1,401)``).
 
 The **answer figures** of a reference are the figures it gives as the result of a formula it shows
 (after ``=`` or ``≈``, not followed by an operator), else its first figure; the **changes** are the differences and percent changes between two of its
@@ -54,6 +57,13 @@ _NEG_BEFORE = re.compile(r"\b(?:decrease[sd]?|declin(?:e[sd]?|ing)|fell|fall(?:i
                          r"loss(?:es)?|reduc(?:ed|tion)|lower|negative)\s+(?:of\s+|by\s+)?(?:about\s+|approximately\s+|"
                          r"roughly\s+|nearly\s+|~\s?)?$", re.I)
 _NEG_AFTER = re.compile(r"^\s*(?:decrease|decline|drop|reduction|lower|loss)\b", re.I)
+# a figure given as the size of a change or an effect ("an inventory increase (~$1B+)", "a decline of 5%"): its
+# sign is the block's to state, as for the changes between two reference figures
+_SIZE_BEFORE = re.compile(r"\b(?:increase[sd]?|decrease[sd]?|declin(?:e[sd]?|ing)|growth|grew|rise|rose|drop(?:ped)?|"
+                          r"fell|change[sd]?|build-?up|impact|effect)\s*\(?\s*(?:of\s+|by\s+)?(?:about\s+|"
+                          r"approximately\s+|roughly\s+|nearly\s+|~\s?)?[$]?$", re.I)
+# "$3B+", "10+": at least the figure (a "+" not starting an addition)
+_AT_LEAST = re.compile(r"^\+(?!\s*[$(]?\d)")
 _RESULT = re.compile(r"[=≈]\s*[~$]*\s*$")
 _OPERATOR = re.compile(r"^\s*[/+×*÷−-]\s*[$(]?\d")
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.I)
@@ -86,7 +96,8 @@ def figures(text: str, *, scale: float | None = None) -> list[dict]:
         unit = "percent" if n["percent"] else "amount"
         sc = n["scale"] if n["scale"] else (scale if unit == "amount" else None)
         out.append({"text": n["text"], "value": n["value"], "decimals": n["decimals"], "unit": unit, "scale": sc,
-                    "negative": neg,
+                    "negative": neg, "size": bool(_SIZE_BEFORE.search(masked[max(0, a - 40):a])),
+                    "at_least": bool(_AT_LEAST.match(masked[b:])),
                     "result": bool(_RESULT.search(masked[max(0, a - 5):a])) and not _OPERATOR.match(masked[b:])})
     return out
 
@@ -127,13 +138,26 @@ def _close(a: float, b: float, tolerance: float, half_unit: float = 0.0) -> bool
     return abs(a - b) / abs(b) <= tolerance
 
 
+def _at_least(g: float, lower: float, written: float) -> bool:
+    """``g`` is at least ``lower`` and of the order of the figure written (under ten times it): "$3B+" is
+    "$3 billion or somewhat more", not any larger amount."""
+    return lower <= g < 10 * written
+
+
 def _agree(got: dict, want: dict, tolerance: float) -> bool:
     """Same unit, same sign, values within ``tolerance`` of each other or rounding to ``want`` at the
-    precision it is written ("~2.4x" is any of 2.35-2.45), at some scale where one is unknown."""
+    precision it is written ("~2.4x" is any of 2.35-2.45), at some scale where one is unknown. A figure
+    ``want`` gives as the size of a change agrees in size; one written "X+" takes any value from X (at its
+    precision) up to under ten times X."""
     if got["unit"] != want["unit"]:
         return False
+    if want.get("size"):
+        got, want = dict(got, negative=False), dict(want, negative=False)
     sign = -1.0 if want["negative"] else 1.0
     step = 0.5 * 10 ** -want["decimals"] if "decimals" in want else 0.0
+    if want.get("at_least"):
+        return any((g < 0) == (sign < 0) and _at_least(abs(g), (want["value"] - step) * s, want["value"] * s)
+                   for g in _values(got) for s in _scales(want))
     return any(_close(g, sign * want["value"] * s, tolerance, step * s * (1 + 1e-9))
                for g in _values(got) for s in _scales(want))
 
