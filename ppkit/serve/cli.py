@@ -21,6 +21,7 @@ from ..core.errors import ConfigError, MissingDependency
 from ..indexing.index import default_index_dir
 from ..pipeline import load_index
 from .engine import Engine
+from .workers import run_workers
 
 __all__ = ["add_serve_parser", "is_loopback", "check_address"]
 
@@ -70,9 +71,7 @@ def _cmd_serve(args, cfg: Config) -> int:
                PPKIT_SERVE_TRUST_INDEX="1" if args.trust_index else "0")
     print(f"ppkit serve: {args.workers} processes on http://{args.host}:{args.port} (docs at /docs)",
           file=sys.stderr, flush=True)
-    from .workers import run_workers  # one socket per process: connections spread over them
-
-    return run_workers(args.workers, **common)
+    return run_workers(args.workers, **common)  # one socket per process: connections spread over them
 
 
 def add_serve_parser(sub) -> None:
