@@ -482,7 +482,7 @@ def _section_numbers(sections) -> dict:
             + [(ln, n) for ln, t in _numbered_lines(s) for n in _line_numbers(t)] for s in sections}
 
 
-@lru_cache(maxsize=50_000)
+@lru_cache(maxsize=16_384)
 def _line_numbers(text: str) -> tuple[dict, ...]:
     """:func:`numbers_with_values` of a section's line, remembered: the same sections are checked for many answers."""
     return tuple(numbers_with_values(text))

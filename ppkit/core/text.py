@@ -57,7 +57,7 @@ def stems(text: str, *, drop_stopwords: bool = True) -> list[str]:
     return list(_stems(text, drop_stopwords))
 
 
-@lru_cache(maxsize=100_000)
+@lru_cache(maxsize=32_768)  # a few MB at most; a 10-K's retrieved sentences, table rows and titles fit
 def _stems(text: str, drop_stopwords: bool) -> tuple[str, ...]:
     return tuple(stem(t) for t in tokens(text) if not (drop_stopwords and t in STOPWORDS))
 
