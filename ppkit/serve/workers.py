@@ -8,8 +8,9 @@ process binds the port itself with ``SO_REUSEPORT``, and the kernel spreads new 
 sockets (by a hash of the client's address and port), so no process takes another's waiting connections. On a
 system without ``SO_REUSEPORT`` uvicorn's own workers are used.
 
-The parent only supervises: a worker that exits unexpectedly is started again; SIGINT or SIGTERM stops them
-all (uvicorn's graceful shutdown in each). Only the processes' owner can bind the port alongside them
+The parent only supervises: a worker that exits after it started serving is started again; one that could not
+start (the port taken, the index not loadable) stops them all with status 1; SIGINT or SIGTERM stops them all
+(uvicorn's graceful shutdown in each). Only the processes' owner can bind the port alongside them
 (Linux lets sockets of one user only share a port this way).
 """
 
@@ -58,7 +59,15 @@ def _worker(host: str, port: int, app: str, options: dict) -> None:
     except OSError as e:
         print(f"ppkit serve: cannot listen on {host}:{port}: {e.strerror or e}", file=sys.stderr, flush=True)
         sys.exit(3)
-    uvicorn.Server(uvicorn.Config(app, factory=True, host=host, port=port, **options)).run(sockets=[sock])
+    config = uvicorn.Config(app, factory=True, host=host, port=port, **options)
+    try:
+        config.load()  # the app: the index loaded and warmed
+    except SystemExit:  # uvicorn said why
+        sys.exit(3)
+    except Exception as e:  # noqa: BLE001 - said in one line; starting it again would fail again
+        print(f"ppkit serve: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+        sys.exit(3)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 def run_workers(n: int, host: str, port: int, *, app: str = APP, **options) -> int:
@@ -91,7 +100,8 @@ def run_workers(n: int, host: str, port: int, *, app: str = APP, **options) -> i
             for i, p in enumerate(procs):
                 if p.is_alive():
                     continue
-                if p.exitcode == 3:  # it could not bind the port: the others cannot either
+                if p.exitcode == 3:  # it could not bind the port or load the app: the others cannot either
+                    print("ppkit serve: a worker could not start (see above); stopping", file=sys.stderr, flush=True)
                     stopping, status = True, 1
                     break
                 if not stopping:
