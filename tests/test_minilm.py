@@ -106,3 +106,17 @@ def test_fast_forward_pass_equals_the_reference(precision):
     bound = 2 * u_bf16 if precision == "bf16" else 2 * np.sqrt(k) * u32
     dist = np.linalg.norm(fast.astype(np.float64) - ref, axis=1)
     assert dist.max() <= bound, (dist.max(), bound)
+
+
+def test_in_place_gelu_is_bit_for_bit_the_formula():
+    # the fp32 forward pass calls _gelu_ (fewer temporary arrays); it must be the reference _gelu exactly,
+    # zeros, infinities and the erf's saturation included
+    from ppkit.indexing.minilm import _erf, _erf_, _gelu, _gelu_
+
+    rng = np.random.default_rng(7)
+    for scale in (1e-3, 1.0, 4.0, 30.0):
+        x = (rng.standard_normal((12, 1536)) * scale).astype(np.float32)
+        x[0, :6] = [0.0, -0.0, 1e-30, -1e-30, 3.4e38, -3.4e38]
+        assert np.array_equal(_erf(x).view(np.uint32), _erf_(x).view(np.uint32))
+        with np.errstate(over="ignore", invalid="ignore"):
+            assert np.array_equal(_gelu(x).view(np.uint32), _gelu_(x).view(np.uint32))

@@ -167,3 +167,24 @@ def test_two_names_of_one_document_are_searched_once(hash_index):
     assert len(ids) == len(set(ids)) and ids == [c.section_id for c in once.candidates]
     assert twice.trace.scope == {"acme": None}
     assert not any("per filing" in n for n in twice.trace.notes)
+
+
+def test_candidate_to_dict_is_asdict_without_the_text():
+    # Candidate.to_dict is written out for speed: it must give what dataclasses.asdict gives (less the text),
+    # copies included, for the values the stages put in features and recall
+    from dataclasses import asdict
+
+    import numpy as np
+
+    from ppkit.retrieval.types import Candidate
+
+    c = Candidate("DOC", "0007", "DOC > Part II > Item 7", 0.81, 3, 2, (0.81, 0.64), 120, 180, "snippet",
+                  "## Item 7\nthe whole text", 1.25, 1, features={"bm25": 2.5, "terms": ["a", "b"], "np": np.float32(0.5),
+                                                                 "pair": (1, None), "nested": {"x": [1.0, {"y": True}]}},
+                  recall={"mode": "hybrid", "ranks": {"dense": 3, "bm25": None}})
+    want = asdict(c)
+    want.pop("text")
+    want["section_id"] = "DOC#0007"
+    got = c.to_dict()
+    assert got == want and list(got) == list(want)
+    assert got["features"]["nested"] is not c.features["nested"] and got["recall"]["ranks"] is not c.recall["ranks"]

@@ -334,3 +334,60 @@ def test_ppkit_ask_does_not_load_fastapi():
             "print(sorted(m for m in ('fastapi', 'uvicorn', 'starlette') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+
+def test_workers_each_listen_and_share_the_connections(tmp_path):
+    # `ppkit serve --workers N` runs ppkit.serve.workers.run_workers: each process binds the port itself, so a
+    # burst of keep-alive connections spreads over them instead of landing on the process that woke first
+    # (uvicorn's shared socket: one of two processes took 92% of the work). Here over a tiny app that answers
+    # its process id: 16 connections all on one of two sockets has a chance of 2^-15. SIGTERM stops them all.
+    from ppkit.core.config import child_env
+    from ppkit.serve.workers import reuse_port_supported
+
+    if not reuse_port_supported():
+        pytest.skip("no SO_REUSEPORT here: uvicorn's own workers serve")
+    (tmp_path / "pid_app.py").write_text(
+        "import os\n\n\ndef make():\n    async def app(scope, receive, send):\n"
+        "        if scope['type'] != 'http':\n            return\n"
+        "        await send({'type': 'http.response.start', 'status': 200, 'headers': []})\n"
+        "        await send({'type': 'http.response.body', 'body': str(os.getpid()).encode()})\n"
+        "    return app\n", encoding="utf-8")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code = ("import sys; from ppkit.serve.workers import run_workers; "
+            f"sys.exit(run_workers(2, '127.0.0.1', {port}, app='pid_app:make', log_level='warning'))")
+    env = child_env(PYTHONPATH=f"{tmp_path}:{Path(ppkit.__file__).parent.parent}")
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    clients = [httpx.Client(base_url=url, timeout=30) for _ in range(16)]
+    try:
+        seen: set[str] = set()
+        end = time.monotonic() + 120  # a bound for a stuck start, not a timing assertion
+        while len(seen) < 2:  # both workers up (a fresh connection each time: the kernel picks a socket)
+            assert proc.poll() is None, proc.stderr.read().decode(errors="replace")[-2000:]
+            assert time.monotonic() < end, f"only {len(seen)} worker(s) answered"
+            try:
+                seen.add(httpx.get(url, timeout=5).text)
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        pids: list[str] = [""] * 16
+        threads = [threading.Thread(target=lambda i=i: pids.__setitem__(i, clients[i].get("/").text))
+                   for i in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        again = [c.get("/").text for c in clients]  # kept alive: the same process answers again
+        assert set(pids) == seen and again == pids, (pids, seen)
+    finally:
+        for c in clients:
+            c.close()
+        proc.terminate()
+        proc.wait(60)
+    assert proc.returncode == 0
+    for pid in seen:  # the workers stopped with the supervisor
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()

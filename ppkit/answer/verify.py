@@ -59,6 +59,7 @@ This module checks; it does not rewrite answers or call a model.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import chain, permutations
 
 from .arithmetic import agrees, clause_span, evaluate, shown_formula, stated_change, tolerance
@@ -476,9 +477,16 @@ def _is_name(s: str) -> bool:
 
 
 def _section_numbers(sections) -> dict:
-    """section id -> (line, number) of every number in it; the breadcrumb (sent with the text) at its first line."""
-    return {s.section_id: [(s.line_start, n) for n in numbers_with_values(s.breadcrumb)]
-            + [(ln, n) for ln, t in _numbered_lines(s) for n in numbers_with_values(t)] for s in sections}
+    """section id -> (line, number) of every number in it; the breadcrumb (sent with the text) at its first line.
+    The numbers are shared between calls (:func:`_line_numbers`): read them, never change them."""
+    return {s.section_id: [(s.line_start, n) for n in _line_numbers(s.breadcrumb)]
+            + [(ln, n) for ln, t in _numbered_lines(s) for n in _line_numbers(t)] for s in sections}
+
+
+@lru_cache(maxsize=16_384)
+def _line_numbers(text: str) -> tuple[dict, ...]:
+    """:func:`numbers_with_values` of a section's line, remembered: the same sections are checked for many answers."""
+    return tuple(numbers_with_values(text))
 
 
 def find_number(number: dict, sections) -> list[dict]:

@@ -52,8 +52,14 @@ def stem(w: str) -> str:
 
 
 def stems(text: str, *, drop_stopwords: bool = True) -> list[str]:
-    """Stemmed content tokens of ``text``."""
-    return [stem(t) for t in tokens(text) if not (drop_stopwords and t in STOPWORDS)]
+    """Stemmed content tokens of ``text`` (a new list each call; the stems of a text seen recently are
+    remembered, since the same sections' sentences are stemmed again for every question that reaches them)."""
+    return list(_stems(text, drop_stopwords))
+
+
+@lru_cache(maxsize=32_768)  # a few MB at most; a 10-K's retrieved sentences, table rows and titles fit
+def _stems(text: str, drop_stopwords: bool) -> tuple[str, ...]:
+    return tuple(stem(t) for t in tokens(text) if not (drop_stopwords and t in STOPWORDS))
 
 
 _NUM = re.compile(r"\(?-?\$?\d[\d,]*(?:\.\d+)?%?\)?")

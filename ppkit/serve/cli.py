@@ -4,7 +4,8 @@
 
 On a loopback address without ``PPKIT_API_TOKEN`` the API needs no authentication; any other address needs
 the token, or the command refuses to start (one line, status 2). With ``--workers 1`` the index is loaded
-once in this process; with more, each uvicorn worker process loads its own (:func:`ppkit.serve.app.app_from_env`).
+once in this process; with more, each worker process loads its own (:func:`ppkit.serve.app.app_from_env`) and
+listens on the port with its own socket (:mod:`ppkit.serve.workers`).
 FastAPI and uvicorn are imported only when the command runs (the ``serve`` extra).
 """
 
@@ -20,6 +21,7 @@ from ..core.errors import ConfigError, MissingDependency
 from ..indexing.index import default_index_dir
 from ..pipeline import load_index
 from .engine import Engine
+from .workers import run_workers
 
 __all__ = ["add_serve_parser", "is_loopback", "check_address"]
 
@@ -69,8 +71,7 @@ def _cmd_serve(args, cfg: Config) -> int:
                PPKIT_SERVE_TRUST_INDEX="1" if args.trust_index else "0")
     print(f"ppkit serve: {args.workers} processes on http://{args.host}:{args.port} (docs at /docs)",
           file=sys.stderr, flush=True)
-    uvicorn.run("ppkit.serve.app:app_from_env", factory=True, workers=args.workers, **common)
-    return 0
+    return run_workers(args.workers, **common)  # one socket per process: connections spread over them
 
 
 def add_serve_parser(sub) -> None:

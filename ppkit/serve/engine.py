@@ -4,9 +4,12 @@ The conductor (:func:`ppkit.pipeline.stream`) is the only pipeline: :class:`Engi
 for each request, one step at a time under one lock per index. The index keeps lazy caches (verified source
 lines, rendered ranges, BM25, the query vectors, the structural re-ranker) that are not safe to fill from two
 threads at once; the lock makes every step see them whole, while requests still interleave between steps
-(a slow reader of a stream does not hold the others up). Each step already runs in the stream's own
-context (its deadline and fallbacks), whatever thread pulls it. A process uses about one core this way;
-``ppkit serve --workers N`` runs N processes, each with its own index.
+(a slow reader of a stream does not hold the others up). The lock is fair (:class:`FairLock`): steps get it
+in the order they asked for it, except that a request's first step (the analysis, the stream's first event)
+goes before the waiting later steps of other requests, so a new stream's first event waits for one step at
+most, not for every request ahead of it. Each step already runs in the stream's own context (its deadline
+and fallbacks), whatever thread pulls it. A process uses about one core this way; ``ppkit serve --workers N``
+runs N processes, each with its own index.
 
 A request has a deadline (``Config.ask_deadline``, ``PPKIT_ASK_DEADLINE``, the one that bounds the Gemini
 calls of an answer): past it the stream is closed and ends with an ``error`` event. A consumer that stops
@@ -25,7 +28,9 @@ import logging
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..answer.events import Citation, Done, ErrorEvent, Event, SectionsEvent
@@ -36,7 +41,7 @@ from ..indexing.index import IndexFormatError, IndexWriteError, StaleIndexError,
 from ..llm.client import LLMError
 from ..pipeline import AskOptions, Index, stream
 
-__all__ = ["Engine", "DeadlineExceeded", "status_of", "error_body", "sources_of", "MAX_SECTION_LINES"]
+__all__ = ["Engine", "FairLock", "DeadlineExceeded", "status_of", "error_body", "sources_of", "MAX_SECTION_LINES"]
 
 log = logging.getLogger("ppkit.serve")
 
@@ -71,6 +76,50 @@ def error_body(kind: str, message: str) -> dict:
     return {"error": {"type": kind, "message": message}}
 
 
+class FairLock:
+    """A lock granted in the order it was asked for; an urgent holder (a request's first step) goes before the
+    waiting others. Python's ``threading.Lock`` is not fair: the thread that releases it often takes it again
+    before a waiting one wakes, so under load some requests wait for many steps of others.
+
+    >>> lock = FairLock()
+    >>> with lock.hold(urgent=True):
+    ...     pass
+    """
+
+    def __init__(self):
+        self._cond = threading.Condition(threading.Lock())
+        self._held = False
+        self._waiting: tuple[deque, deque] = (deque(), deque())  # urgent, then the others; first come first
+
+    def waiting(self) -> int:
+        """How many threads wait for the lock."""
+        with self._cond:
+            return len(self._waiting[0]) + len(self._waiting[1])
+
+    @contextmanager
+    def hold(self, *, urgent: bool = False):
+        """Hold the lock for the ``with`` block, after the urgent holders that asked before (and, when not
+        ``urgent``, after every urgent holder waiting and the others that asked before)."""
+        me, queue = object(), self._waiting[0 if urgent else 1]
+        with self._cond:
+            queue.append(me)
+            try:
+                while self._held or (self._waiting[0] or self._waiting[1])[0] is not me:
+                    self._cond.wait()
+            except BaseException:
+                queue.remove(me)
+                self._cond.notify_all()
+                raise
+            queue.popleft()
+            self._held = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._held = False
+                self._cond.notify_all()
+
+
 class Engine:
     """An index shared by the requests of one server process; see the module docstring.
 
@@ -88,7 +137,7 @@ class Engine:
         self.index = Index.of(index)
         self.synthesizer = synthesizer
         self.deadline = index.config.ask_deadline if deadline is None else deadline
-        self._lock = threading.Lock()
+        self._lock = FairLock()
         hidden: dict[str, str] = {s: "<secret>" for s in (*secrets, gemini_key()) if s}
         for rec in index.manifest["documents"]:
             for p in (rec.get("source"), rec.get("pdf")):
@@ -145,9 +194,11 @@ class Engine:
 
     def events(self, question: str, options: AskOptions) -> Iterator[Event]:
         """The conductor's events for ``question``, each step taken under the index's lock; past the deadline,
-        an ``error`` event (:class:`DeadlineExceeded`) ends it. Closing this generator closes the stream."""
+        an ``error`` event (:class:`DeadlineExceeded`) ends it. The first step is urgent (:class:`FairLock`). Closing
+        this generator closes the stream."""
         start = time.monotonic()
         steps = stream(self.index, question, options, synthesizer=self.synthesizer)
+        first = True
         try:
             while True:
                 if self.deadline and time.monotonic() - start > self.deadline:
@@ -155,14 +206,15 @@ class Engine:
                         f"the answer took longer than this server's deadline of {self.deadline:g} s; ask a "
                         "narrower question, or start the server with a longer --deadline"))
                     return
-                with self._lock:
+                with self._lock.hold(urgent=first):
                     try:
                         event = next(steps)
                     except StopIteration:
                         return
+                first = False
                 yield event
         finally:
-            with self._lock:
+            with self._lock.hold():
                 steps.close()
 
     def ask(self, question: str, options: AskOptions) -> tuple[list[Event], Answer | None]:
@@ -188,7 +240,7 @@ class Engine:
         and everything under it; at most :data:`MAX_SECTION_LINES` lines (``truncated`` says so)."""
         doc = self.index.resolve_doc(doc)
         node = self.index.trees[doc][node_id]
-        with self._lock:  # the index's verified-lines cache
+        with self._lock.hold(urgent=True):  # the index's verified-lines cache (one short step)
             a, b = ((node.line_start, node.subtree_end) if subtree
                     else self.index.units(doc).get(node_id, (node.line_start, node.text_end)))
             lines = self.index.lines(doc)[a - 1: b]

@@ -116,6 +116,18 @@ class _Memory:
     def reset_peak(self) -> None:
         self.peak = self.now()
 
+    def cpu(self) -> dict[int, float]:
+        """CPU seconds (user + system) used so far by each process of the server, by pid."""
+        psutil = _psutil()
+        out = {}
+        for p in [self.proc, *self.proc.children(recursive=True)]:
+            try:
+                t = p.cpu_times()
+                out[p.pid] = t.user + t.system
+            except psutil.Error:
+                pass
+        return out
+
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(2)
@@ -226,6 +238,17 @@ async def _load(url: str, routes: list[str], questions: list[str], clients: int,
             "first_event_p50": _pct(first, 0.50), "first_event_p95": _pct(first, 0.95)}
 
 
+def _cpu_use(before: dict[int, float], after: dict[int, float], cell: dict) -> dict:
+    """The server's CPU seconds over a cell, per answer, and each process's share of them, largest first (how
+    evenly the requests spread over the worker processes; the supervisor's share is near 0)."""
+    used = {pid: after[pid] - before.get(pid, 0.0) for pid in after}
+    total = sum(used.values())
+    answers = cell["requests"] - cell["errors"]
+    return {"cpu_s": round(total, 2), "cpu_s_per_answer": round(total / answers, 4) if answers else None,
+            "worker_cpu_shares": [round(u / total, 2) for u in sorted(used.values(), reverse=True) if u / total >= 0.01]
+            if total else []}
+
+
 def _reference(index_folder: str, questions: list[str], n: int) -> dict:
     """``Index.ask`` over ``n`` questions in this process on one core (after one warm-up question)."""
     index = load_index(index_folder)
@@ -235,14 +258,15 @@ def _reference(index_folder: str, questions: list[str], n: int) -> dict:
     try:
         index.ask(questions[0])
         qs = [questions[i % len(questions)] for i in range(n)]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for q in qs:
             index.ask(q)
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     finally:
         if before:
             os.sched_setaffinity(0, before)
-    return {"questions": n, "seconds": round(wall, 2), "answers_per_s": round(n / wall, 3)}
+    return {"questions": n, "seconds": round(wall, 2), "answers_per_s": round(n / wall, 3),
+            "cpu_s_per_answer": round(cpu / n, 4)}
 
 
 def _malformed(url: str) -> list[dict]:
@@ -288,10 +312,13 @@ def run_serve_bench(plan: ServePlan, questions: list[str] | None = None, *, prog
         for clients in plan.clients:
             for route in ("/v1/ask", "/v1/ask/stream"):
                 memory.reset_peak()
+                cpu0 = memory.cpu()
                 cell = asyncio.run(_load(url, [route], questions, clients, n, plan.cell_seconds))
-                cell.update(clients=clients, route=route, peak_rss_mb=round(memory.peak, 1))
+                cell.update(clients=clients, route=route, peak_rss_mb=round(memory.peak, 1), **_cpu_use(
+                    cpu0, memory.cpu(), cell))
                 progress(f"C={clients} {route}: {cell['answers_per_s']}/s p95 {cell['p95']} s "
-                         f"errors {cell['errors']}")
+                         f"first event p50 {cell['first_event_p50']} s, {cell['cpu_s_per_answer']} CPU s an answer, "
+                         f"worker shares {cell['worker_cpu_shares']}, errors {cell['errors']}")
                 cells.append(cell)
         result["cells"] = cells
         result["malformed"] = _malformed(url)
@@ -306,9 +333,11 @@ def run_serve_bench(plan: ServePlan, questions: list[str] | None = None, *, prog
             marker = threading.Thread(target=mark, daemon=True)
             marker.start()
             memory.reset_peak()
+            cpu0 = memory.cpu()
             soak = asyncio.run(_load(url, ["/v1/ask", "/v1/ask/stream"], questions, 16, None, plan.soak))
             marker.join()
             end = memory.now()
+            soak.update(**_cpu_use(cpu0, memory.cpu(), soak))
             soak.update(rss_mb_at_tenth=round(early["mb"], 1), rss_mb_end=round(end, 1), peak_rss_mb=round(memory.peak, 1),
                         growth_pct=round(100 * (end - early["mb"]) / early["mb"], 2))
             result["soak"] = soak
@@ -320,23 +349,28 @@ def run_serve_bench(plan: ServePlan, questions: list[str] | None = None, *, prog
 def serve_markdown(result: dict) -> str:
     """The run as Markdown tables."""
     ref = result["reference"]["answers_per_s"]
-    lines = [f"In-process `Index.ask` on one core: **{ref} answers/s** ({result['reference']['questions']} questions). "
+    ref_cpu = result["reference"].get("cpu_s_per_answer")
+    lines = [f"In-process `Index.ask` on one core: **{ref} answers/s** ({result['reference']['questions']} questions"
+             + (f", {ref_cpu} CPU s an answer" if ref_cpu is not None else "") + "). "
              f"Server: {result['plan']['workers']} worker processes, {result['questions']} distinct questions, "
              f"{result['cpus']} CPUs, load average at the start {', '.join(f'{x:.1f}' for x in result['load_average'])}.",
              "", "| clients | route | requests | answers/s | × in-process | p50 s | p95 s | p99 s | first event p50 s "
-             "| errors | peak RSS MB |", "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+             "| errors | peak RSS MB | server CPU s an answer | worker CPU shares |",
+             "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
     for c in result["cells"]:
         ratio = f"{c['answers_per_s'] / ref:.2f}" if c["answers_per_s"] and ref else "-"
         lines.append(f"| {c['clients']} | `{c['route']}` | {c['requests']} | {c['answers_per_s']} | {ratio} | {c['p50']} "
                      f"| {c['p95']} | {c['p99']} | {c['first_event_p50'] if c['first_event_p50'] is not None else '-'} "
-                     f"| {c['errors']} | {c['peak_rss_mb']} |")
+                     f"| {c['errors']} | {c['peak_rss_mb']} | {c.get('cpu_s_per_answer', '-')} "
+                     f"| {' / '.join(str(x) for x in c.get('worker_cpu_shares', []))} |")
     lines += ["", "| malformed request | status | expected | ok |", "| --- | --- | --- | --- |"]
     lines += [f"| {m['case']} | {m['status']} | {m['expected']} | {'yes' if m['ok'] else 'NO'} |"
               for m in result["malformed"]]
     s = result.get("soak")
     if s:
         lines += ["", f"Soak: {s['requests']} requests in {s['seconds']} s by 16 clients ({s['answers_per_s']} answers/s, "
-                      f"p95 {s['p95']} s, {s['errors']} errors); server RSS {s['rss_mb_at_tenth']} MB after a tenth, "
+                      f"p95 {s['p95']} s, first event p50 {s['first_event_p50']} s, {s.get('cpu_s_per_answer')} server CPU s an answer, "
+                      f"{s['errors']} errors); server RSS {s['rss_mb_at_tenth']} MB after a tenth, "
                       f"{s['rss_mb_end']} MB at the end: **{s['growth_pct']}% growth** (peak {s['peak_rss_mb']} MB)."]
     lines += ["", f"All requests: {result['requests_total']}, errors: {result['errors_total']}."]
     return "\n".join(lines)
