@@ -159,7 +159,8 @@ function renderBlock(block) {
   box.replaceChildren(el("div", { class: "kind", text: block.kind }), el("div", { text: block.text }));
   for (const c of block.citations || []) {
     const lines = c.line_start ? [[c.line_start, c.line_end]] : null;
-    const where = c.line_start ? " lines " + c.line_start + "-" + c.line_end : "";
+    const where = !c.line_start ? "" : c.line_start === c.line_end ? " line " + c.line_start
+      : " lines " + c.line_start + "-" + c.line_end;
     box.append(" ", citeButton(c.doc, c.node, lines, c.doc + "#" + c.node + where));
   }
 }
@@ -213,7 +214,10 @@ async function ask(event) {
           else if (line.startsWith("data: ")) data += line.slice(6);
         }
         const payload = JSON.parse(data);
-        if (type === "analysis") status.textContent = "Searching " + ((payload.filters.docs || []).join(", ") || "all documents") + " ...";
+        if (type === "analysis") {
+          const docs = (payload.filters && payload.filters.docs) || body.docs || [];
+          status.textContent = "Searching " + (docs.join(", ") || "all documents") + " ...";
+        }
         else if (type === "sections") renderSections(payload.sections);
         else if (type === "answer") renderBlock(payload);
         else if (type === "delta") { text += payload.text; renderText(text); }
