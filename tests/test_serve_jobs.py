@@ -184,3 +184,14 @@ def test_removal_waits_for_no_job_and_the_token_rules(index):
     assert getattr(e.value, "status", None) == 409
     r = client.delete("/v1/documents/acme", headers=auth)
     assert r.status_code == 200 and r.json()["removed"] == "acme" and engine.index.docs == ["globex"]
+
+
+def test_an_index_in_memory_answers_but_takes_no_uploads():
+    docs = [FIX / "acme.md"]
+    index = ppkit.build_index(docs, embedder=ppkit.HashEmbedder(), config=ppkit.Config(online=False), progress=False,
+                              save=False)
+    client = _client(index)
+    assert client.post("/v1/ask", json={"question": "What was Acme's revenue?"}).status_code == 200
+    for r in (client.post("/v1/documents", files={"file": ("a.md", INITECH)}), client.get("/v1/jobs"),
+              client.get("/v1/jobs/0123456789abcdef"), client.delete("/v1/documents/acme")):
+        assert r.status_code == 503 and "in memory" in r.json()["error"]["message"]

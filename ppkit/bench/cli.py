@@ -84,6 +84,7 @@ from .runs.scale import (
     scale_markdown,
 )
 from .runs.serve import ServePlan, run_serve_bench, serve_markdown
+from .runs.serve_faults import FaultPlan, default_fault_pdfs, faults_markdown, run_fault_bench
 from .runs.transfer import gold_from_reference
 from .runs.verify import run_verify_bench, verify_markdown
 from .views.plots import plot_retrieval
@@ -304,8 +305,6 @@ def _abstain(args, config) -> int:
 def _serve(args, config) -> int:
     folder = args.index or str(reference_index("10k", config=config).folder)
     if args.faults:
-        from .runs.serve_faults import FaultPlan, default_fault_pdfs, faults_markdown, run_fault_bench
-
         plan = FaultPlan(index=folder, pdfs=default_fault_pdfs(), target=args.target)
         result = run_fault_bench(plan, progress=lambda m: print(m, file=sys.stderr, flush=True))
         if args.json:

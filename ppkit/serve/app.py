@@ -37,7 +37,6 @@ from ..core.errors import InvalidInput, PpkitError
 from ..pipeline import load_index
 from .engine import Engine, error_body, sources_of, status_of
 from .documents import add_document_routes
-from .jobs import Jobs
 from .models import AskRequest, ChatRequest
 from .web import add_web_page, is_public
 
@@ -317,8 +316,7 @@ def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI
 
         return _ClosingStream(body(), media_type="text/event-stream", headers=_NO_BUFFER)
 
-    if engine.index.folder is not None:  # uploads and removal need a folder to write
-        add_document_routes(app, Jobs(engine, max_upload=settings.max_upload))
+    add_document_routes(app, engine, max_upload=settings.max_upload)
     add_web_page(app)
     return app
 

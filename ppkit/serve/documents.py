@@ -8,7 +8,8 @@
 * ``DELETE /v1/documents/{name}`` - the document removed from the index (:meth:`ppkit.serve.jobs.Jobs.remove`).
 
 The work is :mod:`ppkit.serve.jobs`; this module only maps it to HTTP. The token and the upload size limit
-are checked by the app's guard before a body is read.
+are checked by the app's guard before a body is read. An index that is only in memory, or whose folder's
+parent cannot be written, still answers questions: these routes then answer 503 saying why.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ import anyio
 from fastapi import FastAPI, File, Form, Path, UploadFile
 from fastapi.responses import JSONResponse
 
-from .engine import error_body
-from .jobs import Jobs, UploadRefused
+from .engine import Engine, error_body
+from .jobs import Jobs, UploadRefused, jobs_folder
 
 __all__ = ["add_document_routes"]
 
@@ -27,8 +28,32 @@ def _refused(e: UploadRefused) -> JSONResponse:
     return JSONResponse(error_body("UploadRefused", str(e)), status_code=e.status)
 
 
-def add_document_routes(app: FastAPI, jobs: Jobs) -> None:
-    """Add the upload, job and removal routes over ``jobs`` to ``app``."""
+def _open_jobs(engine: Engine, max_upload: int) -> Jobs | str:
+    """The jobs of ``engine``'s index folder, or why there can be none."""
+    if engine.index.folder is None:
+        return "this server's index is in memory: there is no folder to add documents to"
+    try:
+        return Jobs(engine, max_upload=max_upload)
+    except OSError as e:
+        where = jobs_folder(engine.index.folder).name
+        return (f"this server cannot write beside its index folder ({where}: {e.strerror or type(e).__name__}): serve "
+                "an index in a folder you can write to add or remove documents")
+
+
+def add_document_routes(app: FastAPI, engine: Engine, *, max_upload: int) -> None:
+    """Add the upload, job and removal routes over ``engine``'s index folder to ``app``."""
+    jobs = _open_jobs(engine, max_upload)
+    if isinstance(jobs, str):
+        reason = jobs
+
+        @app.api_route("/v1/documents", methods=["POST"], include_in_schema=False)
+        @app.api_route("/v1/documents/{name}", methods=["DELETE"], include_in_schema=False)
+        @app.get("/v1/jobs", include_in_schema=False)
+        @app.get("/v1/jobs/{job_id}", include_in_schema=False)
+        async def unavailable():
+            return JSONResponse(error_body("UploadsUnavailable", reason), status_code=503)
+
+        return
 
     @app.post("/v1/documents", status_code=202)
     async def upload(file: UploadFile = File(description="a PDF (.pdf) or Markdown (.md, .markdown) file"),

@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ...core.config import child_env
+from ...core.data import financebench_dir
 from ...core.errors import InvalidInput
 
 __all__ = ["FaultPlan", "run_fault_bench", "faults_markdown", "FAULT_QUESTIONS", "default_fault_pdfs"]
@@ -51,8 +52,6 @@ _DEFAULT_PDFS = ("AMCOR_2023Q4_EARNINGS.pdf", "ULTABEAUTY_2023Q4_EARNINGS.pdf", 
 
 def default_fault_pdfs() -> tuple[str, ...]:
     """Four small FinanceBench PDFs (14, 9, 5 and 31 pages): the one killed, the two at once, the one under load."""
-    from ...core.data import financebench_dir
-
     folder = financebench_dir() / "pdfs"
     return tuple(str(folder / name) for name in _DEFAULT_PDFS)
 
