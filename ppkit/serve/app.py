@@ -146,16 +146,17 @@ class _Guard:
             return await too_big(scope, receive, send)
         if scope.get("method") not in ("POST", "PUT", "PATCH"):
             return await self.app(scope, receive, send)
-        body, more = b"", True  # read it here, counting (a chunked body has no length), then hand it on
+        parts, size, more = [], 0, True  # read it here, counting (a chunked body has no length), then hand it on
         while more:
             message = await receive()
             if message["type"] != "http.request":
                 return
-            body += message.get("body", b"")
+            parts.append(message.get("body", b""))
+            size += len(parts[-1])
             more = message.get("more_body", False)
-            if len(body) > limit:
+            if size > limit:
                 return await too_big(scope, receive, send)
-        sent = False
+        body, sent = b"".join(parts), False  # joined once: an upload comes in many pieces
 
         async def replay():
             nonlocal sent

@@ -25,20 +25,19 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ...core.config import child_env
 from ...core.data import financebench_dir
 from ...core.errors import InvalidInput
+from .serve import _free_port
 
 __all__ = ["FaultPlan", "run_fault_bench", "faults_markdown", "FAULT_QUESTIONS", "default_fault_pdfs"]
 
@@ -110,12 +109,6 @@ class _Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _upload(http, pdf: str) -> dict:
