@@ -57,8 +57,9 @@ log = logging.getLogger("ppkit.serve")
 
 KINDS = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdown"}  # extension -> kind
 # first estimates, replaced by what this server measures: seconds per PDF page extracted (text layer), per PDF page
-# indexed, per byte of Markdown indexed (measured on BOEING_2022_10K.pdf, 2 cores, see docs/results/serve.md)
-RATES = {"extract_page": 0.08, "index_page": 0.25, "index_byte": 0.00002}
+# indexed, per byte of Markdown indexed; measured on BOEING_2022_10K.pdf (190 pages, 526 kB of Markdown) uploaded
+# on 2 busy cores (load average 12 to 18; docs/results/serve.md): extraction 47 s, indexing 622 s
+RATES = {"extract_page": 0.25, "index_page": 3.3, "index_byte": 0.0012}
 _ACTIVE = ("queued", "extracting", "indexing", "loading")
 _JOB_ID = re.compile(r"^[0-9a-f]{16}$")
 
