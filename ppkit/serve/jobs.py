@@ -375,6 +375,6 @@ def _alive(pid: int) -> bool:
 
 def _source_in(engine: Engine, doc: str, stored: Path) -> bool:
     """Whether the indexed ``doc`` was indexed from the uploaded file ``stored`` (or, for a PDF, its PDF)."""
-    rec = next((r for r in engine.index.manifest["documents"] if r["doc"] == doc), {})
+    rec: dict = next((r for r in engine.index.manifest["documents"] if r["doc"] == doc), {})
     paths = {str(Path(p).resolve()) for p in (rec.get("source"), rec.get("pdf")) if p}
     return str(stored.resolve()) in paths

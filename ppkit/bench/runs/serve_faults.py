@@ -100,6 +100,7 @@ class _Server:
 
     def kill9(self) -> None:
         """SIGKILL the server's process group (its extraction workers die with it)."""
+        assert self.proc is not None, "kill9 before start"
         os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(30)
 
