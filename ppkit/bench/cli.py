@@ -19,6 +19,7 @@
     ppkit bench metadata  --documents documents.jsonl --markdown-dir DIR [--questions FILE] [--json OUT]
     ppkit bench serve     [--index DIR] [--clients 1 --clients 4 ...] [--requests 200] [--soak 600] [--workers 2]
                           [--json OUT]       (ppkit serve under load on loopback beside the in-process rate)
+    ppkit bench serve --faults [--index DIR] [--target PDF] [--json OUT]   (uploads under kill -9, concurrency, load)
     ppkit bench compare   [--n 10] [--pdf] [--whole PDF PDF | --no-whole] [--no-reports] [--json OUT]
                                              (document comparison against the reference's four reports; two 10-Ks)
     ppkit bench extraction [--backends offline,layout] [--workers 2] [--out DIR]
@@ -84,6 +85,7 @@ from .runs.scale import (
     scale_markdown,
 )
 from .runs.serve import ServePlan, run_serve_bench, serve_markdown
+from .runs.serve_faults import FaultPlan, default_fault_pdfs, faults_markdown, run_fault_bench
 from .runs.transfer import gold_from_reference
 from .measures.verify_block import block_case, blocks_markdown, summarize_blocks
 from .runs.verify import run_verify_bench, verify_markdown
@@ -211,6 +213,9 @@ def add_bench_parser(subparsers, handler) -> None:
     sv.add_argument("--workers", type=int, default=2, help="server processes (default 2)")
     sv.add_argument("--reference", type=int, default=100, help="questions asked in-process for the reference rate")
     sv.add_argument("--json", metavar="OUT", help="write the full result as JSON")
+    sv.add_argument("--faults", action="store_true", help="instead: uploads under faults (kill -9 during a job, two "
+                                                          "at once, one under load) on a copy of the index")
+    sv.add_argument("--target", metavar="PDF", help="with --faults: also time `ppkit index PDF` against its upload")
     sv.set_defaults(func=handler)
 
     s = bs.add_parser("scale", help="index time, memory, disk and query latency: 4 -> the real filings -> replicas")
@@ -305,6 +310,13 @@ def _abstain(args, config) -> int:
 
 def _serve(args, config) -> int:
     folder = args.index or str(reference_index("10k", config=config).folder)
+    if args.faults:
+        plan = FaultPlan(index=folder, pdfs=default_fault_pdfs(), target=args.target)
+        result = run_fault_bench(plan, progress=lambda m: print(m, file=sys.stderr, flush=True))
+        if args.json:
+            _write_json(args.json, result)
+        print(faults_markdown(result))
+        return 0 if result["ok"] else 1
     plan = ServePlan(index=folder, clients=tuple(args.clients or (1, 4, 16, 64)), requests=args.requests,
                      cell_seconds=args.cell_seconds, soak=args.soak, workers=args.workers, reference=args.reference)
     result = run_serve_bench(plan, progress=lambda m: print(m, file=sys.stderr, flush=True))

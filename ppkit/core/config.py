@@ -144,6 +144,8 @@ class ServeSettings:
         token: the bearer token every route but ``/healthz`` requires (``PPKIT_API_TOKEN``; None: no
             authentication, allowed on a loopback address only).
         max_body: the largest request body accepted, in bytes (``PPKIT_SERVE_MAX_BODY``, default 64 KiB).
+        max_upload: the largest document upload (``POST /v1/documents``) accepted, in bytes
+            (``PPKIT_SERVE_MAX_UPLOAD``, default 64 MiB).
         trust_index: read the documents of an index folder ppkit on this account did not write
             (``PPKIT_SERVE_TRUST_INDEX=1``; ``ppkit serve --trust-index`` sets it for its worker processes).
     """
@@ -151,18 +153,24 @@ class ServeSettings:
     token: str | None = field(default=None, repr=False)
     max_body: int = 64 * 1024
     trust_index: bool = False
+    max_upload: int = 64 * 1024 * 1024
 
     def __post_init__(self):
         if self.max_body < 1024:
             raise ConfigError(f"PPKIT_SERVE_MAX_BODY={self.max_body}: give at least 1024 bytes")
+        if self.max_upload < 1024:
+            raise ConfigError(f"PPKIT_SERVE_MAX_UPLOAD={self.max_upload}: give at least 1024 bytes")
 
 
 def serve_settings() -> ServeSettings:
-    """:class:`ServeSettings` from ``PPKIT_API_TOKEN``, ``PPKIT_SERVE_MAX_BODY`` and ``PPKIT_SERVE_TRUST_INDEX``."""
+    """:class:`ServeSettings` from ``PPKIT_API_TOKEN``, ``PPKIT_SERVE_MAX_BODY``, ``PPKIT_SERVE_MAX_UPLOAD`` and
+    ``PPKIT_SERVE_TRUST_INDEX``."""
     max_body = _env_field("PPKIT_SERVE_MAX_BODY", int)
+    max_upload = _env_field("PPKIT_SERVE_MAX_UPLOAD", int)
     trust = os.environ.get("PPKIT_SERVE_TRUST_INDEX", "").strip().casefold() not in ("", "0", "false", "no")
     return ServeSettings(token=_env_text("PPKIT_API_TOKEN"), max_body=ServeSettings.max_body if max_body is None
-                         else max_body, trust_index=trust)
+                         else max_body, trust_index=trust,
+                         max_upload=ServeSettings.max_upload if max_upload is None else max_upload)
 
 
 def export_env(**variables: str) -> None:

@@ -8,7 +8,8 @@ Routes (OpenAPI at ``/docs``, ``/openapi.json``):
 * ``POST /v1/chat/completions`` - OpenAI-compatible (``messages``, ``stream``); the sources, citations and
   answer block in one extra field ``ppkit``, sent once (in the last chunk when streaming);
 * ``GET /v1/sections/{doc}/{node}`` - a section's lines with their numbers and pages;
-* ``GET /v1/documents`` - the indexed documents; ``GET /healthz`` - liveness, never authenticated.
+* ``GET /v1/documents`` - the indexed documents; ``GET /healthz`` - liveness, never authenticated;
+* uploads, jobs and removal (:mod:`ppkit.serve.documents`); the web page at ``/`` (:mod:`ppkit.serve.web`).
 
 With a token (``PPKIT_API_TOKEN``) every route but ``/healthz`` needs ``Authorization: Bearer <token>``.
 Bodies over ``PPKIT_SERVE_MAX_BODY`` bytes get a 413 before they are parsed; a bad body a 400 (not JSON) or
@@ -35,7 +36,9 @@ from ..core.config import Config, ServeSettings, index_dir_override, serve_setti
 from ..core.errors import InvalidInput, PpkitError
 from ..pipeline import load_index
 from .engine import Engine, error_body, sources_of, status_of
+from .documents import add_document_routes
 from .models import AskRequest, ChatRequest
+from .web import add_web_page, is_public
 
 __all__ = ["create_app", "app_from_env", "sse"]
 
@@ -124,7 +127,8 @@ class _Guard:
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         token = self.settings.token
-        if token and scope.get("path") != "/healthz":
+        path = scope.get("path", "")
+        if token and path != "/healthz" and not is_public(path):  # the page's own files hold no data
             given = headers.get("authorization", "")
             if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
                 return await _error(401, "Unauthorized", "this server needs a token: send the header "
@@ -133,21 +137,26 @@ class _Guard:
         limit = self.settings.max_body
         too_big = _error(413, "RequestTooLarge", f"the request body is over this server's limit of {limit} bytes "
                                                  "(PPKIT_SERVE_MAX_BODY): send a shorter question or history")
+        if path == "/v1/documents" and scope.get("method") == "POST":  # an upload: its own limit
+            limit = self.settings.max_upload
+            too_big = _error(413, "RequestTooLarge", f"the upload is over this server's limit of {limit} bytes "
+                                                     "(PPKIT_SERVE_MAX_UPLOAD): send a smaller file")
         length = headers.get("content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
             return await too_big(scope, receive, send)
         if scope.get("method") not in ("POST", "PUT", "PATCH"):
             return await self.app(scope, receive, send)
-        body, more = b"", True  # read it here, counting (a chunked body has no length), then hand it on
+        parts, size, more = [], 0, True  # read it here, counting (a chunked body has no length), then hand it on
         while more:
             message = await receive()
             if message["type"] != "http.request":
                 return
-            body += message.get("body", b"")
+            parts.append(message.get("body", b""))
+            size += len(parts[-1])
             more = message.get("more_body", False)
-            if len(body) > limit:
+            if size > limit:
                 return await too_big(scope, receive, send)
-        sent = False
+        body, sent = b"".join(parts), False  # joined once: an upload comes in many pieces
 
         async def replay():
             nonlocal sent
@@ -308,6 +317,8 @@ def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI
 
         return _ClosingStream(body(), media_type="text/event-stream", headers=_NO_BUFFER)
 
+    add_document_routes(app, engine, max_upload=settings.max_upload)
+    add_web_page(app)
     return app
 
 

@@ -138,7 +138,12 @@ class Engine:
         self.synthesizer = synthesizer
         self.deadline = index.config.ask_deadline if deadline is None else deadline
         self._lock = FairLock()
-        hidden: dict[str, str] = {s: "<secret>" for s in (*secrets, gemini_key()) if s}
+        self._hidden: list[tuple[str, str]] = []
+        self._hide_paths(index, {s: "<secret>" for s in (*secrets, gemini_key()) if s})
+
+    def _hide_paths(self, index: Index, hidden: dict[str, str]) -> None:
+        """Add ``index``'s folder and its documents' paths to what a response never shows."""
+        hidden = {**dict(self._hidden), **hidden}
         for rec in index.manifest["documents"]:
             for p in (rec.get("source"), rec.get("pdf")):
                 if p:
@@ -148,6 +153,18 @@ class Engine:
             if p is not None:
                 hidden.setdefault(str(p), "<index>")
         self._hidden = sorted(hidden.items(), key=lambda kv: -len(kv[0]))  # longest first: a file before its folder
+
+    def adopt(self, index: Index) -> None:
+        """Answer from ``index`` from now on (a new version of the same folder, after an upload or a removal):
+        it is warmed first, then swapped in between two steps; a stream already running keeps the index it
+        started with, so no answer mixes the two."""
+        index = Index.of(index)
+        for _ in stream(index, "What was the total revenue?", AskOptions.of(k=1, docs=index.docs[:1] or None),
+                        synthesizer=self.synthesizer):
+            pass
+        with self._lock.hold():
+            self._hide_paths(index, {})
+            self.index = index
 
     def __repr__(self) -> str:
         return f"Engine({len(self.index.docs)} documents, deadline={self.deadline})"
