@@ -100,7 +100,7 @@ def _pr(found: set, gold: set) -> tuple[int, int, int]:
     return len(found & gold), len(found), len(gold)
 
 
-def run_compare_bench(index, reports: list[Path], *, n: int = 10, candidates: int = 10) -> dict:
+def run_compare_bench(index, reports: list[Path], *, n: int = 10, candidates: int = 20) -> dict:
     """Sections of A and pairs given the report's A sections, per report and in all (offline)."""
     rows = []
     for path in reports:
