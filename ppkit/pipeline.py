@@ -329,14 +329,17 @@ def _one_doc_search(index: SearchIndex):
 
 
 def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index: SearchIndex | Path | str | None = None,
-            n: int = 10, counterparts: int = 3, candidates: int = 20, a_sections: list[str] | None = None,
+            n: int = 10, counterparts: int = 3, candidates: int = 20, floor: float | None = None,
+            a_sections: list[str] | None = None,
             config: Config | None = None, on_phase=None, progress: bool = True) -> Comparison:
     """Compare document ``a`` with document ``b`` section by section (:func:`ppkit.answer.compare.compare_documents`).
 
     ``a`` and ``b`` are two documents of ``index`` (an :class:`Index` or an index folder; default the
     default index), or two files (Markdown or PDF) indexed on the fly into a cached index keyed by their
     content (:func:`cached_index`). With ``criteria``: up to ``n`` sections of A about them, each with
-    0-``counterparts`` sections of B (``a_sections``: node ids of A to use instead of retrieving them); without:
+    0-``counterparts`` sections of B (``a_sections``: node ids of A to use instead of retrieving them; ``floor``: the
+    share of the best counterpart's score a runner-up needs, default
+    :data:`ppkit.answer.compare.COUNTERPART_FLOOR`); without:
     every section of A with its best counterpart. Retrieval
     runs through :func:`retrieve`; with a Gemini key (and ``Config.synth_online``, as for answers) the fit check
     and the ratings run online.
@@ -344,9 +347,10 @@ def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index:
     >>> ppkit.compare("Emerson.md", "TRoadhouse.md", "collateral and liens").pairs[0].a.title  # doctest: +SKIP
     'Section 5.08 Negative Pledge'
     """
+    options = {"n": n, "counterparts": counterparts, "candidates": candidates, "a_sections": a_sections,
+               "on_phase": on_phase, **({} if floor is None else {"floor": floor})}
     if isinstance(index, SearchIndex) and all(isinstance(x, str) and x in index.trees for x in (a, b)):
-        return _compare_in(index, a, b, criteria, n=n, counterparts=counterparts, candidates=candidates,
-                           a_sections=a_sections, on_phase=on_phase)  # the index's own names: no file is read
+        return _compare_in(index, a, b, criteria, **options)  # the index's own names: no file is read
     missing = [str(x) for x in (a, b) if Path(str(x)).suffix.lower() in (".md", ".pdf") and not Path(str(x)).is_file()]
     if missing:
         raise InvalidInput(f"no file {missing[0]}: give an existing Markdown or PDF file, "
@@ -362,8 +366,7 @@ def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index:
         a, b = files[0].stem, files[1].stem
     elif not isinstance(index, SearchIndex):
         index = load_index(index, config=config)
-    return _compare_in(index, index.resolve_doc(str(a)), index.resolve_doc(str(b)), criteria, n=n,
-                       counterparts=counterparts, candidates=candidates, a_sections=a_sections, on_phase=on_phase)
+    return _compare_in(index, index.resolve_doc(str(a)), index.resolve_doc(str(b)), criteria, **options)
 
 
 def _compare_in(index: SearchIndex, a: str, b: str, criteria: str | None, **options) -> Comparison:

@@ -115,6 +115,18 @@ def test_a_runner_up_counterpart_is_kept_only_near_the_best(index):
     assert all(c.score >= COUNTERPART_FLOOR for p in cmp.pairs for c in p.b[1:])
 
 
+def test_floor_chosen_in_sample_and_leave_one_report_out():
+    from ppkit.bench.runs.compare import floor_choice
+
+    scored = [[("a1", "b1", 0, 1.0), ("a1", "b2", 1, 0.97), ("a1", "b3", 2, 0.85)],
+              [("x", "y1", 0, 1.0), ("x", "y2", 1, 0.9)]]
+    gold = [{("a1", "b1"), ("a1", "b2")}, {("x", "y1")}]
+    # one floor for both: (0.90, 0.97] keeps exactly the gold pairs, the lowest is 0.91; held out, report 0 gets the
+    # floor report 1 prefers (0.91) and report 1 the one report 0 prefers (0.86, which keeps its wrong y2)
+    assert floor_choice(scored, gold) == {"in_sample": 0.91, "in_sample_pairs": [(2, 2, 2), (1, 1, 1)],
+                                          "loco_floors": [0.91, 0.86], "loco_pairs": [(2, 2, 2), (1, 2, 1)]}
+
+
 def test_criteria_recalled_hybrid_and_titles_embedded_without_numbering(index):
     calls, search = [], _one_doc_search(index)
 
@@ -143,6 +155,8 @@ def test_bad_input_is_one_clear_error(index):
         ppkit.compare(A, A, index=index)
     with pytest.raises(InvalidInput, match="criteria is empty"):
         ppkit.compare(A, B, "  ", index=index)
+    with pytest.raises(InvalidInput, match="floor within 0..1"):
+        ppkit.compare(A, B, "liens", index=index, floor=1.5)
     with pytest.raises(InvalidInput, match="no indexed section '9999'"):
         ppkit.compare(A, B, "liens", index=index, a_sections=["9999"])
     with pytest.raises(InvalidInput, match="no file nowhere.md"):

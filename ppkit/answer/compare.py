@@ -299,7 +299,7 @@ def _fit_offline(criteria: str, da: _Doc, db: _Doc, hits_a: list[str], hits_b: l
 
 
 def _counterparts(criteria: str, ref: SectionRef, da: _Doc, db: _Doc, search: Searcher, k: int,
-                  keep: int) -> list[tuple[str, float]]:
+                  keep: int, floor: float) -> list[tuple[str, float]]:
     """Up to ``keep`` sections of B for A's section ``ref``, by functional equivalence (see the module)."""
     head = clip(da.text(ref.node), HEAD_CHARS)
     crumb = ref.breadcrumb.split(" > ", 1)[-1]
@@ -314,7 +314,7 @@ def _counterparts(criteria: str, ref: SectionRef, da: _Doc, db: _Doc, search: Se
     order = lambda xs: sorted(range(len(hits)), key=lambda i: -xs[i])  # noqa: E731
     fused = _rrf([list(range(len(hits))), order(titles), order(list(title_vec)), order(list(cos)), order(share)],
                  len(hits))
-    return [(hits[i], score) for i, score in _keep_best(fused, keep)]
+    return [(hits[i], score) for i, score in _keep_best(fused, keep, floor)]
 
 
 # --------------------------------------------------------------------------- whole-document mode
@@ -356,7 +356,8 @@ def _assign(sim: np.ndarray, title: np.ndarray) -> list[tuple[int, int]]:
 # --------------------------------------------------------------------------- the comparison
 
 def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str | None = None, n: int = 10,
-                      counterparts: int = 3, candidates: int = 20, a_sections: list[str] | None = None,
+                      counterparts: int = 3, candidates: int = 20, floor: float = COUNTERPART_FLOOR,
+                      a_sections: list[str] | None = None,
                       rater: Rater | None = None,
                       on_phase: Callable[[str, int, int], None] | None = None) -> Comparison:
     """Compare document ``a`` with document ``b`` of ``index`` (see the module for the two modes).
@@ -368,6 +369,8 @@ def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str 
         criteria: what to compare ("collateral, guarantees and liens"); ``None``: the whole documents.
         n: criteria mode: sections of A to compare (the reference's 10).
         counterparts: criteria mode: at most this many sections of B per section of A (3).
+        floor: criteria mode: a second or third counterpart is kept when its fused score is at least this share
+            of the best's (:data:`COUNTERPART_FLOOR`; 0 keeps ``counterparts`` of them).
         candidates: criteria mode: sections of B retrieved per section of A before re-ranking (20).
         a_sections: criteria mode: these node ids of A instead of the ones retrieval chooses.
         rater: the online part (fit check and ratings); ``None``: offline.
@@ -380,8 +383,9 @@ def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str 
     """
     if a == b:
         raise InvalidInput(f"compare needs two different documents, got {a!r} twice")
-    if n < 1 or counterparts < 0:
-        raise InvalidInput(f"n must be at least 1 and counterparts at least 0 (got n={n}, counterparts={counterparts})")
+    if n < 1 or counterparts < 0 or not 0 <= floor <= 1:
+        raise InvalidInput(f"n must be at least 1, counterparts at least 0 and floor within 0..1 (got n={n}, "
+                           f"counterparts={counterparts}, floor={floor})")
     phase = on_phase or (lambda *_: None)
     da, db = _Doc(index, a), _Doc(index, b)
     timings, notes = {}, []
@@ -418,7 +422,7 @@ def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str 
         a_list, found = (list(a_sections) if a_sections else hits_a), {}
         for i, nid in enumerate(a_list):
             phase("counterparts", i, len(a_list))
-            found[i] = _counterparts(criteria, da.refs[nid], da, db, search, candidates, counterparts)
+            found[i] = _counterparts(criteria, da.refs[nid], da, db, search, candidates, counterparts, floor)
         b_ids = hits_b
         timings["match"] = time.perf_counter() - t0 - timings["fit"]
     t1 = time.perf_counter()
