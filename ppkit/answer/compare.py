@@ -219,14 +219,14 @@ class _Doc:
         return self._counts[nid]
 
     def title_matrix(self, nids: list[str]) -> np.ndarray:
-        """The normalised embeddings of the sections' titles, numbering dropped (embedded once, in one batch)."""
-        todo = [n for n in nids if n not in self._title_vectors]
-        if todo:
-            vs = np.asarray(self.index.embedder.embed_documents([_title_key(self.refs[n].title) or self.refs[n].title
-                                                                 for n in todo]), dtype=np.float32)
-            norms = np.linalg.norm(vs, axis=1, keepdims=True)
-            for n, v in zip(todo, vs / np.where(norms > 0, norms, 1.0)):
-                self._title_vectors[n] = v
+        """The normalised embeddings of the sections' titles, numbering dropped, each embedded once as a query
+        (the local embedder's query path: a few milliseconds, where a batch through torch costs seconds)."""
+        for n in nids:
+            if n not in self._title_vectors:
+                v = np.asarray(self.index.embedder.embed_query(_title_key(self.refs[n].title) or self.refs[n].title),
+                               dtype=np.float32)
+                norm = float(np.linalg.norm(v))
+                self._title_vectors[n] = v / norm if norm else v
         return np.stack([self._title_vectors[n] for n in nids]) if nids else np.zeros((0, self.index.embedder.dim))
 
 
