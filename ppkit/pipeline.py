@@ -321,21 +321,25 @@ def _not_empty(index: SearchIndex) -> None:
 
 def _one_doc_search(index: SearchIndex):
     """Retrieval in one document through :func:`retrieve` (a comparison's ``search``)."""
-    def search(query: str, doc: str, k: int) -> list[tuple[str, float]]:
-        opts = RetrieveOptions(k=k, docs=[doc], auto_filter=False, decompose=False, statement_recall=False)
+    def search(query: str, doc: str, k: int, retrieval: str | None = None) -> list[tuple[str, float]]:
+        opts = RetrieveOptions(k=k, docs=[doc], auto_filter=False, decompose=False, statement_recall=False,
+                               retrieval=retrieval)
         return [(s.node_id, s.score) for s in retrieve(index, query, opts).sections]
     return search
 
 
 def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index: SearchIndex | Path | str | None = None,
-            n: int = 10, counterparts: int = 3, candidates: int = 10, a_sections: list[str] | None = None,
+            n: int = 10, counterparts: int = 3, candidates: int = 20, floor: float | None = None,
+            a_sections: list[str] | None = None,
             config: Config | None = None, on_phase=None, progress: bool = True) -> Comparison:
     """Compare document ``a`` with document ``b`` section by section (:func:`ppkit.answer.compare.compare_documents`).
 
     ``a`` and ``b`` are two documents of ``index`` (an :class:`Index` or an index folder; default the
     default index), or two files (Markdown or PDF) indexed on the fly into a cached index keyed by their
     content (:func:`cached_index`). With ``criteria``: up to ``n`` sections of A about them, each with
-    0-``counterparts`` sections of B (``a_sections``: node ids of A to use instead of retrieving them); without:
+    0-``counterparts`` sections of B (``a_sections``: node ids of A to use instead of retrieving them; ``floor``: the
+    share of the best counterpart's score a runner-up needs, default
+    :data:`ppkit.answer.compare.COUNTERPART_FLOOR`); without:
     every section of A with its best counterpart. Retrieval
     runs through :func:`retrieve`; with a Gemini key (and ``Config.synth_online``, as for answers) the fit check
     and the ratings run online.
@@ -343,6 +347,10 @@ def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index:
     >>> ppkit.compare("Emerson.md", "TRoadhouse.md", "collateral and liens").pairs[0].a.title  # doctest: +SKIP
     'Section 5.08 Negative Pledge'
     """
+    options = {"n": n, "counterparts": counterparts, "candidates": candidates, "a_sections": a_sections,
+               "on_phase": on_phase, **({} if floor is None else {"floor": floor})}
+    if isinstance(index, SearchIndex) and all(isinstance(x, str) and x in index.trees for x in (a, b)):
+        return _compare_in(index, a, b, criteria, **options)  # the index's own names: no file is read
     missing = [str(x) for x in (a, b) if Path(str(x)).suffix.lower() in (".md", ".pdf") and not Path(str(x)).is_file()]
     if missing:
         raise InvalidInput(f"no file {missing[0]}: give an existing Markdown or PDF file, "
@@ -358,13 +366,16 @@ def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index:
         a, b = files[0].stem, files[1].stem
     elif not isinstance(index, SearchIndex):
         index = load_index(index, config=config)
-    a, b = index.resolve_doc(str(a)), index.resolve_doc(str(b))
+    return _compare_in(index, index.resolve_doc(str(a)), index.resolve_doc(str(b)), criteria, **options)
+
+
+def _compare_in(index: SearchIndex, a: str, b: str, criteria: str | None, **options) -> Comparison:
+    """:func:`compare` of two documents of ``index`` named as indexed (Gemini's rater when the config is online)."""
     cfg = index.config
     rater = GeminiCompareRater(config=cfg) if cfg.online and cfg.synth_online else None
     with online_run(cfg.ask_deadline):
-        return compare_documents(index, a, b, search=_one_doc_search(index), criteria=criteria, n=n,
-                                 counterparts=counterparts, candidates=candidates, a_sections=a_sections, rater=rater,
-                                 on_phase=on_phase)
+        return compare_documents(index, a, b, search=_one_doc_search(index), criteria=criteria, rater=rater,
+                                 **options)
 
 
 def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,

@@ -8,14 +8,17 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 from gemini_server import error_reply, json_reply
 
 import ppkit
+from ppkit.answer.compare import COUNTERPART_FLOOR, _Doc, _keep_best, compare_documents
 from ppkit.answer.compare_diff import defined_terms, diff_sections, sentences, table_rows
 from ppkit.answer.compare_report import to_html, to_markdown, write_report
 from ppkit.cli import main
 from ppkit.core.errors import InvalidInput
+from ppkit.pipeline import _one_doc_search
 
 FIX = Path(__file__).parent / "fixtures" / "compare"
 A, B = "alpha_agreement", "beta_agreement"
@@ -102,6 +105,46 @@ def test_criteria_mode_fit_sections_and_counterparts(index):
     assert [p.a.title for p in given.pairs] == ["Section 3.01 Events of Default"]
 
 
+def test_a_runner_up_counterpart_is_kept_only_near_the_best(index):
+    assert _keep_best(np.array([0.5, 1.0, 0.97, 0.9]), 3) == [(1, 1.0), (2, 0.97)]  # 0.9 < 0.96 of the best
+    assert _keep_best(np.array([0.5, 1.0, 0.97, 0.99]), 2) == [(1, 1.0), (3, 0.99)]
+    assert _keep_best(np.array([0.2, 0.1]), 3, floor=1.0) == [(0, 1.0)] and _keep_best(np.array([]), 3) == []
+    cmp = index.compare(A, B, "financial covenants, leverage ratio and compliance certificates")
+    # B's other sections trail the financial covenant in most signals: no second or third counterpart
+    assert _titles(cmp)["Section 2.01 Financial Covenant"] == ["6.02 Financial Covenants"]
+    assert all(c.score >= COUNTERPART_FLOOR for p in cmp.pairs for c in p.b[1:])
+
+
+def test_floor_chosen_in_sample_and_leave_one_report_out():
+    from ppkit.bench.runs.compare import floor_choice
+
+    scored = [[("a1", "b1", 0, 1.0), ("a1", "b2", 1, 0.97), ("a1", "b3", 2, 0.85)],
+              [("x", "y1", 0, 1.0), ("x", "y2", 1, 0.9)]]
+    gold = [{("a1", "b1"), ("a1", "b2")}, {("x", "y1")}]
+    # one floor for both: (0.90, 0.97] keeps exactly the gold pairs, the lowest is 0.91; held out, report 0 gets the
+    # floor report 1 prefers (0.91) and report 1 the one report 0 prefers (0.86, which keeps its wrong y2)
+    assert floor_choice(scored, gold) == {"in_sample": 0.91, "in_sample_pairs": [(2, 2, 2), (1, 1, 1)],
+                                          "loco_floors": [0.91, 0.86], "loco_pairs": [(2, 2, 2), (1, 2, 1)]}
+
+
+def test_criteria_recalled_hybrid_and_titles_embedded_without_numbering(index):
+    calls, search = [], _one_doc_search(index)
+
+    def spy(query, doc, k, retrieval=None):
+        calls.append((query.split("\n")[0], doc, retrieval))
+        return search(query, doc, k, retrieval)
+
+    cmp = compare_documents(index, A, B, search=spy, criteria="liens and negative pledge", n=2)
+    assert calls[:2] == [("liens and negative pledge", A, "hybrid"), ("liens and negative pledge", B, "hybrid")]
+    assert len(calls) == 4 and {r for _, _, r in calls[2:]} == {None}  # counterparts: the index's own recall
+    assert cmp.pairs[0].b[0].section.title == "6.01 Liens"
+    da, db = _Doc(index, A), _Doc(index, B)
+    title = {db.refs[n].title: n for n in db.refs}
+    cos = db.title_matrix([title["7.01 Events of Default"], title["6.01 Liens"]]) @ da.title_matrix(["0009"])[0]
+    assert da.refs["0009"].title == "Section 3.01 Events of Default"
+    assert cos[0] == pytest.approx(1.0) and cos[1] < 0.5  # "Section 3.01" and "7.01" dropped: the same words
+
+
 def test_criteria_that_fit_neither_document_stop_with_the_reason(index):
     cmp = ppkit.compare(A, B, "photosynthesis in chloroplasts", index=index)
     assert not cmp.fit.fits and cmp.pairs == () and "holds half of the criteria's terms" in cmp.fit.reason
@@ -112,6 +155,8 @@ def test_bad_input_is_one_clear_error(index):
         ppkit.compare(A, A, index=index)
     with pytest.raises(InvalidInput, match="criteria is empty"):
         ppkit.compare(A, B, "  ", index=index)
+    with pytest.raises(InvalidInput, match="floor within 0..1"):
+        ppkit.compare(A, B, "liens", index=index, floor=1.5)
     with pytest.raises(InvalidInput, match="no indexed section '9999'"):
         ppkit.compare(A, B, "liens", index=index, a_sections=["9999"])
     with pytest.raises(InvalidInput, match="no file nowhere.md"):

@@ -4,11 +4,15 @@ Two modes, both ending with the sections of B that no section of A matched:
 
 * **With criteria** (the reference system's DocComparator): a fit check (do both documents hold
   sections about the criteria?), up to ``n`` sections of A chosen by retrieval of the criteria in A
-  alone (200 chunks -> 50 sections -> re-ranked by path, as every retrieval), then for each of them
-  0-3 counterparts in B, retrieved in B alone with the query *criteria + A's breadcrumb + the head
-  of A's text* and re-ranked offline by functional equivalence: reciprocal-rank fusion of the
-  retrieval order, the title similarity (numbering dropped), the similarity of the sections' text
-  vectors and the cosine of their word (stem) counts.
+  alone (hybrid recall, :data:`CRITERIA_RETRIEVAL`: a criterion's defined terms are lexical; then
+  200 chunks -> 50 sections -> re-ranked by path, as every retrieval), then for each of them 0-3
+  counterparts in B, retrieved in B alone with the query *criteria + A's breadcrumb + the head of
+  A's text* (a pool of ``candidates``, 20) and re-ranked offline by functional equivalence:
+  reciprocal-rank fusion of the retrieval order, the titles' word similarity (numbering dropped),
+  the titles' embedding similarity ("Negative Pledge" and "Liens"), the similarity of the
+  sections' text vectors and the cosine of their word (stem) counts. The best counterpart is
+  always kept; a second or third only when its fused score is within :data:`COUNTERPART_FLOOR` of
+  the best (a weak runner-up is dropped rather than shown as a match).
 * **Whole document** (no criteria): every section of A paired with its best counterpart in B, one
   to one where the structure allows: an assignment (Hungarian method, ``linear_sum_assignment``) on
   a similarity matrix that averages title, breadcrumb, text-vector and numbering similarity;
@@ -41,19 +45,25 @@ from ..documents.titles import normalize_title, numbering_prefix
 from .compare_diff import PairDiff, diff_sections
 
 __all__ = ["SectionRef", "Rating", "Counterpart", "Pair", "FitCheck", "Comparison", "Searcher", "Rater",
-           "compare_documents", "MIN_MATCH", "RRF_K"]
+           "compare_documents", "MIN_MATCH", "RRF_K", "COUNTERPART_FLOOR", "CRITERIA_RETRIEVAL"]
 
 MIN_MATCH = 0.5  # whole-document mode: the similarity (0..1) below which a section has no counterpart
 RRF_K = 60  # reciprocal-rank fusion constant (Cormack et al. 2009), not tuned here
 EXCERPT_CHARS = 300  # characters of a section's text shown in a report
 HEAD_CHARS = 400  # characters of A's text in the counterpart query (the embedder reads about 1,000)
 FIT_SHARE = 0.5  # offline fit: share of the criteria's terms one section of each document must hold
+# criteria mode: a 2nd or 3rd counterpart is kept only when its fused score is at least this share of the
+# best's; chosen leave-one-report-out on the reference's four reports (every fold chose 0.96), see
+# docs/results/compare.md
+COUNTERPART_FLOOR = 0.96
+CRITERIA_RETRIEVAL = "hybrid"  # stage-1 recall of the criteria in A and B (dense + BM25, fused by rank)
 
 
 class Searcher(Protocol):
-    """Retrieval in one document: ``search(query, doc, k)`` -> ``[(node_id, score), ...]`` best first."""
+    """Retrieval in one document: ``search(query, doc, k, retrieval=None)`` -> ``[(node_id, score), ...]`` best
+    first; ``retrieval`` names the stage-1 recall (``"dense"``, ``"bm25"``, ``"hybrid"``; ``None``: the index's)."""
 
-    def __call__(self, query: str, doc: str, k: int) -> list[tuple[str, float]]: ...
+    def __call__(self, query: str, doc: str, k: int, retrieval: str | None = None) -> list[tuple[str, float]]: ...
 
 
 @dataclass(frozen=True)
@@ -177,6 +187,8 @@ class _Doc:
                      for nid, (a, b) in self.units.items()}
         self._texts: dict[str, str] = {}
         self._vectors: dict[str, np.ndarray] = {}
+        self._counts: dict[str, Counter] = {}  # node_id -> stem counts of its text
+        self._title_vectors: dict[str, np.ndarray] = {}
 
     def text(self, nid: str) -> str:
         if nid not in self._texts:
@@ -200,6 +212,23 @@ class _Doc:
     def matrix(self, nids: list[str]) -> np.ndarray:
         return np.stack([self.vector(n) for n in nids]) if nids else np.zeros((0, self.index.embedder.dim))
 
+    def counts(self, nid: str) -> Counter:
+        """The stem counts of the section's text (computed once: a definitions section runs to 100,000 characters)."""
+        if nid not in self._counts:
+            self._counts[nid] = Counter(stems(self.text(nid)))
+        return self._counts[nid]
+
+    def title_matrix(self, nids: list[str]) -> np.ndarray:
+        """The normalised embeddings of the sections' titles, numbering dropped, each embedded once as a query
+        (the local embedder's query path: a few milliseconds, where a batch through torch costs seconds)."""
+        for n in nids:
+            if n not in self._title_vectors:
+                v = np.asarray(self.index.embedder.embed_query(_title_key(self.refs[n].title) or self.refs[n].title),
+                               dtype=np.float32)
+                norm = float(np.linalg.norm(v))
+                self._title_vectors[n] = v / norm if norm else v
+        return np.stack([self._title_vectors[n] for n in nids]) if nids else np.zeros((0, self.index.embedder.dim))
+
 
 def _title_key(title: str) -> str:
     return normalize_title(title, drop_numbering=True)
@@ -213,9 +242,11 @@ def _number(title: str) -> str:
     return p.strip(" .:)(")
 
 
-def _tf_cosine(x: str, y: str) -> float:
-    """Cosine of two texts' stem counts (log-scaled), so a long section is not favoured for holding every word."""
-    cx, cy = Counter(stems(x)), Counter(stems(y))
+def _tf_cosine(x: str | Counter, y: str | Counter) -> float:
+    """Cosine of two texts' stem counts (log-scaled), so a long section is not favoured for holding every word;
+    ``x`` and ``y`` are texts or their stem counts."""
+    cx = x if isinstance(x, Counter) else Counter(stems(x))
+    cy = y if isinstance(y, Counter) else Counter(stems(y))
     dot = sum((1 + np.log(v)) * (1 + np.log(cy[w])) for w, v in cx.items() if w in cy)
     nx = np.sqrt(sum((1 + np.log(v)) ** 2 for v in cx.values()))
     ny = np.sqrt(sum((1 + np.log(v)) ** 2 for v in cy.values()))
@@ -229,6 +260,21 @@ def _rrf(rankings: list[list[int]], n: int) -> np.ndarray:
         for rank, i in enumerate(r):
             out[i] += 1.0 / (RRF_K + rank + 1)
     return out
+
+
+def _keep_best(fused: np.ndarray, keep: int, floor: float = COUNTERPART_FLOOR) -> list[tuple[int, float]]:
+    """The best ``keep`` positions by fused score, each with its score scaled to the best's (1.0 first); after
+    the first, only those at ``floor`` or above.
+
+    >>> _keep_best(np.array([0.5, 1.0, 0.97, 0.9]), 3)
+    [(1, 1.0), (2, 0.97)]
+    """
+    if not len(fused) or keep < 1:
+        return []
+    best = sorted(range(len(fused)), key=lambda i: -fused[i])[:keep]
+    top = float(fused[best[0]])
+    scaled = [(i, float(fused[i]) / top if top > 0 else 0.0) for i in best]
+    return [scaled[0]] + [(i, s) for i, s in scaled[1:] if s >= floor]
 
 
 # --------------------------------------------------------------------------- criteria mode
@@ -253,7 +299,7 @@ def _fit_offline(criteria: str, da: _Doc, db: _Doc, hits_a: list[str], hits_b: l
 
 
 def _counterparts(criteria: str, ref: SectionRef, da: _Doc, db: _Doc, search: Searcher, k: int,
-                  keep: int) -> list[tuple[str, float]]:
+                  keep: int, floor: float) -> list[tuple[str, float]]:
     """Up to ``keep`` sections of B for A's section ``ref``, by functional equivalence (see the module)."""
     head = clip(da.text(ref.node), HEAD_CHARS)
     crumb = ref.breadcrumb.split(" > ", 1)[-1]
@@ -262,13 +308,13 @@ def _counterparts(criteria: str, ref: SectionRef, da: _Doc, db: _Doc, search: Se
         return []
     title_a = _title_key(ref.title)
     titles = [fuzz.token_set_ratio(title_a, _title_key(db.refs[n].title)) for n in hits]
+    title_vec = db.title_matrix(hits) @ da.title_matrix([ref.node])[0]
     cos = db.matrix(hits) @ da.vector(ref.node)
-    share = [_tf_cosine(da.text(ref.node), db.text(n)) for n in hits]
+    share = [_tf_cosine(da.counts(ref.node), db.counts(n)) for n in hits]
     order = lambda xs: sorted(range(len(hits)), key=lambda i: -xs[i])  # noqa: E731
-    fused = _rrf([list(range(len(hits))), order(titles), order(list(cos)), order(share)], len(hits))
-    best = sorted(range(len(hits)), key=lambda i: -fused[i])[:keep]
-    top = fused[best[0]]
-    return [(hits[i], float(fused[i] / top)) for i in best]
+    fused = _rrf([list(range(len(hits))), order(titles), order(list(title_vec)), order(list(cos)), order(share)],
+                 len(hits))
+    return [(hits[i], score) for i, score in _keep_best(fused, keep, floor)]
 
 
 # --------------------------------------------------------------------------- whole-document mode
@@ -310,7 +356,8 @@ def _assign(sim: np.ndarray, title: np.ndarray) -> list[tuple[int, int]]:
 # --------------------------------------------------------------------------- the comparison
 
 def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str | None = None, n: int = 10,
-                      counterparts: int = 3, candidates: int = 10, a_sections: list[str] | None = None,
+                      counterparts: int = 3, candidates: int = 20, floor: float = COUNTERPART_FLOOR,
+                      a_sections: list[str] | None = None,
                       rater: Rater | None = None,
                       on_phase: Callable[[str, int, int], None] | None = None) -> Comparison:
     """Compare document ``a`` with document ``b`` of ``index`` (see the module for the two modes).
@@ -322,7 +369,9 @@ def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str 
         criteria: what to compare ("collateral, guarantees and liens"); ``None``: the whole documents.
         n: criteria mode: sections of A to compare (the reference's 10).
         counterparts: criteria mode: at most this many sections of B per section of A (3).
-        candidates: criteria mode: sections of B retrieved per section of A before re-ranking.
+        floor: criteria mode: a second or third counterpart is kept when its fused score is at least this share
+            of the best's (:data:`COUNTERPART_FLOOR`; 0 keeps ``counterparts`` of them).
+        candidates: criteria mode: sections of B retrieved per section of A before re-ranking (20).
         a_sections: criteria mode: these node ids of A instead of the ones retrieval chooses.
         rater: the online part (fit check and ratings); ``None``: offline.
         on_phase: called as ``on_phase(phase, done, total)`` while working (progress).
@@ -334,8 +383,9 @@ def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str 
     """
     if a == b:
         raise InvalidInput(f"compare needs two different documents, got {a!r} twice")
-    if n < 1 or counterparts < 0:
-        raise InvalidInput(f"n must be at least 1 and counterparts at least 0 (got n={n}, counterparts={counterparts})")
+    if n < 1 or counterparts < 0 or not 0 <= floor <= 1:
+        raise InvalidInput(f"n must be at least 1, counterparts at least 0 and floor within 0..1 (got n={n}, "
+                           f"counterparts={counterparts}, floor={floor})")
     phase = on_phase or (lambda *_: None)
     da, db = _Doc(index, a), _Doc(index, b)
     timings, notes = {}, []
@@ -353,8 +403,8 @@ def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str 
         fit = None
     else:
         phase("fit check", 0, 1)
-        hits_a = [nid for nid, _ in search(criteria, a, n) if nid in da.refs]
-        hits_b = [nid for nid, _ in search(criteria, b, n) if nid in db.refs]
+        hits_a = [nid for nid, _ in search(criteria, a, n, CRITERIA_RETRIEVAL) if nid in da.refs]
+        hits_b = [nid for nid, _ in search(criteria, b, n, CRITERIA_RETRIEVAL) if nid in db.refs]
         fit = _fit_offline(criteria, da, db, hits_a, hits_b)
         if rater is not None:
             online_fit = rater.fit(criteria, a, [da.refs[x].title for x in hits_a], b,
@@ -372,7 +422,7 @@ def compare_documents(index, a: str, b: str, *, search: Searcher, criteria: str 
         a_list, found = (list(a_sections) if a_sections else hits_a), {}
         for i, nid in enumerate(a_list):
             phase("counterparts", i, len(a_list))
-            found[i] = _counterparts(criteria, da.refs[nid], da, db, search, candidates, counterparts)
+            found[i] = _counterparts(criteria, da.refs[nid], da, db, search, candidates, counterparts, floor)
         b_ids = hits_b
         timings["match"] = time.perf_counter() - t0 - timings["fit"]
     t1 = time.perf_counter()

@@ -8,6 +8,8 @@ Routes (OpenAPI at ``/docs``, ``/openapi.json``):
 * ``POST /v1/chat/completions`` - OpenAI-compatible (``messages``, ``stream``); the sources, citations and
   answer block in one extra field ``ppkit``, sent once (in the last chunk when streaming);
 * ``GET /v1/sections/{doc}/{node}`` - a section's lines with their numbers and pages;
+* ``POST /v1/compare`` - two indexed documents compared, the JSON of ``ppkit compare --json``
+  (:mod:`ppkit.serve.compare_route`);
 * ``GET /v1/documents`` - the indexed documents; ``GET /healthz`` - liveness, never authenticated;
 * uploads, jobs and removal (:mod:`ppkit.serve.documents`); the web page at ``/`` (:mod:`ppkit.serve.web`).
 
@@ -35,6 +37,7 @@ from ..answer.events import AnswerEvent, Delta, Done, ErrorEvent, Event, Verific
 from ..core.config import Config, ServeSettings, index_dir_override, serve_settings
 from ..core.errors import InvalidInput, PpkitError
 from ..pipeline import load_index
+from .compare_route import add_compare_route
 from .engine import Engine, error_body, sources_of, status_of
 from .documents import add_document_routes
 from .models import AskRequest, ChatRequest
@@ -318,6 +321,7 @@ def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI
         return _ClosingStream(body(), media_type="text/event-stream", headers=_NO_BUFFER)
 
     add_document_routes(app, engine, max_upload=settings.max_upload)
+    add_compare_route(app, engine)
     add_web_page(app)
     return app
 

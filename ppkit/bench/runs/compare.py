@@ -11,7 +11,10 @@ closest above 85 of 100); a heading the index folded into its parent's section c
 
 * **sections of A**: recall and precision of the ``n`` sections ppkit chooses against the report's;
 * **pairs given the report's A sections**: ppkit's 0-3 counterparts of each of the report's sections of
-  A against the report's matched sections (recall, precision);
+  A against the report's matched sections (recall, precision); and the runner-up floor
+  (:data:`ppkit.answer.compare.COUNTERPART_FLOOR`) chosen again on these reports, in-sample and
+  leave-one-report-out (each report scored with the floor that is best on the other three), from one run
+  with no floor (a counterpart's score is its fused score scaled to the best's, so a floor applies after);
 
 and :func:`run_whole_bench` times whole-document mode on two filings (which sections change).
 These reports are an LLM's choices, an anchor rather than a ground truth; further reports are held
@@ -30,10 +33,13 @@ from rapidfuzz import fuzz, process
 
 from ...core.data import data_dir
 from ...documents.titles import normalize_title
+from ...answer.compare import COUNTERPART_FLOOR
 from ...pipeline import cached_index, compare
 
 __all__ = ["ReportChoices", "parse_report", "map_title", "run_compare_bench", "compare_markdown", "run_whole_bench",
-           "whole_markdown", "default_reports"]
+           "whole_markdown", "default_reports", "floor_choice", "FLOOR_GRID"]
+
+FLOOR_GRID = tuple(round(0.80 + 0.01 * i, 2) for i in range(21))  # runner-up floors tried: 0.80 .. 1.00
 
 _H3 = re.compile(r"<h3[^>]*>\s*\d+\.\s*(.+?)\s*</h3>|^###\s+Comparison\s+#\d+\s*\|\s*(.+?)\s*$", re.M)
 _H4 = re.compile(r"<h4[^>]*>\s*(.+?)\s*</h4>|^####\s+↳\s*(.+?)\s*$", re.M)
@@ -100,9 +106,40 @@ def _pr(found: set, gold: set) -> tuple[int, int, int]:
     return len(found & gold), len(found), len(gold)
 
 
-def run_compare_bench(index, reports: list[Path], *, n: int = 10, candidates: int = 10) -> dict:
+def _floored(scored: list[tuple[str, str, int, float]], floor: float) -> set:
+    """The pairs ``(a, b)`` kept by ``floor``: each A's best, and runners-up scoring ``floor`` or more."""
+    return {(a, b) for a, b, rank, score in scored if rank == 0 or score >= floor}
+
+
+def _f1(counts: list[tuple[int, int, int]]) -> float:
+    hit, found, gold = (sum(c[i] for c in counts) for i in range(3))
+    return 2 * hit / (found + gold) if found + gold else 0.0
+
+
+def floor_choice(scored: list[list[tuple[str, str, int, float]]], gold: list[set]) -> dict:
+    """The runner-up floor chosen on the reports' pairs (best pairs F1 over :data:`FLOOR_GRID`, the lowest
+    on ties): in-sample (one floor for all) and leave-one-report-out (each report scored with the floor chosen
+    on the others). ``scored[i]``: report i's counterparts as ``(a, b, rank, score)``; ``gold[i]``: its pairs.
+
+    Returns ``{"in_sample": floor, "in_sample_pairs": [(hit, found, gold) per report], "loco_floors": [...],
+    "loco_pairs": [...]}``.
+    """
+    def counts(i: int, floor: float) -> tuple[int, int, int]:
+        return _pr(_floored(scored[i], floor), gold[i])
+
+    def best(reports: list[int]) -> float:
+        return max(FLOOR_GRID, key=lambda t: (_f1([counts(i, t) for i in reports]), -t))
+
+    everyone = list(range(len(scored)))
+    ins = best(everyone)
+    loco = [best([j for j in everyone if j != i]) for i in everyone]
+    return {"in_sample": ins, "in_sample_pairs": [counts(i, ins) for i in everyone], "loco_floors": loco,
+            "loco_pairs": [counts(i, t) for i, t in zip(everyone, loco)]}
+
+
+def run_compare_bench(index, reports: list[Path], *, n: int = 10, candidates: int = 20) -> dict:
     """Sections of A and pairs given the report's A sections, per report and in all (offline)."""
-    rows = []
+    rows, scored, golds = [], [], []
     for path in reports:
         rc = parse_report(path)
         a, b = _doc_name(index, rc.doc1), _doc_name(index, rc.doc2)
@@ -114,9 +151,11 @@ def run_compare_bench(index, reports: list[Path], *, n: int = 10, candidates: in
         t0 = time.perf_counter()
         chosen = compare(a, b, rc.criteria, index=index, n=n, candidates=candidates)
         t_chosen = time.perf_counter() - t0
-        given = compare(a, b, rc.criteria, index=index, a_sections=sorted(gold_a), candidates=candidates)
+        given = compare(a, b, rc.criteria, index=index, a_sections=sorted(gold_a), candidates=candidates, floor=0.0)
         ours_a = {p.a.node for p in chosen.pairs}
-        ours_pairs = {(p.a.node, c.section.node) for p in given.pairs for c in p.b}
+        scored.append([(p.a.node, c.section.node, r, c.score) for p in given.pairs for r, c in enumerate(p.b)])
+        golds.append(gold_pairs)
+        ours_pairs = _floored(scored[-1], COUNTERPART_FLOOR)
         title = {**{x.a.node: x.a.title for x in chosen.pairs}, **{x.a.node: x.a.title for x in given.pairs}}
         rows.append({
             "report": rc.name, "a": a, "b": b, "criteria": rc.criteria, "seconds": round(t_chosen, 2),
@@ -128,7 +167,8 @@ def run_compare_bench(index, reports: list[Path], *, n: int = 10, candidates: in
             "extra_pairs": sorted(f"{index.trees[a][x].title} -> {index.trees[b][y].title}"
                                   for x, y in ours_pairs - gold_pairs)})
     total = {k: tuple(sum(r[k][i] for r in rows) for i in range(3)) for k in ("sections", "pairs")}
-    return {"n": n, "candidates": candidates, "reports": rows, "total": total}
+    return {"n": n, "candidates": candidates, "floor": COUNTERPART_FLOOR, "reports": rows, "total": total,
+            "floor_choice": floor_choice(scored, golds)}
 
 
 def _ratio(hit: int, of: int) -> str:
@@ -136,14 +176,24 @@ def _ratio(hit: int, of: int) -> str:
 
 
 def compare_markdown(result: dict, title: str = "the reference's Markdown") -> str:
-    """The table of :func:`run_compare_bench`: recall and precision per report and in all."""
-    out = [f"Documents: {title}; n = {result['n']} sections of A, up to 3 counterparts each.", "",
-           "| report | A sections recall | A sections precision | pairs recall | pairs precision | seconds |",
-           "|---|---|---|---|---|---|"]
-    for r in result["reports"] + [{"report": f"**all {len(result['reports'])}**", **result["total"], "seconds": ""}]:
+    """The table of :func:`run_compare_bench`: recall and precision per report and in all, with the pairs
+    leave-one-report-out (each report with the runner-up floor chosen on the others)."""
+    fc = result["floor_choice"]
+    loco = fc["loco_pairs"] + [tuple(sum(c[i] for c in fc["loco_pairs"]) for i in range(3))]
+    floors = fc["loco_floors"] + [""]
+    out = [f"Documents: {title}; n = {result['n']} sections of A, up to 3 counterparts each from a pool of "
+           f"{result['candidates']}, runner-up floor {result['floor']}.", "",
+           "| report | A sections recall | A sections precision | pairs recall | pairs precision "
+           "| pairs LOCO (floor): recall, precision | seconds |", "|---|---|---|---|---|---|---|"]
+    rows = result["reports"] + [{"report": f"**all {len(result['reports'])}**", **result["total"], "seconds": ""}]
+    for r, (lh, lf, lg), t in zip(rows, loco, floors):
         (sh, sf, sg), (ph, pf, pg) = r["sections"], r["pairs"]
         out.append(f"| {r['report']} | {_ratio(sh, sg)} ({sh}/{sg}) | {_ratio(sh, sf)} ({sh}/{sf}) | "
-                   f"{_ratio(ph, pg)} ({ph}/{pg}) | {_ratio(ph, pf)} ({ph}/{pf}) | {r['seconds']} |")
+                   f"{_ratio(ph, pg)} ({ph}/{pg}) | {_ratio(ph, pf)} ({ph}/{pf}) | "
+                   f"{f'({t}) ' if t != '' else ''}{_ratio(lh, lg)}, {_ratio(lh, lf)} ({lh}/{lf}) | {r['seconds']} |")
+    ih, if_, ig = (sum(c[i] for c in fc["in_sample_pairs"]) for i in range(3))
+    out += ["", f"Runner-up floor chosen on all {len(rows) - 1} reports (in-sample): {fc['in_sample']}, pairs recall "
+                f"{_ratio(ih, ig)}, precision {_ratio(ih, if_)} ({ih}/{if_} of {ig})."]
     return "\n".join(out) + "\n"
 
 
