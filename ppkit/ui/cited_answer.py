@@ -23,11 +23,10 @@ from ..answer.verify import format_report
 from ..core.style import block
 from ..indexing.index import SearchIndex
 from .answer_view import answer_html, image_widgets
-from .cues import retrieval_cues
+from .cues import cues_html, retrieval_cues
 from .widgets import _widgets
 
-__all__ = ["CitedAnswer", "answer_widget", "block_html", "computed_html", "verification_html", "evidence_html", "history_html",
-           "cues_html"]
+__all__ = ["CitedAnswer", "answer_widget", "block_html", "computed_html", "verification_html", "evidence_html", "history_html"]
 
 _H = "font-size:13px;font-weight:600;margin:8px 0 2px 0"
 _MARK = {"computed": "computed", "figure": "figure", "passage": "passage", "yes_no": "yes / no",
@@ -115,14 +114,6 @@ def history_html(answers: list) -> str:
         items.append(f"<li><b>Q:</b> {asked}<br><b>A:</b> {_e(a.block.text if a.block else a.text[:200])}</li>")
     return block(f"<div style='{_H}'>Conversation ({len(answers)} turn{'s' if len(answers) != 1 else ''})</div>"
                  f"<ol style='margin:2px 0'>{''.join(items)}</ol>")
-
-
-def cues_html(cues: list[str]) -> str:
-    """The cues as a highlighted list (empty when there are none)."""
-    if not cues:
-        return ""
-    return block("<div class='ppkit-cues' style='background:#fff4e5;border:1px solid #e0a040;padding:4px 8px'>"
-                 + "<br>".join(f"<b>note:</b> {_e(c)}" for c in cues) + "</div>")
 
 
 class CitedAnswer:

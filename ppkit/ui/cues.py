@@ -20,11 +20,14 @@ This module only reads: the analysis and the scores come from the retrieval modu
 
 from __future__ import annotations
 
+import html
+
+from ..core.style import block
 from ..indexing.index import SearchIndex
 from ..retrieval.analyze import analyze_query, catalog_of, question_names
 from ..retrieval.types import Retrieval
 
-__all__ = ["LOW_SCORE", "best_score", "retrieval_cues"]
+__all__ = ["LOW_SCORE", "best_score", "cues_html", "retrieval_cues"]
 
 LOW_SCORE = 0.38  # between 0.354 (the best nonsense string) and 0.444 (the weakest benchmark question)
 
@@ -84,3 +87,11 @@ def retrieval_cues(index: SearchIndex, question: str, result, *, manual_doc: str
             cues.append(f"No good match: the best section scores {best:.2f} (below {low_score}); the sections below "
                         "are the nearest, not answers. Rephrase with the words the documents use.")
     return cues
+
+
+def cues_html(cues: list[str]) -> str:
+    """The cues as a highlighted list (empty when there are none)."""
+    if not cues:
+        return ""
+    return block("<div class='ppkit-cues' style='background:#fff4e5;border:1px solid #e0a040;padding:4px 8px'>"
+                 + "<br>".join(f"<b>note:</b> {html.escape(c)}" for c in cues) + "</div>")

@@ -33,6 +33,7 @@ from ..documents.tree import Node, Tree, read_lines
 from ..indexing.index import SearchIndex
 from ..pipeline import default_reranker
 from ..retrieval.types import Candidate, Retrieval, Section
+from .cues import cues_html, retrieval_cues
 from .node_list import node_list
 
 __all__ = ["TreeView", "QueryExplorer"]
@@ -415,7 +416,15 @@ class QueryExplorer:
         return (f"<div><b>{_esc(self.result.question)}</b><br><small>document filter: {_esc(docs)} "
                 f"({where.get(t.filter_source, t.filter_source)}) · searched for: "
                 f"<i>{_esc(t.search_text)}</i> · embedder {_esc(t.embedder)} · re-ranker "
-                f"{_esc(t.reranker)}</small></div>")
+                f"{_esc(t.reranker)}</small></div>" + cues_html(self.cues()))
+
+    def cues(self) -> list[str]:
+        """What to know before trusting the chosen sections (:func:`ppkit.ui.cues.retrieval_cues`): a name the
+        index does not know, a document filter set against the question, no good match."""
+        if self.result is None:
+            return []
+        manual = self.doc.value if self.doc.value not in (self.AUTO, self.ALL) else None
+        return retrieval_cues(self.index, self.result.question, self.result, manual_doc=manual)
 
     def funnel_html(self) -> str:
         """The 200 → 50 → k funnel as a row of boxes (the counts are the trace's: summed over the filings when
