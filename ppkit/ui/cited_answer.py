@@ -64,7 +64,7 @@ def block_html(answer) -> str:
 def computed_html(answer) -> str:
     """The metric the answer computed (name, value, inputs by document, node and line; what was missing);
     empty when it computed none."""
-    m = (answer.trace.synthesis if answer.trace is not None else {}).get("metric") or {}
+    m = (getattr(answer.trace, "synthesis", None) or {}).get("metric") or {}
     if not m:
         return ""
     value = m.get("value")
@@ -108,7 +108,7 @@ def history_html(answers: list) -> str:
         return ""
     items = []
     for a in answers:
-        rw = a.trace.rewrite if a.trace is not None else None
+        rw = getattr(a.trace, "rewrite", None)
         asked = (f"{_e(rw['original'])} <span style='color:#555'>(read as: {_e(a.question)})</span>"
                  if rw and rw.get("original") and rw["original"] != a.question else _e(a.question))
         items.append(f"<li><b>Q:</b> {asked}<br><b>A:</b> {_e(a.block.text if a.block else a.text[:200])}</li>")
