@@ -76,7 +76,7 @@ def test_answer_widget_asks_on_enter_and_on_k():
     assert ui.question.continuous_update is False  # the value changes on Enter, not per keystroke
     ui.question.value = "What are the stages?"  # what Enter in the browser sets
     assert idx.asked == [("What are the stages?", 2)]
-    assert "<li>line 1:" in ui.evidence_box.value and "asked: q" in ui.status.value  # the answer's own question
+    assert "<li>line 1:" in ui.evidence_box.value and "asked: What are the stages?" in ui.status.value
     ui.k.value = 4
     assert idx.asked[-1] == ("What are the stages?", 4)
     ui.ask_button.click()

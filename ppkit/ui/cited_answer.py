@@ -144,6 +144,7 @@ class CitedAnswer:
         W = _widgets()
         self.index, self.width, self.keep_history = index, width, history
         self.answer = None
+        self._asked = ""  # the question as typed (the answer's own may be rewritten with the conversation)
         self.answers: list = []
         self.cues: list[str] = []
         self.error: str | None = None
@@ -208,7 +209,7 @@ class CitedAnswer:
             self.error, self.answer = f"{type(e).__name__}: {e}", None
             self.status.value = block(f"<span style='color:#b00020'><b>Asking failed.</b> {_e(self.error)}</span>")
             return None
-        self.error, self.answer = None, answer
+        self.error, self.answer, self._asked = None, answer, q
         if self.keep_history:
             self.answers.append(answer)
         manual = self.doc.value if self.doc.value not in (self.AUTO, self.ALL) else None
@@ -227,7 +228,7 @@ class CitedAnswer:
     def _render(self) -> None:
         a = self.answer
         self.status.value = block(f"<small>k = {int(self.k.value)} · {_e(self.doc.value)} · "
-                                  f"{len(a.sections)} sections · asked: {_e(a.question)}</small>")
+                                  f"{len(a.sections)} sections · asked: {_e(self._asked)}</small>")
         self.cue_box.value = cues_html(self.cues)
         self.block_box.value = block_html(a)
         self.computed_box.value = computed_html(a)
