@@ -266,3 +266,10 @@ def test_tree_view_renders_the_text_and_its_html_tables_safely():
     assert "<strong>bold</strong>" in out and "<td colspan=\"2\" style=" in out and ">1.5</td>" in out
     assert "onclick" not in out and "<script>" not in out and "&lt;script&gt;" in out
     assert "href=\"javascript" not in out and "href=\"https://example.org\"" in out
+
+
+def test_bold_inside_a_table_cell_is_bold():
+    from ppkit.ui.render import markdown_html
+
+    out = markdown_html("<table><tr><td>**ASSETS** & <i>x</i> 1 < 2</td></tr></table>\n")
+    assert "<b>ASSETS</b> &amp; <i" in out and "1 &lt; 2" in out and "**" not in out

@@ -20,6 +20,7 @@ __all__ = ["ALLOWED", "sanitize_html", "markdown_html"]
 ALLOWED = frozenset({"table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "b", "strong", "i", "em", "u",
                      "sup", "sub", "br", "p", "ul", "ol", "li", "code"})
 _NUMBER = re.compile(r"\d{1,3}")
+_BOLD = re.compile(r"\*\*(.+?)\*\*")
 _CELL = "border:1px solid #ccc;padding:1px 4px;text-align:left;vertical-align:top"
 
 
@@ -27,6 +28,7 @@ class _Sanitizer(HTMLParser):
     def __init__(self):
         super().__init__(convert_charrefs=False)
         self.out: list[str] = []
+        self.cells = 0  # open <td>/<th>: Markdown is not parsed inside an HTML block, so **bold** is done here
 
     def handle_starttag(self, tag, attrs):
         if tag not in ALLOWED:
@@ -36,15 +38,21 @@ class _Sanitizer(HTMLParser):
         style = f" style='{_CELL}'" if tag in ("td", "th") else (" style='border-collapse:collapse;margin:4px 0'"
                                                                  if tag == "table" else "")
         self.out.append(f"<{tag}{kept}{style}>")
+        self.cells += tag in ("td", "th")
 
     def handle_startendtag(self, tag, attrs):
         self.out.append("<br>" if tag == "br" else html.escape(self.get_starttag_text() or f"<{tag}/>"))
 
     def handle_endtag(self, tag):
+        if tag in ("td", "th") and self.cells:
+            self.cells -= 1
         self.out.append(f"</{tag}>" if tag in ALLOWED and tag != "br" else html.escape(f"</{tag}>"))
 
     def handle_data(self, data):
-        self.out.append(data)  # markdown-it escapes what needs escaping in text
+        if self.cells:  # text inside a table cell is passed through as HTML: escape it, and show **bold** as bold
+            self.out.append(_BOLD.sub(r"<b>\1</b>", html.escape(data, quote=False)))
+        else:
+            self.out.append(data)  # markdown-it escapes what needs escaping in text
 
     def handle_entityref(self, name):
         self.out.append(f"&{name};")
