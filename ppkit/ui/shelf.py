@@ -92,7 +92,7 @@ def show_funnel(r: Retrieval):
                  f"</tr>{secs}</table>"))
 
 
-def _phrases(text: str, n: int = 40) -> list[str]:
+def _phrases(text: str, n: int = 120) -> list[str]:
     """Searchable pieces of a section's text: each line's words cut into runs of up to 8 words (a run of at
     least 3 words and 15 characters, so common words alone do not light up the page); Markdown and table
     markup dropped."""
