@@ -6,7 +6,8 @@ import pytest
 from mm_helpers import fixture_tree, section
 
 from ppkit.answer.synth import Answer, image_record
-from ppkit.ui.answer_view import answer_html, answer_widget, image_grid, images_markdown
+from ppkit.ui.answer_view import answer_html, escape_dollars, image_grid, images_markdown
+from ppkit.ui.cited_answer import answer_widget
 from ppkit.core.style import BLOCK
 
 pytest.importorskip("ipywidgets")
@@ -20,7 +21,7 @@ def _answer(label: str | None = None) -> Answer:
         images[0] = {**images[0], "label": label}
     text = ("Two stages, see [the paper](https://example.org/p).\nFrom X (D, lines 1-2):\n"
             "  - line 1: first <b>quoted</b>\n  - line 2: second\n")
-    return Answer("q", text, secs, "extractive", images, {})
+    return Answer("q", text, secs, "extractive", images, None)
 
 
 def test_answer_html_renders_bullets_links_and_escapes_html():
@@ -38,7 +39,7 @@ def test_labels_lose_private_use_glyphs_wherever_shown():
     fig = image_grid(a)
     assert fig.axes[0].get_title() == "mm_doc: Equation (7): LSDS = E"
     ui = answer_widget(_FakeIndex(a), question="q")
-    assert "<b>Equation (7): LSDS = E</b>" in ui.children[2].children[1].value
+    assert "<b>Equation (7): LSDS = E</b>" in ui.images.children[0].value
 
 
 def test_image_grid_returns_a_closed_figure():
@@ -50,10 +51,18 @@ def test_image_grid_returns_a_closed_figure():
 
 
 class _FakeIndex:
+    """What the widget uses of an index: its documents and ``ask``."""
+
+    docs = ["mm_doc"]
+    embedder = type("E", (), {"name": "fake"})()
+
     def __init__(self, answer=None, fail=False):
         self.answer, self.fail, self.asked = answer or _answer(), fail, []
 
-    def ask(self, question, k):
+    def record(self, doc):
+        return type("R", (), {"metadata": {}})()
+
+    def ask(self, question, k, **options):
         self.asked.append((question, k))
         if self.fail:
             raise RuntimeError("index is gone")
@@ -63,20 +72,31 @@ class _FakeIndex:
 def test_answer_widget_asks_on_enter_and_on_k():
     idx = _FakeIndex()
     ui = answer_widget(idx, k=2)
-    (box, go, status), k, result = ui.children[0].children, ui.children[1], ui.children[2]
-    assert idx.asked == [] and result.children == ()
-    assert box.continuous_update is False  # the value changes on Enter, not per keystroke
-    box.value = "What are the stages?"  # what Enter in the browser sets
+    assert idx.asked == [] and ui.answer is None and ui.images.children == ()
+    assert ui.question.continuous_update is False  # the value changes on Enter, not per keystroke
+    ui.question.value = "What are the stages?"  # what Enter in the browser sets
     assert idx.asked == [("What are the stages?", 2)]
-    assert "<li>line 1:" in result.children[0].value and "asked: What are the stages?" in status.value
-    k.value = 4
+    assert "<li>line 1:" in ui.evidence_box.value and "asked: What are the stages?" in ui.status.value
+    ui.k.value = 4
     assert idx.asked[-1] == ("What are the stages?", 4)
-    go.click()
+    ui.ask_button.click()
     assert idx.asked[-1] == ("What are the stages?", 4) and len(idx.asked) == 3
 
 
 def test_answer_widget_shows_an_error():
     ui = answer_widget(_FakeIndex(fail=True), question="q")
-    assert "Asking failed." in ui.children[0].children[2].value and "RuntimeError: index is gone" in \
-        ui.children[0].children[2].value
-    assert ui.children[2].children == ()
+    assert "Asking failed." in ui.status.value and "RuntimeError: index is gone" in ui.status.value
+    assert ui.images.children == () and ui.answer is None and "index is gone" in ui.summary_html()
+
+
+def test_image_links_and_the_empty_quotes_they_leave_are_dropped():
+    a = _answer()
+    a = Answer("q", a.text + "  - line 227: ![fig](figures/x.png)\n  - line 228: see ![f](y.png) here\n", a.sections,
+               "extractive", a.images, None)
+    out = answer_html(a)
+    assert "line 227" not in out and "<img" not in out and "<li>line 228: see  here</li>" in out
+
+
+def test_dollars_are_escaped_for_markdown():
+    assert escape_dollars("$9,068 million; truth $9068.00") == "\\$9,068 million; truth \\$9068.00"
+    assert escape_dollars("already \\$5") == "already \\$5"

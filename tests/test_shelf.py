@@ -14,7 +14,7 @@ from ppkit.bench.data.shelf import miss_causes, small_filings
 from ppkit.core.errors import InvalidInput
 from ppkit.documents.extract import render_page
 from ppkit.indexing.embed import HashEmbedder
-from ppkit.ui.shelf import funnel_rows, page_beside_html, shelf_rows
+from ppkit.ui.shelf import funnel_rows, highlighted_page, page_beside_html, shelf_rows
 from test_pdfcache import make_pdf
 
 FIX = Path(__file__).parent / "fixtures"
@@ -52,9 +52,38 @@ def test_shelf_funnel_and_page_beside_on_an_index_of_pdfs(tmp_path):
     page = s.pages[-1]
     html = page_beside_html(index, s, page, zoom=0.3)
     assert html.count("data:image/png;base64,") == 1 and f"beta p.{page}" in html
+    assert "marked in yellow" in html  # the section's own lines are on its page
     md = index.retrieve("Acme revenue", k=1, docs=["acme"]).sections[0]
     with pytest.raises(InvalidInput, match="did not come from a PDF"):
         page_beside_html(index, md)
+
+
+def test_highlighted_page_marks_the_sections_lines_and_only_them(tmp_path):
+    pytest.importorskip("pymupdf")  # only to write the PDF
+    import io
+
+    from PIL import Image
+
+    pdf = make_pdf(tmp_path / "a.pdf", "alpha", pages=2)
+    plain, none = highlighted_page(pdf, 1, "nothing of this sentence is on that page at all", zoom=0.5)
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument(str(pdf))
+    page_text = doc[0].get_textpage().get_text_range()  # the page's own words, as a section would quote them
+    doc.close()
+    marked, found = highlighted_page(pdf, 1, page_text, zoom=0.5)
+    assert none == 0 and found >= 1
+    import numpy as np
+
+    a, b = (np.asarray(Image.open(io.BytesIO(x)).convert("RGB")).astype(int) for x in (plain, marked))
+    assert a.shape == b.shape == (396, 306, 3)
+
+    def yellow(px):  # pixels of the mark: red and green high, blue low
+        return int(((px[..., 0] > 200) & (px[..., 1] > 190) & (px[..., 2] < 170)).sum())
+
+    assert yellow(b) > 0 and yellow(a) == 0
+    with pytest.raises(InvalidInput, match="has 2 pages; there is no page 3"):
+        highlighted_page(pdf, 3, "x")
 
 
 def test_small_filings_keeps_short_pdfs_that_a_question_is_about(tmp_path):

@@ -93,7 +93,7 @@ def test_tree_view_errors_are_clear():
         view.select("0099")
     with pytest.raises(ValueError, match="pass its lines"):
         TreeView(parse_markdown("# A\n", "D"))
-    assert "<pre" in TreeView(parse_markdown("# A\nx\n", "D"), ["# A", "x"]).summary_html()
+    assert "ppkit-node-text" in TreeView(parse_markdown("# A\nx\n", "D"), ["# A", "x"]).summary_html()
 
 
 # -- QueryExplorer --------------------------------------------------------------------------
@@ -229,7 +229,7 @@ def test_widget_html_carries_its_own_line_height_and_word_breaking(tiny_index):
     assert "line-height:1.4" in BLOCK and "word-break:normal" in BLOCK
     view = TreeView(ppkit.build_tree(ACME))
     assert view.text.value.startswith(f"<div class='ppkit-block' style='{BLOCK}'>")
-    assert f"<pre style='{PRE}'>" in view.text.value
+    assert "class='ppkit-node-text' style='word-break:normal;" in view.text.value
     ex = QueryExplorer(tiny_index, "rocket revenue", k=3)
     for w in (ex.status, ex.funnel, ex.candidates, ex.section_text):
         assert w.value.startswith(f"<div class='ppkit-block' style='{BLOCK}'>")
@@ -242,3 +242,34 @@ def test_strip_private_use():
 
     assert strip_private_use("Eq. (3): L(\ue000x\ue001) =  \uf8eb 2 \uf8f6") == "Eq. (3): L(x) = 2"
     assert strip_private_use("plain  text ") == "plain  text "  # nothing removed: left as it was
+
+
+def test_tree_view_search_box_selects_the_matching_headings_in_turn():
+    view = TreeView(ppkit.build_tree(ACME))
+    view.search.value = "results of"  # what typing and Enter set
+    assert view.tree[view.selected].title == "Results of Operations" and "1 of 1" in view.search_status.value
+    view.search.value = "item"
+    first = view.selected
+    assert view.tree[first].title.startswith("ITEM 1") and len(view.matches) >= 2
+    view.next_match.click()
+    assert view.selected == next(m for m in view.matches if m > first)
+    view.search.value = "no such heading"
+    assert view.selected == next(m for m in view.matches or [view.selected]) and "no heading" in view.search_status.value
+
+
+def test_tree_view_renders_the_text_and_its_html_tables_safely():
+    lines = ["# T", "Some **bold** text.", "", "<table><tr><td colspan=\"2\" onclick=\"x()\">1.5</td></tr></table>",
+             "<script>alert(1)</script>", "", "[a](javascript:alert(1)) and [b](https://example.org)"]
+    view = TreeView(parse_markdown("\n".join(lines) + "\n", "D"), lines)
+    view.select("0001")
+    out = view.text.value
+    assert "<strong>bold</strong>" in out and "<td colspan=\"2\" style=" in out and ">1.5</td>" in out
+    assert "onclick" not in out and "<script>" not in out and "&lt;script&gt;" in out
+    assert "href=\"javascript" not in out and "href=\"https://example.org\"" in out
+
+
+def test_bold_inside_a_table_cell_is_bold():
+    from ppkit.ui.render import markdown_html
+
+    out = markdown_html("<table><tr><td>**ASSETS** & <i>x</i> 1 < 2</td></tr></table>\n")
+    assert "<b>ASSETS</b> &amp; <i" in out and "1 &lt; 2" in out and "**" not in out

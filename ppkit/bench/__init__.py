@@ -32,11 +32,26 @@ from .measures.metrics import Sent, hit_at_k, recall_at_k
 from .runs.baselines import build_baselines
 from .runs.harness import markdown_table, run_retrieval_bench
 
+# what the notebooks use, so their cells import from ppkit.bench, not from its modules
+from .data.shelf import miss_causes, shelf, small_filings
+from .measures.contamination import measure_contamination
+from .runs.answer_judge import run_answer_judge
+from .runs.computed import metric_markdown, run_metric_bench
+from .runs.harness import BenchPlan
+from .runs.reproduce import (failure_analysis, failure_markdown, per_question_comparison, reference_sections,
+                             reference_summary, summary_markdown)
+from .views.plots import plot_page_hits, plot_reference_vs_ppkit, plot_retrieval
+from .views.questions import misses_markdown, question_browser, question_markdown
+
 __all__ = [
     "GoldSet", "MarkdownDocs", "Sent", "build_baselines", "comprehensive_gold", "detect_format", "financebench_gold",
     "hit_at_k", "load_comprehensive", "load_financebench", "load_multimodal", "load_multimodal_queries",
     "load_questions", "load_run_logs", "markdown_table", "multimodal_gold", "parse_run_log", "parse_scorecard",
     "recall_at_k", "run_retrieval_bench",
+    "BenchPlan", "failure_analysis", "failure_markdown", "measure_contamination", "metric_markdown", "miss_causes",
+    "misses_markdown", "per_question_comparison", "plot_page_hits", "plot_reference_vs_ppkit", "plot_retrieval",
+    "question_browser", "question_markdown", "reference_sections", "reference_summary", "run_answer_judge",
+    "run_metric_bench", "shelf", "small_filings", "summary_markdown",
 ]
 
 

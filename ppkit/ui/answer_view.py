@@ -3,14 +3,16 @@
 Every image is read through :func:`ppkit.documents.images.read_image_bytes`, which refuses a
 record that does not point inside its document's folder. Labels are shown without Unicode
 private-use characters (:func:`ppkit.core.style.strip_private_use`: the math-font glyphs of
-formula captions, which browsers draw as boxes). The widget renders the answer's Markdown
-(bullets, links, emphasis) the way :func:`show_answer` does, with markdown-it-py.
+formula captions, which browsers draw as boxes). :func:`answer_html` renders the answer's Markdown
+(bullets, links, emphasis) the way :func:`show_answer` does, with markdown-it-py; the cited-answer widget
+that uses these pieces is :class:`ppkit.ui.cited_answer.CitedAnswer`.
 """
 
 from __future__ import annotations
 
 import html
 import math
+import re
 
 from ..core.errors import MissingDependency
 from ..core.style import block, strip_private_use
@@ -18,7 +20,8 @@ from ..core.text import clip
 from ..documents.images import read_image_bytes
 from ..indexing.index import SearchIndex
 
-__all__ = ["display_width", "images_markdown", "show_answer", "image_grid", "answer_html", "answer_widget"]
+__all__ = ["display_width", "images_markdown", "show_answer", "image_grid", "answer_html", "escape_dollars",
+           "image_widgets"]
 
 
 def _label(im: dict) -> str:
@@ -51,7 +54,7 @@ def show_answer(answer, *, width: int = 520, text: bool = True) -> None:
     from IPython.display import Markdown, display
 
     if text:
-        display(Markdown(answer._repr_markdown_()))
+        display(Markdown(escape_dollars(_without_image_links(answer._repr_markdown_()))))
     if not answer.images:
         display(Markdown("_No image chosen for this answer._"))
     for im in answer.images:
@@ -93,23 +96,53 @@ def image_grid(answer, *, cols: int = 3, size: float = 3.2):
     return fig
 
 
-def answer_html(answer) -> str:
+_IMAGE_LINK = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_EMPTY_QUOTE = re.compile(r"^\s*[-*]\s+line \d+(?:-\d+)?:\s*$")
+
+
+def _without_image_links(markdown: str) -> str:
+    """``markdown`` without image links (the images are shown apart, from their records) and without the
+    quoted-line bullets that held nothing else ("- line 227:")."""
+    out = []
+    for line in markdown.split("\n"):
+        bare = _IMAGE_LINK.sub("", line)
+        if bare != line and _EMPTY_QUOTE.match(bare.rstrip().rstrip("\\")) or bare != line and not bare.strip():
+            continue
+        out.append(bare)
+    return "\n".join(out)
+
+
+def escape_dollars(markdown: str) -> str:
+    """``markdown`` with every unescaped ``$`` escaped, so a notebook does not typeset "$9,068 million; truth
+    $9068.00" as LaTeX.
+
+    >>> escape_dollars("$9,068 million; truth $9068.00")
+    '\\$9,068 million; truth \\$9068.00'
+    """
+    return re.sub(r"(?<!\\)\$", r"\\$", markdown)
+
+
+def answer_html(answer, *, sections: bool = True) -> str:
     """The answer's text and sections (its ``_repr_markdown_``) rendered to HTML, as a notebook renders
-    Markdown: bullets become lists, links become links (opening in a new tab), raw HTML is escaped."""
+    Markdown: bullets become lists, links become links (opening in a new tab), raw HTML is escaped; image
+    links are left out (the images are shown from their records). ``sections=False``: the text only."""
     try:
         from markdown_it import MarkdownIt
     except ImportError:
         raise MissingDependency("the answer widget needs markdown-it-py: pip install 'ppkit[notebooks]'") from None
     md = MarkdownIt("commonmark", {"html": False}).enable("table")
-    body = md.render(answer._repr_markdown_()).replace("<a href=", "<a target='_blank' rel='noopener' href=")
+    source = answer._repr_markdown_() if sections else answer.text.replace("\n", "  \n")
+    body = md.render(_without_image_links(source)).replace("<a href=", "<a target='_blank' rel='noopener' href=")
     return block(body)
 
 
-def _answer_view(answer, width: int):
-    """Widgets for an answer: its text, then each image (an ``ipywidgets.Image``) with label and section."""
+def image_widgets(answer, width: int) -> list:
+    """Widgets for the answer's images: each an ``ipywidgets.Image`` under its label and section (a note when
+    there is none). ``ipywidgets.Image`` children rather than output captured in an ``Output`` widget, which
+    headless runners (nbclient) handle poorly for large outputs."""
     import ipywidgets as w
 
-    kids = [w.HTML(answer_html(answer))]
+    kids = []
     for im in answer.images:
         kids.append(w.HTML(block(f"<b>{html.escape(_label(im))}</b><br>from <i>{html.escape(im.get('breadcrumb', ''))}</i> "
                                  f"(<code>{html.escape(im['doc'])}#{html.escape(im['node_id'])}</code>)")))
@@ -121,42 +154,3 @@ def _answer_view(answer, width: int):
     if not answer.images:
         kids.append(w.HTML(block("<i>No image chosen for this answer.</i>")))
     return kids
-
-
-def answer_widget(index: SearchIndex, *, k: int = 5, question: str = "", width: int = 480):
-    """A small ipywidgets box: type a question and press Enter (or **Ask**), get the answer with its
-    images inline. Moving k asks again.
-
-    Returns a ``VBox``: ``[HBox([question box, Ask button, status]), k slider, answer box]``.
-    Images are ``ipywidgets.Image`` children rather than output captured in an
-    ``Output`` widget, which headless runners (nbclient) handle poorly for large outputs.
-    """
-    import ipywidgets as w
-
-    # continuous_update=False: the value changes on Enter (or leaving the box), as in the query explorer
-    box = w.Text(value=question, placeholder="Ask about the papers… (Enter asks)", continuous_update=False,
-                 layout=w.Layout(width="80%"))
-    kk = w.IntSlider(value=k, min=1, max=10, description="k", continuous_update=False)
-    go = w.Button(description="Ask")
-    status = w.HTML()
-    result = w.VBox([])
-
-    def run(_=None):
-        q = box.value.strip()
-        if not q:
-            return
-        status.value = block(f"<i>asking: {html.escape(q)}</i>")
-        try:
-            result.children = _answer_view(index.ask(q, kk.value), width)
-            status.value = block(f"<small>k = {kk.value} · asked: {html.escape(q)}</small>")
-        except Exception as e:  # shown in the widget: an exception in a callback would vanish into a log
-            result.children = []
-            status.value = block(f"<span style='color:#b00020'><b>Asking failed.</b> "
-                                 f"{html.escape(f'{type(e).__name__}: {e}')}</span>")
-
-    go.on_click(run)
-    box.observe(run, names="value")
-    kk.observe(run, names="value")
-    if question:
-        run()
-    return w.VBox([w.HBox([box, go, status]), kk, result])

@@ -67,11 +67,18 @@ function render({ model, el }) {
       row.addEventListener("click", () => { choose(v); box.focus(); });
       inner.appendChild(row);
     }
-    if (selected) {  // keep the selection in view without scrolling the notebook around it
-      const top = selected.offsetTop, bottom = top + selected.offsetHeight;
-      if (top < box.scrollTop) box.scrollTop = top;
-      else if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = bottom - box.clientHeight;
+    if (selected) reveal(selected);
+  }
+  // keep the selection in view without scrolling the notebook around it; before the box is laid out
+  // (the first draw, while the output is attached) its rows have no offsets yet: try again on the next frames
+  function reveal(row, tries = 60) {
+    if (!box.clientHeight) {
+      if (tries > 0) requestAnimationFrame(() => reveal(row, tries - 1));
+      return;
     }
+    const top = row.offsetTop, bottom = top + row.offsetHeight;
+    if (top < box.scrollTop) box.scrollTop = top;
+    else if (bottom > box.scrollTop + box.clientHeight) box.scrollTop = Math.max(0, bottom - box.clientHeight / 2);
   }
   box.addEventListener("keydown", (e) => {
     const vs = values();

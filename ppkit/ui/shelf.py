@@ -1,5 +1,5 @@
 """A shelf of filings in one index, for notebooks: what is on it, one question through the funnel, and
-the PDF page a section cites shown beside the section's text.
+the PDF page a section cites shown beside the section's text, the section's lines marked on the page.
 
 Everything here reads a loaded index (:class:`ppkit.Index`); nothing is computed that the CLI does
 not also compute. Displays are static HTML (they render in JupyterLab and in a headless nbmake run).
@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from pathlib import Path
 
 from ..core.errors import InvalidInput
-from ..documents.extract import render_page
 from ..retrieval.types import Retrieval, Section, pages_label
 from .explore import as_frame
 
 __all__ = ["shelf_rows", "shelf_frame", "plot_shelf", "funnel_rows", "show_funnel", "page_beside_html",
-           "show_page_beside"]
+           "show_page_beside", "highlighted_page"]
 
 
 def shelf_rows(index) -> list[dict]:
@@ -92,14 +92,70 @@ def show_funnel(r: Retrieval):
                  f"</tr>{secs}</table>"))
 
 
-def page_beside_html(index, section: Section, page: int | None = None, *, zoom: float = 1.2,
+def _phrases(text: str, n: int = 120) -> list[str]:
+    """Searchable pieces of a section's text: each line's words cut into runs of up to 8 words (a run of at
+    least 3 words and 15 characters, so common words alone do not light up the page); Markdown and table
+    markup dropped."""
+    out = []
+    for line in text.split("\n"):
+        words = re.sub(r"<[^>]+>|[#*|`_]+", " ", line).split()
+        for i in range(0, len(words), 8):
+            run = " ".join(words[i:i + 8])
+            if len(run) >= 15 and len(words[i:i + 8]) >= 3:
+                out.append(run)
+    return list(dict.fromkeys(out))[:n]
+
+
+def highlighted_page(pdf: str | Path, page: int, text: str, *, zoom: float = 1.6) -> tuple[bytes, int]:
+    """PNG bytes of one 1-based ``page`` of ``pdf`` with the places where ``text`` (a section's sent lines)
+    occurs on it marked in yellow, and how many runs were found. Reads the PDF's text layer with pypdfium2
+    (a core dependency): a scanned page without text gets no marks.
+
+    >>> png, found = highlighted_page("3M_2018_10K.pdf", 60, section.text)  # doctest: +SKIP
+    """
+    import io
+
+    import pypdfium2 as pdfium
+    from PIL import Image, ImageDraw
+
+    doc = pdfium.PdfDocument(str(pdf))
+    try:
+        if not 1 <= int(page) <= len(doc):
+            raise InvalidInput(f"{pdf} has {len(doc)} pages; there is no page {page}")
+        pg = doc[int(page) - 1]
+        height = pg.get_height()
+        image = pg.render(scale=zoom).to_pil().convert("RGBA")
+        overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
+        draw = ImageDraw.Draw(overlay)
+        textpage = pg.get_textpage()
+        found = 0
+        for phrase in _phrases(text):
+            searcher = textpage.search(phrase, match_case=False)
+            hit = searcher.get_next()
+            while hit is not None:
+                found += 1
+                start, count = hit
+                for i in range(textpage.count_rects(start, count)):
+                    left, bottom, right, top = textpage.get_rect(i)
+                    draw.rectangle([left * zoom, (height - top) * zoom, right * zoom, (height - bottom) * zoom],
+                                   fill=(255, 221, 0, 90))
+                hit = searcher.get_next()
+        out = io.BytesIO()
+        Image.alpha_composite(image, overlay).convert("RGB").save(out, format="PNG")
+        return out.getvalue(), found
+    finally:
+        doc.close()
+
+
+def page_beside_html(index, section: Section, page: int | None = None, *, zoom: float = 1.6,
                      max_chars: int = 3000) -> str:
-    """HTML of a PDF page (rendered) beside the text of the section that cites it.
+    """HTML of a PDF page (rendered, the section's lines on it marked in yellow) beside the section's text.
 
     Args:
         index: the index holding ``section``'s document (its record names the PDF).
         section: a retrieved section with pages.
         page: the 1-based page to show (default: the section's first page sent).
+        zoom: the page's scale (1.6: a 10-K page about 980 pixels wide, readable at full width).
         max_chars: the section text shown is cut after this many characters (the page is whole).
     """
     rec = index.record(section.doc)
@@ -108,14 +164,17 @@ def page_beside_html(index, section: Section, page: int | None = None, *, zoom: 
     page = page or section.pages[0]
     if not Path(rec.pdf).is_file():
         raise InvalidInput(f"{rec.pdf} (the PDF {section.doc} was indexed from) is not there any more")
-    png = base64.b64encode(render_page(rec.pdf, page, zoom=zoom)).decode()
+    data, found = highlighted_page(rec.pdf, page, section.text, zoom=zoom)
+    png = base64.b64encode(data).decode()
     text = section.text if len(section.text) <= max_chars else section.text[:max_chars] + "\n…"
-    return (f"<div style='display:flex;gap:12px;align-items:flex-start'>"
-            f"<div style='flex:1'><b>{html.escape(section.doc)} p.{page}</b><br>"
-            f"<img src='data:image/png;base64,{png}' style='max-width:100%;border:1px solid #ccc'></div>"
-            f"<div style='flex:1'><b>{html.escape(section.breadcrumb)}</b> (lines {section.line_start}-"
-            f"{section.line_end}, {html.escape(section.cite())})<pre style='white-space:pre-wrap;font-size:11px'>"
-            f"{html.escape(text)}</pre></div></div>")
+    marked = (f"{found} passage{'s' if found != 1 else ''} of the section marked in yellow" if found else
+              "none of the section's lines found in the page's text layer")
+    return (f"<div style='display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start'>"
+            f"<div style='flex:3;min-width:520px'><b>{html.escape(section.doc)} p.{page}</b> <small>({marked})</small><br>"
+            f"<img src='data:image/png;base64,{png}' style='width:100%;border:1px solid #ccc'></div>"
+            f"<div style='flex:2;min-width:320px'><b>{html.escape(section.breadcrumb)}</b> (lines {section.line_start}-"
+            f"{section.line_end}, {html.escape(section.cite())})<pre style='white-space:pre-wrap;font-size:11px;"
+            f"max-height:60em;overflow:auto'>{html.escape(text)}</pre></div></div>")
 
 
 def show_page_beside(index, section: Section, page: int | None = None, **kw) -> None:

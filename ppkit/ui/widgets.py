@@ -33,7 +33,9 @@ from ..documents.tree import Node, Tree, read_lines
 from ..indexing.index import SearchIndex
 from ..pipeline import default_reranker
 from ..retrieval.types import Candidate, Retrieval, Section
+from .cues import cues_html, retrieval_cues
 from .node_list import node_list
+from .render import markdown_html
 
 __all__ = ["TreeView", "QueryExplorer"]
 
@@ -44,6 +46,11 @@ def _widgets():
     except ImportError:
         raise MissingDependency("ppkit.ui.widgets needs ipywidgets: pip install 'ppkit[notebooks]'") from None
     return ipywidgets
+
+
+# the node's text rendered (headings, lists, tables), in a scrolling box like the PRE one
+_TEXT = ("word-break:normal;overflow-wrap:break-word;font-size:12px;line-height:1.35;max-height:32em;overflow:auto;"
+         "background:#fafafa;border:1px solid #ddd;padding:4px 8px;margin:4px 0")
 
 
 def _esc(text) -> str:
@@ -104,7 +111,13 @@ class TreeView:
         self.expand_all = W.Button(description="expand all")
         self.collapse_all = W.Button(description="collapse all")
         self.text = W.HTML(layout=W.Layout(width="50%"))
-        left = W.VBox([W.HBox([self.toggle, self.expand_all, self.collapse_all]), self.nodes],
+        self.search = W.Text(placeholder="find a heading (Enter)", continuous_update=False,
+                             layout=W.Layout(width="60%"))
+        self.next_match = W.Button(description="next match", layout=W.Layout(width="auto"))
+        self.search_status = W.HTML()
+        self.matches: list[str] = []
+        left = W.VBox([W.HBox([self.toggle, self.expand_all, self.collapse_all]),
+                       W.HBox([self.search, self.next_match, self.search_status]), self.nodes],
                       layout=W.Layout(width="50%"))
         self.widget = W.HBox([left, self.text])
 
@@ -113,6 +126,8 @@ class TreeView:
         self.toggle.on_click(lambda _: self.toggle_node(self.selected))
         self.expand_all.on_click(lambda _: self._set_expanded({n.node_id for n in tree if n.children}))
         self.collapse_all.on_click(lambda _: self._set_expanded({tree.root.node_id}))
+        self.search.observe(lambda change: self.find(change["new"]), names="value")
+        self.next_match.on_click(lambda _: self.find(self.search.value, after=self.selected))
         self._show()
 
     def __repr__(self) -> str:
@@ -195,6 +210,21 @@ class TreeView:
         self._set_expanded(self.expanded | ancestors)
         self._show()
 
+    def find(self, term: str, *, after: str | None = None) -> str | None:
+        """Select the first heading whose title contains ``term`` (case-insensitive), or the first
+        after node ``after`` (wrapping round); returns its id (None: no match, said in ``search_status``)."""
+        term = term.strip().casefold()
+        self.matches = [n.node_id for n in self.tree if term and n.node_id != self.tree.root.node_id
+                        and term in n.title.casefold()] if term else []
+        if not self.matches:
+            self.search_status.value = block(f"<small>no heading contains {_esc(term)}</small>" if term else "")
+            return None
+        later = [m for m in self.matches if after is not None and m > after]
+        found = (later or self.matches)[0]
+        self.select(found)
+        self.search_status.value = block(f"<small>{self.matches.index(found) + 1} of {len(self.matches)}</small>")
+        return found
+
     def key(self, event: str) -> None:
         """What the node list's keys ask for: ``"expand"`` opens the selected node, ``"collapse"``
         closes it, or selects its parent when it is a leaf or already closed (as tree views do)."""
@@ -232,7 +262,7 @@ class TreeView:
                        + (f" - {_esc(im.problem)}" if im.problem else "") + "</li>" for im in n.images)
         return (f"<div><b>{_esc(n.breadcrumb)}</b><br><small>{' · '.join(facts)}</small>"
                 + (f"<ul style='margin:2px 0'>{figs}</ul>" if figs else "")
-                + f"<pre style='{_PRE}'>{_esc(_clip(own, self.max_chars))}</pre></div>")
+                + f"<div class='ppkit-node-text' style='{_TEXT}'>{markdown_html(_clip(own, self.max_chars))}</div></div>")
 
     def _details(self, node_id: str) -> str:
         n = self.tree[node_id]
@@ -415,7 +445,15 @@ class QueryExplorer:
         return (f"<div><b>{_esc(self.result.question)}</b><br><small>document filter: {_esc(docs)} "
                 f"({where.get(t.filter_source, t.filter_source)}) · searched for: "
                 f"<i>{_esc(t.search_text)}</i> · embedder {_esc(t.embedder)} · re-ranker "
-                f"{_esc(t.reranker)}</small></div>")
+                f"{_esc(t.reranker)}</small></div>" + cues_html(self.cues()))
+
+    def cues(self) -> list[str]:
+        """What to know before trusting the chosen sections (:func:`ppkit.ui.cues.retrieval_cues`): a name the
+        index does not know, a document filter set against the question, no good match."""
+        if self.result is None:
+            return []
+        manual = self.doc.value if self.doc.value not in (self.AUTO, self.ALL) else None
+        return retrieval_cues(self.index, self.result.question, self.result, manual_doc=manual)
 
     def funnel_html(self) -> str:
         """The 200 → 50 → k funnel as a row of boxes (the counts are the trace's: summed over the filings when

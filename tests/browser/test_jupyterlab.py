@@ -1,11 +1,16 @@
 """The notebooks in JupyterLab, used the way a researcher uses them, in headless Chromium.
 
 Each test opens a copy of a notebook, runs all its cells, then drives its widgets with the
-mouse and keyboard and checks what the page shows (not the Python state): 05's query
+mouse and keyboard and checks what the page shows (not the Python state): 00's own-documents
+cells (the reference index opened, the cited answer's block first, a follow-up about a company
+not indexed gets a note); 05's query
 explorer (type a question, press Enter, move k, change the document filter: the chosen
-breadcrumbs change; rows are not doubled in height and text does not wrap mid-word), 02's
-tree browser (click a node: its text appears; the arrow keys move the selection and not the
-notebook's cells; long rows scroll sideways), 07's answers (every image loads, a figure is
+breadcrumbs change; rows are not doubled in height and text does not wrap mid-word; the cues for
+an unknown company, a filter against the question and a nonsense question; the cited-answer
+widget), 02's tree browser (click a node: its text appears; the arrow keys move the selection
+and not the notebook's cells; long rows scroll sideways; the search box selects a heading and
+scrolls it into view; the text is rendered, tables as tables), 07's answers (the Figure 5
+question shows its figure and no "Not found";  every image loads, a figure is
 shown once, labels carry no private-use glyphs, Enter in the answer box asks and the answer is
 formatted), 10's comparison (lines join matched sections; a pair clicked shows both texts side by
 side, differences marked). Screenshots go to ``.ppkit/screenshots/`` (git-ignored).
@@ -23,6 +28,7 @@ import pytest
 
 import ppkit
 from ppkit.core import data
+from ppkit.documents.tree import read_lines
 from ppkit.ui.widgets import TreeView
 
 # the notebooks read the reference corpora through the real model: out of the quick "not corpus and not model" run
@@ -99,6 +105,40 @@ def errors():
     assert out == [], f"JavaScript errors in the page: {out}"
 
 
+def _n_cells(notebook: str) -> int:
+    import json
+
+    path = Path(__file__).resolve().parents[2] / "notebooks" / notebook
+    return len(json.loads(path.read_text(encoding="utf-8"))["cells"])
+
+
+def test_00_start_here(browser, lab, deadline, screenshots, errors):
+    page = _run_notebook(browser, lab, "00_start_here.ipynb", deadline, errors)
+    try:
+        first = _cell(page, _cell_with("00_start_here.ipynb", "index_folder(FOLDER)"))
+        assert "4 documents from the reference 10-Ks" in first.inner_text() and "cached" in first.inner_text()
+        cell = _cell(page, _cell_with("00_start_here.ipynb", "CitedAnswer(index"))
+        widget = cell.locator(".jupyter-widgets").first
+        block = widget.locator(".ppkit-answer-block")
+        assert block.count() == 1 and "1.57" in block.inner_text() and "quick ratio" in block.inner_text()
+        text = widget.inner_text()
+        # the answer block first, then the computed figure, the verification, the evidence
+        order = [text.index(w) for w in ("Answer", "Computed figure", "Verification", "Evidence", "Sections retrieved")]
+        assert order == sorted(order), order
+        assert "[verified]" in text and "AMD#0089" in text
+        box = widget.locator(".widget-text input[type='text']").first
+        box.fill("What was Tesla's revenue in FY2022?")
+        box.press("Enter")
+        _poll(lambda: "asked: What was Tesla" in widget.inner_text(), deadline, 60, "Enter to ask about Tesla")
+        cues = widget.locator(".ppkit-cues")
+        assert cues.count() == 1 and "'Tesla' is not a document or company of this index" in cues.inner_text()
+        assert "Conversation (1 turn)" in widget.inner_text()  # the first question, listed under the answer
+        cell.screenshot(path=str(screenshots / "00_cited_answer.png"))
+    finally:
+        page.close()
+        lab.shutdown_kernels()
+
+
 def test_05_query_explorer(browser, lab, deadline, screenshots, errors):
     page = _run_notebook(browser, lab, "05_two_stage_retrieval.ipynb", deadline, errors)
     try:
@@ -145,7 +185,18 @@ def test_05_query_explorer(browser, lab, deadline, screenshots, errors):
         assert "document filter: Boeing (chosen in the filter)" in cell.inner_text()
         # the static summary under the widget still shows the state the cell ran with
         assert "PepsiCo >" in cell.locator(".jp-RenderedHTML").first.inner_text()
+        assert "The question names AMD, but the document filter is set to Boeing" in cell.inner_text()  # its cue
         cell.locator(".jupyter-widgets").first.screenshot(path=str(screenshots / "05_query_explorer.png"))
+
+        # the cues printed for an unknown company, a filter against the question and a nonsense question
+        cues = _cell(page, _cell_with("05_two_stage_retrieval.ipynb", "for cue in probe.cues()")).inner_text()
+        assert "'Tesla' is not a document or company of this index" in cues
+        assert "but the document filter is set to Boeing" in cues and "No good match" in cues
+        # the cited answer for the explorer's question: its block first, with the computed reinvestment rate
+        answer = _cell(page, _cell_with("05_two_stage_retrieval.ipynb", "CitedAnswer(index, explorer.query.value"))
+        block = answer.locator(".jupyter-widgets .ppkit-answer-block")
+        assert block.count() == 1 and "PepsiCo" in block.inner_text()
+        answer.screenshot(path=str(screenshots / "05_cited_answer.png"))
     finally:
         page.close()
         lab.shutdown_kernels()
@@ -187,13 +238,38 @@ def test_02_tree_browser(browser, lab, deadline, screenshots, errors):
         page.keyboard.press("ArrowLeft")
         _poll(lambda: box.locator(f"[role=option][data-value='{child}']").count() == 0, deadline, 30,
               f"ArrowLeft to close {first}")
-        assert _active_cell(page) == active and page.locator(".jp-Notebook .jp-Cell").count() == 14
+        assert _active_cell(page) == active and \
+            page.locator(".jp-Notebook .jp-Cell").count() == _n_cells("02_skeleton_tree.ipynb")
 
         # long rows keep their text on one line and the list scrolls sideways
         widths = box.evaluate("b => [b.scrollWidth, b.clientWidth]")
         assert widths[0] > widths[1], widths
         assert box.evaluate("b => { b.scrollLeft = 200; return b.scrollLeft; }") > 0
         box.evaluate("b => { b.scrollLeft = 0; }")
+
+        # the search box: a heading far down the tree is selected, shown and scrolled into view
+        titles = [n.title.casefold() for n in amd]
+        target = next(n for n in reversed(list(amd)) if n.depth >= 2 and len(n.title) > 8
+                      and sum(n.title.casefold() in t for t in titles) == 1)
+        search = cell.locator(".widget-text input[type='text']").first
+        search.fill(target.title)
+        search.press("Enter")
+        _poll(showing(target.node_id), deadline, 30, f"the search to select {target.node_id}")
+        row = box.locator("[aria-selected=true]")
+        _poll(lambda: row.evaluate("""r => { const b = r.closest('.ppkit-node-list').getBoundingClientRect();
+                                            const x = r.getBoundingClientRect();
+                                            return x.top >= b.top - 1 && x.bottom <= b.bottom + 1; }"""),
+              deadline, 10, "the selected row to be scrolled into view")
+        assert "1 of 1" in cell.inner_text()
+        # the node's text is rendered (no raw Markdown table pipes or HTML tags), tables as tables
+        with_table = view.find("Consolidated Balance Sheets")  # the same search in Python: a node with a table
+        assert "<table" in amd.text(with_table, read_lines(amd.source))
+        search.fill("Consolidated Balance Sheets")
+        search.press("Enter")
+        _poll(showing(with_table), deadline, 30, f"the search to select {with_table}")
+        text = cell.locator(".ppkit-node-text").first
+        _poll(lambda: text.locator("table").count() >= 1, deadline, 30, "the balance sheet's table to render")
+        assert "<td" not in text.inner_text() and "<table" not in text.inner_text()
         cell.locator(".jupyter-widgets").first.screenshot(path=str(screenshots / "02_tree_browser.png"))
     finally:
         page.close()
@@ -215,6 +291,17 @@ def test_07_multimodal_answers(browser, lab, deadline, screenshots, errors):
         assert not _PRIVATE_USE.search(_cell(page, 4).inner_text())
         assert not any(_PRIVATE_USE.search(t) for t in _cell(page, 6).locator("strong").all_inner_texts())
 
+        # the Figure 5 question: its caption as the answer, the figure shown, no "Not found"
+        fig5 = _cell(page, _cell_with("07_multimodal_answers.ipynb", "What does Figure 5 of VectorPainter show?"))
+        assert "Not found" not in fig5.inner_text() and "Fig. 5" in fig5.inner_text()
+        fig5_images = fig5.locator(".jp-OutputArea-output img")
+        assert fig5_images.count() >= 1
+        assert all(w > 0 for w in fig5_images.evaluate_all("ims => ims.map(i => i.naturalWidth)"))
+        empty = page.locator(".jp-Notebook li").evaluate_all(  # no quoted line left empty by an image link
+            "lis => lis.filter(li => /^\\s*line \\d+(-\\d+)?:\\s*$/.test(li.innerText)).length")
+        assert empty == 0
+        fig5.screenshot(path=str(screenshots / "07_figure5.png"))
+
         cell = _cell(page, _cell_with("07_multimodal_answers.ipynb", "answer_widget(index, question="))
         widget = cell.locator(".jupyter-widgets").first
         assert "Nemobot" in widget.inner_text()
@@ -226,7 +313,8 @@ def test_07_multimodal_answers(browser, lab, deadline, screenshots, errors):
         box.press("Enter")
         _poll(lambda: f"asked: {q}" in widget.inner_text(), deadline, 60, "Enter to ask the new question")
         assert "Galore" in widget.inner_text() and widget.locator(".widget-html-content li").count() >= 3
-        assert widget.locator(".widget-html-content strong").count() >= 1  # "Retrieved sections", rendered
+        assert widget.locator(".ppkit-answer-block").count() == 1  # the answer block, first
+        assert "Sections retrieved" in widget.inner_text()
         widget_images = widget.locator("img")
         _poll(lambda: widget_images.evaluate_all("ims => ims.every(i => i.complete)"), deadline, 30,
               "the widget's images to load")

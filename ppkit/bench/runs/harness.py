@@ -528,7 +528,8 @@ def markdown_table(result: RetrievalBench | dict) -> str:
                         f"{_fmt(v['recall_overlap'])} | {_chars(v['context_chars_mean'])} | {_fmt(v['wrong_doc'], True)} |"
                         + more(v))
         c = m["candidates"]
-        size = f"{c['size']:.1f}" if c.get("size") is not None else "50"  # mean candidates (50 per filing searched)
+        # mean candidates (50 per filing searched): "50", not "50.0", when every question had the same number
+        size = f"{c['size']:.1f}".removesuffix(".0") if c.get("size") is not None else "50"
         rows.append(f"| ppkit candidates | {mode} | {size} | {_fmt(c['hit'])} | {_fmt(c['recall'])} |" + " |" * (len(names) - 5))
     for mode, by_name in result.get("baselines", {}).items():
         for name, agg in by_name.items():

@@ -129,16 +129,17 @@ def plot_page_hits(result: RetrievalBench | dict, *, k: str = "5", figsize=(9, 3
 
     rows = page_points(result, k=k)
     labels = [f"{r['system']}\n{r['store']}" for r in rows]
-    fig, ax = plt.subplots(figsize=figsize)
+    # wide enough for every label side by side (about 1.1 inches a bar pair), labels slanted so none overlap
+    fig, ax = plt.subplots(figsize=(max(figsize[0], 1.1 * len(rows)), figsize[1]))
     xs = range(len(rows))
     ax.bar([x - 0.2 for x in xs], [r["page_hit"] or 0 for r in rows], width=0.4, label=f"page hit@{k}", color="#184")
     ax.bar([x + 0.2 for x in xs], [r["hit"] or 0 for r in rows], width=0.4, label=f"section hit@{k}", color="#9c9")
     for x, r in zip(xs, rows):
         if r["page_hit"] is not None:
             ax.text(x - 0.2, r["page_hit"] + 0.02, f"{r['page_hit']:.2f}", ha="center", fontsize=8)
-    ax.set_xticks(list(xs), labels, fontsize=7)
-    ax.set_ylim(0, 1.1)
-    ax.legend(fontsize=8, frameon=False)
+    ax.set_xticks(list(xs), labels, fontsize=8, rotation=30, ha="right", rotation_mode="anchor")
+    ax.set_ylim(0, 1.15)
+    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     ax.set_title(f"{as_json(result).get('benchmark', '')}: {as_json(result)['n']} questions", fontsize=9)
     fig.tight_layout()
     plt.close(fig)  # the caller displays or saves it; an open figure would be drawn a second time

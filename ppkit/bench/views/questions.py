@@ -14,6 +14,11 @@ from ...core.ids import split_section_id
 from ...core.style import block
 from ..runs.results import RetrievalBench, as_json
 
+# a gold section's mark drawn with CSS (a check in a green box), not an emoji a machine may lack the font for
+_GOLD = ("<span title='gold section' style='display:inline-block;width:0.9em;height:0.9em;margin-right:4px;"
+         "background:#186a3b;border-radius:2px;color:#fff;font-size:0.75em;line-height:0.9em;text-align:center;"
+         "vertical-align:middle'>&#10003;</span>")
+
 __all__ = ["question_view", "question_markdown", "question_html", "misses_markdown", "question_browser"]
 
 
@@ -53,9 +58,9 @@ def question_markdown(row: dict, *, trees=None, reference: dict | None = None) -
                        for k in m["hit"])
         out.append(f"- ppkit, filter `{mode}` ({m['filter'] or 'all documents'}): {hr}; first gold among the "
                    f"candidates at rank {m['first_gold_rank'] or '–'}")
-        out += [f"    {i}. {'✅' if s['gold'] else '·'} {s['label']}" for i, s in enumerate(m["sections"], start=1)]
+        out += [f"    {i}. {'[gold]' if s['gold'] else '·'} {s['label']}" for i, s in enumerate(m["sections"], start=1)]
     for k, secs in v["reference"].items():
-        out.append(f"- reference run k={k}: " + "; ".join(("✅ " if s["gold"] else "") + s["label"] for s in secs))
+        out.append(f"- reference run k={k}: " + "; ".join(("[gold] " if s["gold"] else "") + s["label"] for s in secs))
     return "\n".join(out)
 
 
@@ -68,12 +73,12 @@ def question_html(row: dict, *, trees=None, reference: dict | None = None) -> st
     for mode, m in v["modes"].items():
         hr = ", ".join(f"hit@{k} {m['hit'][k]:.0f} · recall@{k} {m['recall'][k]:.2f} · {m['chars'][k]:,} chars"
                        for k in m["hit"])
-        items = "".join(f"<li style='color:{'#186a3b' if s['gold'] else '#444'}'>{'✅ ' if s['gold'] else ''}"
+        items = "".join(f"<li style='color:{'#186a3b' if s['gold'] else '#444'}'>{_GOLD if s['gold'] else ''}"
                         f"{e(s['label'])}</li>" for s in m["sections"])
         parts.append(f"<p><b>ppkit, filter {e(mode)}</b> ({e(str(m['filter'] or 'all documents'))}): {hr}; "
                      f"first gold candidate at rank {m['first_gold_rank'] or '–'}</p><ol>{items}</ol>")
     for k, secs in v["reference"].items():
-        items = "".join(f"<li>{'✅ ' if s['gold'] else ''}{e(s['label'])}</li>" for s in secs)
+        items = "".join(f"<li>{_GOLD if s['gold'] else ''}{e(s['label'])}</li>" for s in secs)
         parts.append(f"<p><b>reference run k={e(k)}</b></p><ol>{items}</ol>")
     return "\n".join(parts)
 
