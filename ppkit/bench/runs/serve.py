@@ -133,30 +133,35 @@ class _Memory:
         self._thread.join(2)
 
 
+def wait_healthy(proc: subprocess.Popen, url: str, bound: float, output) -> None:
+    """Wait until the ``ppkit serve`` process ``proc`` answers ``url``'s ``/healthz``, at most ``bound`` seconds;
+    ``output()`` gives its log when it exits first (the last 2,000 characters are in the error)."""
+    import httpx
+
+    end = time.monotonic() + bound
+    while True:
+        if proc.poll() is not None:
+            raise InvalidInput(f"ppkit serve exited with {proc.returncode}: {output()[-2000:]}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > end:
+            raise InvalidInput(f"ppkit serve did not answer /healthz within {bound:g} s")
+        time.sleep(0.3)
+
+
 @contextmanager
 def _server(index: str, workers: int, startup: float):
     """``ppkit serve`` on a free loopback port: yields (base URL, its memory sampler)."""
-    import httpx
-
     port = _free_port()
     cmd = [sys.executable, "-m", "ppkit.cli", "serve", "--index", index, "--port", str(port),
            "--workers", str(workers)]
     proc = subprocess.Popen(cmd, env=child_env(PPKIT_QUIET="1"), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + startup
-        while True:
-            if proc.poll() is not None:
-                raise InvalidInput(f"ppkit serve exited with {proc.returncode}: "
-                                   f"{proc.stderr.read().decode(errors='replace')[-2000:]}")
-            try:
-                if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise InvalidInput(f"ppkit serve did not answer /healthz within {startup:g} s")
-            time.sleep(0.5)
+        wait_healthy(proc, url, startup, lambda: proc.stderr.read().decode(errors="replace"))
         memory = _Memory(proc.pid)
         try:
             yield url, memory

@@ -39,7 +39,7 @@ from pathlib import Path
 from ...core.config import child_env
 from ...core.data import financebench_dir
 from ...core.errors import InvalidInput
-from .serve import _free_port
+from .serve import _free_port, wait_healthy
 
 __all__ = ["FaultPlan", "run_fault_bench", "faults_markdown", "FAULT_QUESTIONS", "default_fault_pdfs"]
 
@@ -78,25 +78,11 @@ class _Server:
         self.proc: subprocess.Popen | None = None
 
     def start(self, bound: float) -> None:
-        import httpx
-
         with open(self.log, "ab") as out:
             self.proc = subprocess.Popen([sys.executable, "-m", "ppkit.cli", "serve", "--index", str(self.index),
                                           "--port", str(self.port)], env=self.env, stdout=out,
                                          stderr=subprocess.STDOUT, start_new_session=True)
-        end = time.monotonic() + bound
-        while True:
-            if self.proc.poll() is not None:
-                raise InvalidInput(f"ppkit serve exited with {self.proc.returncode}: "
-                                   f"{self.log.read_text(errors='replace')[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > end:
-                raise InvalidInput(f"ppkit serve did not answer within {bound:g} s")
-            time.sleep(0.3)
+        wait_healthy(self.proc, self.url, bound, lambda: self.log.read_text(errors="replace"))
 
     def kill9(self) -> None:
         """SIGKILL the server's process group (its extraction workers die with it)."""
