@@ -152,6 +152,22 @@ def _font_style(raw, R, c: int, cache: dict, buf) -> tuple[bool, bool]:
     return got
 
 
+def _text_object_address():
+    """``FPDFText_GetTextObject`` returning the object's address as an int (cheap to compare per character),
+    through a function pointer of its own so the binding's shared prototype is left as it is."""
+    global _GET_OBJ
+    if _GET_OBJ is None:
+        import pypdfium2_raw.bindings as B  # the package pypdfium2.raw re-exports
+
+        fn = B._libs["pdfium"]["FPDFText_GetTextObject"]
+        fn.argtypes, fn.restype = B.FPDFText_GetTextObject.argtypes, ctypes.c_void_p
+        _GET_OBJ = fn
+    return _GET_OBJ
+
+
+_GET_OBJ = None
+
+
 def _text(chars: list[str]) -> str:
     """Characters (UTF-16 code units, so a surrogate pair arrives as two) joined into a string."""
     t = "".join(chars)
@@ -173,7 +189,7 @@ def _page_words(page, R, cache: dict) -> list[_Word]:
         wx0 = wx1 = wy0 = wy1 = wsize = 0.0
         wbold = witalic = 0
         get_u, get_box, get_size = R.FPDFText_GetUnicode, R.FPDFText_GetLooseCharBox, R.FPDFText_GetFontSize
-        get_weight = R.FPDFText_GetFontWeight
+        get_weight, get_obj = R.FPDFText_GetFontWeight, _text_object_address()
         last_key = None
         bold = italic = False
         broken = False  # a whitespace character since the last letter: the word ends unless a ligature spans it
@@ -199,7 +215,9 @@ def _page_words(page, R, cache: dict) -> list[_Word]:
                 close(broken and lig and 0x61 <= u <= 0x7A and abs(x0 - wx1) < 0.15 * size)
                 chars = []
             broken = lig = False
-            key = (size, get_weight(raw, c))
+            # and, where a word starts, its text object: two fonts of one size and weight (Helvetica and
+            # Helvetica-Bold) differ; a font change inside a word is rare, so the check is per word, not per character
+            key = (size, get_weight(raw, c), get_obj(raw, c) if not chars or last_key is None else last_key[2])
             if key != last_key:
                 (bold, italic), last_key = _font_style(raw, R, c, cache, buf), key
             if not chars:
