@@ -145,6 +145,7 @@ RULES_PAGE = [
     (BODY[0], 10, False, 72, 475), (BODY[1], 10, False, 72, 462.5), (BODY[2], 10, False, 72, 450),
     ("December 31, 2022 (in millions except per share amounts)", 10, True, 72, 420),  # a units caption
     (BODY[0], 10, False, 72, 405), (BODY[1], 10, False, 72, 392.5), (BODY[2], 10, False, 72, 380),
+    ("# Denotes a management contract or compensatory plan or arrangement.", 10, False, 72, 350),
     ("1", 9, False, 300, 40),
 ]
 
@@ -158,3 +159,5 @@ def test_heading_rules_sentences_numbers_captions_and_column_labels(tmp_path):
     for line in ("Washington, D.C. 20549", "Weighted", "December 31, 2022 (in millions except per share amounts)",
                  "Our business is subject to the effects of weather and other catastrophic events."):
         assert line in text  # kept as text, not a heading
+    assert "\\# Denotes a management contract or compensatory plan or arrangement." in text  # a footnote marker
+    assert len(titles) == 5  # and the three headings of the other pages

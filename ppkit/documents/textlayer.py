@@ -28,7 +28,8 @@ How a page becomes Markdown:
    centred neither on the page nor in its column (a table's column label). Levels rank the heading
    styles found in the document (size, then bold, then capitals); :mod:`ppkit.documents.repair` fixes
    levels later from numbering and the PDF's outline, which is returned too.
-6. **Paragraphs**: consecutive lines of one style with line spacing between them join into one line.
+6. **Paragraphs**: consecutive lines of one style with line spacing between them join into one line; a
+   paragraph opening with ``#`` (a footnote marker) is escaped, so Markdown never reads it as a heading.
 
 It does not OCR (a page without a text layer yields no text), does not read images, and does not
 judge the tree it produces (see :mod:`ppkit.documents.treecheck`).
@@ -598,8 +599,9 @@ class TextLayerExtractor:
                 elif k in heads.get(p, ()):
                     level = rank[_heading_style(kind, lines, body[p], bs, k)]
                     parts.append("#" * level + " " + _join(lines))
-                else:
-                    parts.append(_join(lines))
+                else:  # a footnote marker "#" opening a paragraph would make it a Markdown heading
+                    text = _join(lines)
+                    parts.append("\\" + text if text.startswith("#") else text)
             out[p] = "\n\n".join(parts) + ("\n\n" if parts else "")  # a blank line before the next page
         return out
 
@@ -665,4 +667,4 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
     return None
 
 
-TEXTLAYER_VERSION = 3  # bump when the rules above change what a PDF becomes
+TEXTLAYER_VERSION = 4  # bump when the rules above change what a PDF becomes
