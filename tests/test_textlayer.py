@@ -129,3 +129,35 @@ def test_default_backend_and_no_pymupdf_import(extracted, tmp_path, monkeypatch)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
     assert (tmp_path / "widget.md").read_text() == extracted.markdown_path.read_text()
+
+
+# heading rules of text-layer version 3, on one page of ten-point body text with bold lines among it
+RULES_PAGE = [
+    ("ACME Corp Annual Report 2022", 9, False, 72, 760),
+    ("Washington, D.C. 20549", 10, True, 250, 730),  # a cover-page address line, centred and bold
+    ("Capital Rules", 10, True, 72, 700),  # a bold title of its own
+    (BODY[0], 10, False, 72, 685), (BODY[1], 10, False, 72, 672.5), (BODY[2], 10, False, 72, 660),
+    ("Our business is subject to the effects of weather and other catastrophic events.", 10, True, 72, 630),
+    (BODY[0], 10, False, 72, 615), (BODY[1], 10, False, 72, 602.5), (BODY[2], 10, False, 72, 590),
+    ("4.06 Vesting.", 10, True, 72, 560),  # numbered: its digits do not count against it
+    (BODY[0], 10, False, 72, 545), (BODY[1], 10, False, 72, 532.5), (BODY[2], 10, False, 72, 520),
+    ("Weighted", 10, True, 400, 490),  # a column label over a table, far from where prose starts
+    (BODY[0], 10, False, 72, 475), (BODY[1], 10, False, 72, 462.5), (BODY[2], 10, False, 72, 450),
+    ("December 31, 2022 (in millions except per share amounts)", 10, True, 72, 420),  # a units caption
+    (BODY[0], 10, False, 72, 405), (BODY[1], 10, False, 72, 392.5), (BODY[2], 10, False, 72, 380),
+    ("# Denotes a management contract or compensatory plan or arrangement.", 10, False, 72, 350),
+    ("1", 9, False, 300, 40),
+]
+
+
+def test_heading_rules_sentences_numbers_captions_and_column_labels(tmp_path):
+    write_pdf(tmp_path / "rules.pdf", [RULES_PAGE, PAGES[1], PAGES[2]])
+    ex = extract_pdf(tmp_path / "rules.pdf", tmp_path / "out", backend="offline", progress=False)
+    titles = [n.title for n in build_tree(ex.markdown_path).headings()]
+    assert titles[:2] == ["Capital Rules", "4.06 Vesting."]
+    text = ex.markdown_path.read_text().split("\n")
+    for line in ("Washington, D.C. 20549", "Weighted", "December 31, 2022 (in millions except per share amounts)",
+                 "Our business is subject to the effects of weather and other catastrophic events."):
+        assert line in text  # kept as text, not a heading
+    assert "\\# Denotes a management contract or compensatory plan or arrangement." in text  # a footnote marker
+    assert len(titles) == 5  # and the three headings of the other pages

@@ -22,10 +22,14 @@ How a page becomes Markdown:
 5. **Headings** from per-document statistics: the body size is the most common character size; a short
    block (at most :data:`MAX_TITLE` characters) is a heading when its size is clearly above the body
    size, or when it is entirely bold (or entirely italic and standing alone), or when it starts with a
-   numbering scheme (``PART II``, ``Item 7A.``, ``3.2``) in a heading style. Levels rank the heading
+   numbering scheme (``PART II``, ``Item 7A.``, ``3.2``) in a heading style. Never a heading: a sentence
+   in emphasis (eight words or more ending in ``.``, ``;`` or ``,``), a block with a long number, phone or
+   file number or a units caption, or one that starts where no prose line of its page starts and is
+   centred neither on the page nor in its column (a table's column label). Levels rank the heading
    styles found in the document (size, then bold, then capitals); :mod:`ppkit.documents.repair` fixes
    levels later from numbering and the PDF's outline, which is returned too.
-6. **Paragraphs**: consecutive lines of one style with line spacing between them join into one line.
+6. **Paragraphs**: consecutive lines of one style with line spacing between them join into one line; a
+   paragraph opening with ``#`` (a footnote marker) is escaped, so Markdown never reads it as a heading.
 
 It does not OCR (a page without a text layer yields no text), does not read images, and does not
 judge the tree it produces (see :mod:`ppkit.documents.treecheck`).
@@ -43,6 +47,7 @@ from pathlib import Path
 from ..core.errors import MissingDependency
 from ..core.progress import progress_bar
 from .pdfbase import PageTexts, open_pdfium
+from .titles import strip_numbering
 
 __all__ = ["TextLayerExtractor", "MAX_TITLE"]
 
@@ -54,6 +59,9 @@ _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _NUMBERED = re.compile(r"^(?:PART\s+[IVX]+\b|Item\s+\d+[A-C]?\b|ITEM\s+\d+[A-C]?\b|Note\s+\d+\b|NOTE\s+\d+\b"
                        r"|[IVX]+\.\s+[A-Z]|[A-Z]\.\d+\.?\s+[A-Z]|(?:ARTICLE|Article|SECTION|Section)\s+(?:[IVX]+|\d+(?:\.\d+)?)\b"
                        r"|\d+(?:\.\d+){0,3}\.?\s+[A-Z]|[A-Z]\.\s+[A-Z]|Appendix\b|APPENDIX\b)")
+_NOT_TITLE = re.compile(r"\d{5,}|\(\d{3}\)\s*\d{3}|\b\d{1,3}-\d{4,}\b"  # zip codes, phone and file numbers
+                        r"|\((?:dollars |amounts |\$ )?in (?:millions|thousands|billions)|except per share", re.I)
+_SENTENCE_END = re.compile(r"[.;,]\W*$")
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _ITALIC_NAME = re.compile(r"italic|oblique", re.I)
 
@@ -84,6 +92,7 @@ class _Line:
     right: float = 0.0  # the right margin of its column (set per page): a line ending short of it ends a paragraph
     pw: float = 612.0  # page width
     left: float = 0.0  # the left margin of its column (set per page)
+    starts: frozenset = frozenset()  # x / 6 where at least three long lines of its page start (set per page)
 
     @property
     def text(self) -> str:
@@ -147,6 +156,22 @@ def _font_style(raw, R, c: int, cache: dict, buf) -> tuple[bool, bool]:
     return got
 
 
+def _text_object_address():
+    """``FPDFText_GetTextObject`` returning the object's address as an int (cheap to compare per character),
+    through a function pointer of its own so the binding's shared prototype is left as it is."""
+    global _GET_OBJ
+    if _GET_OBJ is None:
+        import pypdfium2_raw.bindings as B  # the package pypdfium2.raw re-exports
+
+        fn = B._libs["pdfium"]["FPDFText_GetTextObject"]
+        fn.argtypes, fn.restype = B.FPDFText_GetTextObject.argtypes, ctypes.c_void_p
+        _GET_OBJ = fn
+    return _GET_OBJ
+
+
+_GET_OBJ = None
+
+
 def _text(chars: list[str]) -> str:
     """Characters (UTF-16 code units, so a surrogate pair arrives as two) joined into a string."""
     t = "".join(chars)
@@ -168,7 +193,7 @@ def _page_words(page, R, cache: dict) -> list[_Word]:
         wx0 = wx1 = wy0 = wy1 = wsize = 0.0
         wbold = witalic = 0
         get_u, get_box, get_size = R.FPDFText_GetUnicode, R.FPDFText_GetLooseCharBox, R.FPDFText_GetFontSize
-        get_weight = R.FPDFText_GetFontWeight
+        get_weight, get_obj = R.FPDFText_GetFontWeight, _text_object_address()
         last_key = None
         bold = italic = False
         broken = False  # a whitespace character since the last letter: the word ends unless a ligature spans it
@@ -194,7 +219,9 @@ def _page_words(page, R, cache: dict) -> list[_Word]:
                 close(broken and lig and 0x61 <= u <= 0x7A and abs(x0 - wx1) < 0.15 * size)
                 chars = []
             broken = lig = False
-            key = (size, get_weight(raw, c))
+            # and, where a word starts, its text object: two fonts of one size and weight (Helvetica and
+            # Helvetica-Bold) differ; a font change inside a word is rare, so the check is per word, not per character
+            key = (size, get_weight(raw, c), get_obj(raw, c) if not chars or last_key is None else last_key[2])
             if key != last_key:
                 (bold, italic), last_key = _font_style(raw, R, c, cache, buf), key
             if not chars:
@@ -395,7 +422,10 @@ def _margins(lines: list[_Line], width: float) -> list[_Line]:
         if len(ln.text) >= 40:
             ends[x1 > width * 0.55][round(x1 / 6)] += 1
             starts[x1 > width * 0.55][round(ln.x0 / 6)] += 1
+    starts_all = collections.Counter(round(ln.x0 / 6) for ln in lines if len(ln.text) >= 40)
+    col = frozenset(x + d for x, n in starts_all.items() if n >= 3 for d in (-1, 0, 1))
     for ln in lines:
+        ln.starts = col
         side = max(w.x1 for w in ln.words) > width * 0.55
         c = ends[side] or ends[True]
         ln.right, ln.pw = (c.most_common(1)[0][0] * 6 if c else width), width
@@ -569,8 +599,9 @@ class TextLayerExtractor:
                 elif k in heads.get(p, ()):
                     level = rank[_heading_style(kind, lines, body[p], bs, k)]
                     parts.append("#" * level + " " + _join(lines))
-                else:
-                    parts.append(_join(lines))
+                else:  # a footnote marker "#" opening a paragraph would make it a Markdown heading
+                    text = _join(lines)
+                    parts.append("\\" + text if text.startswith("#") else text)
             out[p] = "\n\n".join(parts) + ("\n\n" if parts else "")  # a blank line before the next page
         return out
 
@@ -598,22 +629,35 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
     text = _join(lines)
     letters = sum(ch.isalpha() for ch in text)
     if len(text) > MAX_TITLE or letters < 4 or letters < 0.6 * len(text.replace(" ", "")):
-        return None
+        plain = strip_numbering(text).replace(" ", "")  # "4.06 Vesting.": its numbering is no reason to refuse
+        if len(text) > MAX_TITLE or sum(ch.isalpha() for ch in plain) < max(4, 0.6 * len(plain)):
+            return None
     if not (text[:1].isupper() or text[:1].isdigit()) or any(len(ln.cells()) > 1 for ln in lines):
         return None  # figure labels and table fragments: lower-case starts, cells spread over the line
-    size, bold, italic = lines[0].style()
+    if _NOT_TITLE.search(text):
+        return None  # cover-page addresses, phone and file numbers; a statement's units caption
+    first = lines[0]
+    if first.starts and round(first.x0 / 6) not in first.starts and not _centered(first) \
+            and abs(first.x0 + max(w.x1 for w in first.words) - first.left - first.right) > 0.1 * first.pw \
+            and first.x0 > first.left + 0.1 * max(first.right - first.left, 1.0):
+        return None  # starts where no prose line of its page starts, centred neither on the page nor in its
+        # column: a table's column label
+    size, bold, italic = first.style()
     caps = text.upper() == text
     numbered = bool(_NUMBERED.match(text))
-    if numbered and len(lines) == 1 and len(text) <= 80 and not _wraps(lines[0]) and size >= body * 0.95:
+    if numbered and len(lines) == 1 and len(text) <= 80 and not _wraps(first) and size >= body * 0.95 \
+            and not text.endswith((",", ";")):
         return (size, bold, caps, not italic)  # "4.06 Vesting.", "2.01 Account:": a numbered line of its own
     if text.startswith("(") and text.endswith(")") or text.endswith(":"):  # a unit line or a lead-in
         return None
     if caps and len(lines) <= 2 and len(text) <= 100 and letters >= 6 and size >= body * 0.95 \
             and all(_centered(ln) for ln in lines):
         return (size, bold, caps, not italic)  # a centred line in capitals
-    alone = k + 1 >= len(blocks) or blocks[k + 1][0] == "table" or blocks[k + 1][1][0].style() != lines[0].style()
+    alone = k + 1 >= len(blocks) or blocks[k + 1][0] == "table" or blocks[k + 1][1][0].style() != first.style()
     if size >= body * 1.15 and len(text) <= 120:
         return (size, bold, caps, not italic)
+    if not numbered and _SENTENCE_END.search(text) and len(text.split()) >= 8:
+        return None  # a sentence in bold or italics (a risk factor's lead-in): emphasis, not a title
     if bold and size >= body * 0.85 and not text.endswith((",", ";")):
         return (size, bold, caps, not italic)
     if italic and size >= body * 0.95 and alone and len(lines) <= 2 and not text[:1].islower():
@@ -623,4 +667,4 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
     return None
 
 
-TEXTLAYER_VERSION = 2  # bump when the rules above change what a PDF becomes
+TEXTLAYER_VERSION = 4  # bump when the rules above change what a PDF becomes
