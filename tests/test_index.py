@@ -122,6 +122,19 @@ def test_refuses_to_overwrite_a_foreign_folder(fixture_docs, tmp_path):
     assert (folder / "thesis.tex").read_text() == "precious"
 
 
+def test_a_foreign_folder_is_refused_before_any_pdf_is_extracted(tmp_path):
+    """Was: a 20-minute shelf extraction ran, then the folder was refused. A PDF that cannot be read shows
+    which came first: the folder's refusal, not the PDF's error."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "build.log").write_text("mine")
+    bad = tmp_path / "report.pdf"
+    bad.write_bytes(b"%PDF-1.7 not really a PDF")
+    with pytest.raises(IndexFormatError, match="not a ppkit index"):
+        build_index([bad], folder, embedder=ppkit.HashEmbedder(), config=CFG, progress=False)
+    assert (folder / "build.log").read_text() == "mine"
+
+
 def test_failure_while_saving_leaves_previous_index(hash_index, fixture_docs, monkeypatch):
     from ppkit.indexing.stores import FaissStore
 

@@ -170,13 +170,15 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     paths = list(paths)
     for name in [*(Path(p).stem for p in paths), *(opts.names or [])]:
         _check_name(name)  # before any PDF is extracted
+    folder = Path(folder) if folder is not None else (default_index_dir() if opts.save else None)
+    if folder is not None and opts.save:
+        folder = real_folder(folder)  # a symlinked --index: work on its target, never through the link
+        check_target(folder)  # before any PDF is extracted (again under the lock below)
     paths, pdf_run = _markdown_of(paths, opts)
     paths, names = _documents(paths, opts.names)
     embedder = embedder or get_embedder(config.embedder)
-    folder = Path(folder) if folder is not None else (default_index_dir() if opts.save else None)
     if folder is None or not opts.save:
         return _build(paths, names, folder, embedder, config, noise_filter, opts, pdf_run)
-    folder = real_folder(folder)  # a symlinked --index: work on its target, never through the link
     check_target(folder)
     with index_lock(folder):  # the whole load-modify-save: a second writer waits
         recover(folder)
