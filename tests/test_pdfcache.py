@@ -176,7 +176,9 @@ def test_section_pages_are_those_of_the_lines_sent(paged_index):
 def test_answers_cite_doc_and_page(paged_index):
     answer = paged_index.ask("What was the revenue from widgets in 2021?", k=1, docs=["widget"])
     assert "(widget p.3-4, lines 3-8)" in answer.text
-    assert "  - line 5 (p.3): Revenue was 10 million dollars" in answer.text
+    # the block states the line; the evidence cites it by line and page without repeating it
+    assert answer.block.text.startswith("Revenue was 10 million dollars")
+    assert "  - line 5 (p.3): quoted in the answer above" in answer.text
     assert answer.text.rstrip().endswith("Pages: widget p.3-4")
     d = json.loads(answer.to_json())
     assert d["sections"][0]["pages"] == [3, 4]
