@@ -350,7 +350,7 @@ def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index:
     options = {"n": n, "counterparts": counterparts, "candidates": candidates, "a_sections": a_sections,
                "on_phase": on_phase, **({} if floor is None else {"floor": floor})}
     if isinstance(index, SearchIndex) and all(isinstance(x, str) and x in index.trees for x in (a, b)):
-        return _compare_in(index, a, b, criteria, **options)  # the index's own names: no file is read
+        return _compare_in(index, str(a), str(b), criteria, **options)  # the index's own names: no file is read
     missing = [str(x) for x in (a, b) if Path(str(x)).suffix.lower() in (".md", ".pdf") and not Path(str(x)).is_file()]
     if missing:
         raise InvalidInput(f"no file {missing[0]}: give an existing Markdown or PDF file, "
