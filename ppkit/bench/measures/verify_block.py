@@ -24,10 +24,21 @@ from dataclasses import replace
 from ...answer.verify import mask_references, numbers_with_values, verify_block
 from .answer_judge import judge_block
 
-__all__ = ["FACTOR", "plant_figures", "block_case", "summarize_blocks", "blocks_markdown"]
+__all__ = ["FACTOR", "scaled", "plant_figures", "block_case", "summarize_blocks", "blocks_markdown"]
 
 FACTOR = 1.13  # as the answer-level plants of `ppkit bench verify`
 _DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def scaled(number: str) -> str:
+    """``number`` (digits, thousands separators and decimals as written) times :data:`FACTOR`, written alike.
+
+    >>> scaled("3,115"), scaled("1.57")
+    ('3,520', '1.77')
+    """
+    dec = len(number.split(".")[1]) if "." in number else 0
+    v = float(number.replace(",", "")) * FACTOR
+    return f"{v:,.{dec}f}" if "," in number else f"{v:.{dec}f}"
 
 
 def plant_figures(text: str) -> list[tuple[str, str]]:
@@ -43,10 +54,7 @@ def plant_figures(text: str) -> list[tuple[str, str]]:
         a, b = n["span"]
         raw = text[a:b]
         core = _DIGITS.search(raw).group(0)
-        dec = len(core.split(".")[1]) if "." in core else 0
-        v = float(core.replace(",", "")) * FACTOR
-        new = f"{v:,.{dec}f}" if "," in core else f"{v:.{dec}f}"
-        out.append((text[:a] + raw.replace(core, new, 1) + text[b:], raw.strip()))
+        out.append((text[:a] + raw.replace(core, scaled(core), 1) + text[b:], raw.strip()))
     return out
 
 

@@ -37,22 +37,21 @@ from ...retrieval.pointers import load_sections
 from ...retrieval.types import Candidate
 from ..data.loaders import resolve_doc_name
 from ..data.reference import load_run_logs, parse_scorecard
+from ..measures.verify_block import scaled
 
 __all__ = ["plant_errors", "verification_cases", "run_verify_bench", "verify_markdown", "KINDS"]
 
 KINDS = ("changed_figure", "wrong_ratio", "swapped_year", "wrong_citation")
-FACTOR = 1.13
 _DIGITS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _YEAR = re.compile(r"(?<!\d)(20[12]\d)(?!\d)")
 
 
 def _scaled(text: str) -> str:
-    """``text`` with its number scaled by FACTOR at the same decimals and separators."""
+    """``text`` with its number scaled by :data:`ppkit.bench.measures.verify_block.FACTOR` at the same decimals and separators."""
     m = _DIGITS.search(text)
     raw = m.group(0)
     dec = len(raw.split(".")[1]) if "." in raw else 0
-    v = float(raw.replace(",", "")) * FACTOR
-    new = f"{v:,.{dec}f}" if "," in raw else f"{v:.{dec}f}"
+    new = scaled(raw)
     if new == raw:  # too small to change at that precision
         new = f"{float(raw.replace(',', '')) + 10 ** -dec:.{dec}f}"
     return text[:m.start()] + new + text[m.end():]
