@@ -320,10 +320,11 @@ def _not_empty(index: SearchIndex) -> None:
 
 
 def _one_doc_search(index: SearchIndex):
-    """Retrieval in one document through :func:`retrieve` (a comparison's ``search``)."""
+    """Retrieval in one document through :func:`retrieve` (a comparison's ``search``), in the re-ranker's order:
+    no boilerplate demotion, which reads an agreement's legal text and signature pages as a filing's boilerplate."""
     def search(query: str, doc: str, k: int, retrieval: str | None = None) -> list[tuple[str, float]]:
         opts = RetrieveOptions(k=k, docs=[doc], auto_filter=False, decompose=False, statement_recall=False,
-                               retrieval=retrieval)
+                               retrieval=retrieval, boilerplate=False)  # an agreement's legal text is content
         return [(s.node_id, s.score) for s in retrieve(index, query, opts).sections]
     return search
 

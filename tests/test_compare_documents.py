@@ -236,3 +236,25 @@ def test_compare_view_alignment_and_side_by_side(index):
     assert "<svg class='ppkit-alignment'" in view.summary_html()
     page = side_by_side_html("a <b> c", "a <b> d")
     assert "&lt;b&gt;" in page and "<ins class='ppkit-only-b' style='background:#dcfce7;color:#166534'>d</ins>" in page
+
+
+def test_a_comparison_searches_an_agreement_without_demoting_its_legal_text(tmp_path):
+    """An agreement's guarantee article that carries the signature pages ("/s/") looks like a filing's
+    signature page to retrieval's boilerplate rule; inside one agreement it is content, so a comparison's search
+    keeps the re-ranker's order, where an ordinary retrieval moves it below the content."""
+    from ppkit.retrieval.retrieve import RetrieveOptions, retrieve
+
+    doc = tmp_path / "gamma.md"
+    signed = "\n\n".join(f"By: /s/ Officer {i}\nName: Officer {i}\nTitle: Treasurer" for i in range(3))
+    doc.write_text("# Gamma Credit Agreement\n\n## Section 1 Interest\n\nInterest accrues daily at the agreed rate.\n\n"
+                   "## Section 2 Notices\n\nNotices are given in writing to the addresses of each party.\n\n"
+                   "## Article 3 Company Guarantee\n\nThe Company guarantees the payment of each Subsidiary "
+                   f"Borrower's obligations as a primary obligor.\n\n{signed}\n", encoding="utf-8")
+    index = ppkit.build_index([doc], tmp_path / "index", embedder=ppkit.HashEmbedder(),
+                              config=ppkit.Config(online=False), progress=False)
+    query = "company guarantee of the subsidiary borrower obligations"
+    top = lambda **o: [s.breadcrumb.rsplit(" > ", 1)[-1] for s in retrieve(  # noqa: E731
+        index, query, RetrieveOptions(k=3, docs=["gamma"], auto_filter=False, **o)).sections]
+    assert top(boilerplate=False)[0] == "Article 3 Company Guarantee"
+    assert top()[-1] == "Article 3 Company Guarantee"  # a filing's rule: signatures below the content
+    assert index.trees["gamma"][_one_doc_search(index)(query, "gamma", 3)[0][0]].title == "Article 3 Company Guarantee"

@@ -59,6 +59,9 @@ class RetrieveOptions:
             summaries (:mod:`ppkit.retrieval.section_channel`); 0: off.
         separate_filings: a scope of 2 to this many filings gets one stage 1 per filing, merged
             (``config.separate_filings``, 4; see :func:`_stage1`).
+        boilerplate: move boilerplate below the content (:func:`ppkit.retrieval.boilerplate.demote`);
+            ``False`` keeps the re-ranker's order (a search inside one legal agreement, whose legal text is
+            its content: a comparison's).
     """
 
     k: int | None = None
@@ -72,6 +75,7 @@ class RetrieveOptions:
     statement_recall: bool = True
     section_slots: int = 0
     separate_filings: int | None = None
+    boilerplate: bool = True
 
     @classmethod
     def of(cls, **options) -> RetrieveOptions:
@@ -146,7 +150,8 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     cands, info, added = _stage1(index, search_text, qv, scope, opts)
     t1 = time.perf_counter()
     ranked, calls = _stage2(reranker, question, search_text, cands)
-    ranked, moved = demote(question, ranked, k)  # exhibit indexes, certifications... below the content
+    # exhibit indexes, certifications... below the content
+    ranked, moved = demote(question, ranked, k) if opts.boilerplate else (ranked, [])
     t2 = time.perf_counter()
     sections = load_sections(index, ranked[:k], budget=opts.budget, query_vec=qv, query=search_text)
     # the image channel, over the untrimmed sections
