@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from dataclasses import replace
+from functools import lru_cache
 
 from ..core.ids import breadcrumb_titles
 from ..core.text import stems
@@ -65,11 +66,23 @@ _ASKS = {
 def boilerplate_kind(breadcrumb: str, text: str) -> str | None:
     """The kind of boilerplate a section is (one of :data:`BOILERPLATE_KINDS`), or None for content.
 
+    Memoised on ``(breadcrumb, text)`` (a pure function of them; every question re-reads the same
+    candidate sections, and the regular expressions over their whole text were a fifth of an offline answer's
+    CPU). The cache is bounded (:data:`_KIND_CACHE` entries).
+
     >>> boilerplate_kind("AMD > Part IV > Exhibit Index", "| 10.1 | Credit Agreement |\\n| 31.1 | Cert |")
     'exhibits'
     >>> boilerplate_kind("AMD > Item 7 > Results of Operations", "Net revenue was $23.6 billion.") is None
     True
     """
+    return _kind(breadcrumb, text)
+
+
+_KIND_CACHE = 8192  # sections: about the 50 candidates of 160 questions
+
+
+@lru_cache(maxsize=_KIND_CACHE)
+def _kind(breadcrumb: str, text: str) -> str | None:
     titles = breadcrumb_titles(breadcrumb)
     title = titles[-1] if titles else breadcrumb
     lines = [ln for ln in text.split("\n") if ln.strip()]
