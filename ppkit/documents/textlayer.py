@@ -319,12 +319,13 @@ def _gutter(lines: list[list[_Word]], width: float) -> float | None:
     return float(g)
 
 
-def _reading_order(words: list[_Word], width: float) -> list[list[_Word]]:
-    """Lines in reading order: top to bottom, or column by column between full-width lines."""
+def _reading_order(words: list[_Word], width: float) -> tuple[list[list[_Word]], bool]:
+    """Lines in reading order: top to bottom, or column by column between full-width lines; and whether
+    the page has two columns."""
     lines = _cluster(words)
     g = _gutter(lines, width)
     if g is None:
-        return lines
+        return lines, False
     out: list[list[_Word]] = []
     left: list[_Word] = []
     right: list[_Word] = []
@@ -341,7 +342,7 @@ def _reading_order(words: list[_Word], width: float) -> list[list[_Word]]:
             left.extend(lw)
             right.extend(rw)
     out.extend(_cluster(left) + _cluster(right))
-    return out
+    return out, True
 
 
 # ---------------------------------------------------------------------------- tables
@@ -412,21 +413,24 @@ def _running(lines_by_page: dict[int, list[_Line]]) -> set[str]:
     return {t for t, n in counts.items() if n >= need}
 
 
-def _margins(lines: list[_Line], width: float) -> list[_Line]:
-    """Set each line's right margin: the most common right edge (to 6 pt) of the long lines that end on
-    the same side of the page's middle (so each column of a two-column page has its own)."""
+def _margins(lines: list[_Line], width: float, two_columns: bool = False) -> list[_Line]:
+    """Set each line's margins: the most common right edge (to 6 pt) of the long lines, and where they
+    start; on a two-column page, of the long lines that end on the same side of the page's middle (so each
+    column has its own). On a one-column page a short line ending left of the middle has the page's
+    margins: the last lines of paragraphs there do not make a column of their own."""
     ends: dict[bool, collections.Counter] = {True: collections.Counter(), False: collections.Counter()}
     starts: dict[bool, collections.Counter] = {True: collections.Counter(), False: collections.Counter()}
     for ln in lines:
         x1 = max(w.x1 for w in ln.words)
         if len(ln.text) >= 40:
-            ends[x1 > width * 0.55][round(x1 / 6)] += 1
-            starts[x1 > width * 0.55][round(ln.x0 / 6)] += 1
+            side = x1 > width * 0.55 or not two_columns
+            ends[side][round(x1 / 6)] += 1
+            starts[side][round(ln.x0 / 6)] += 1
     starts_all = collections.Counter(round(ln.x0 / 6) for ln in lines if len(ln.text) >= 40)
     col = frozenset(x + d for x, n in starts_all.items() if n >= 3 for d in (-1, 0, 1))
     for ln in lines:
         ln.starts = col
-        side = max(w.x1 for w in ln.words) > width * 0.55
+        side = max(w.x1 for w in ln.words) > width * 0.55 or not two_columns
         c = ends[side] or ends[True]
         ln.right, ln.pw = (c.most_common(1)[0][0] * 6 if c else width), width
         c = starts[side] or starts[True]
@@ -558,9 +562,10 @@ class TextLayerExtractor:
             by_page: dict[int, list[_Line]] = {}
             for pno, ws in words.items():
                 width, height = sizes[pno]
+                ordered, two_columns = _reading_order(ws, width)
                 by_page[pno] = _margins([_Line(line, pno, 1 - max(w.y1 for w in line) / height,
                                                1 - min(w.y0 for w in line) / height)
-                                         for line in _reading_order(ws, width)], width)
+                                         for line in ordered], width, two_columns)
             md = self._markdown(by_page)
             outline = _outline(doc)
             return PageTexts(page_count=len(doc), pages=tuple((p, md[p]) for p in numbers), outline=outline)
@@ -667,4 +672,4 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
     return None
 
 
-TEXTLAYER_VERSION = 4  # bump when the rules above change what a PDF becomes
+TEXTLAYER_VERSION = 5  # bump when the rules above change what a PDF becomes
