@@ -62,6 +62,12 @@ _NUMBERED = re.compile(r"^(?:PART\s+[IVX]+\b|Item\s+\d+[A-C]?\b|ITEM\s+\d+[A-C]?
 _NOT_TITLE = re.compile(r"\d{5,}|\(\d{3}\)\s*\d{3}|\b\d{1,3}-\d{4,}\b"  # zip codes, phone and file numbers
                         r"|\((?:dollars |amounts |\$ )?in (?:millions|thousands|billions)|except per share", re.I)
 _SENTENCE_END = re.compile(r"[.;,]\W*$")
+# a line that opens with a cross-reference and goes on with the sentence it ends or continues: "Section 4.5.",
+# "Section 6.2 of the Plan document.", "Section 7.07 (relating to ...": the wrapped tail of a paragraph, no title
+_REFERENCE = re.compile(r"^(?i:sections?|articles?|items?|notes?|appendix|exhibits?|parts?|rules?)\s+[\dIVXA-Z][\w.]*"
+                        r"(?:\([\w.]+\))*[.,;:)]*\s+[a-z(]|^(?i:sections?)\s+\d+\.\d+[\w.]*(?:\([\w.]+\))*[.,;:)]+$")
+_LABEL = re.compile(r"^(?:ARTICLE|Article|SECTION|Section|PART|Part|CHAPTER|Chapter|APPENDIX|Appendix)\s+"
+                    r"(?:[IVXL]+|\d+)[A-Z]?\.?$")  # a bare numbering label whose title follows on the next line
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _ITALIC_NAME = re.compile(r"italic|oblique", re.I)
 
@@ -465,7 +471,7 @@ def _blocks(lines: list[_Line]) -> list[tuple[str, list[_Line]]]:
         if out and out[-1][0] == "text":
             prev = out[-1][1][-1]
             if _near(prev, ln, 1.0) and prev.style() == ln.style() and not _tabular(ln) and _wraps(prev) \
-                    and len(out[-1][1]) < 40 and not _NUMBERED.match(ln.text):
+                    and len(out[-1][1]) < 40 and (not _NUMBERED.match(ln.text) or _REFERENCE.match(ln.text)):
                 out[-1][1].append(ln)
                 i += 1
                 continue
@@ -627,15 +633,25 @@ def _body_sizes(kept: dict[int, list[_Line]]) -> dict[int, float]:
     return {p: c.most_common(1)[0][0] if sum(c.values()) >= 800 else doc for p, c in per_page.items()}
 
 
+def _page_number_at_right(block: tuple[str, list[_Line]]) -> bool:
+    """A block that is a page number alone in the right part of its page (a contents entry's number)."""
+    kind, lines = block
+    return kind == "text" and len(lines) == 1 and bool(re.fullmatch(r"\d{1,3}", lines[0].text)) \
+        and lines[0].x0 > 0.6 * lines[0].pw
+
+
 def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -> tuple | None:
     """The heading style (size, bold, capitals, not italic) of a block, or None when it is not a heading."""
     if kind != "text" or len(lines) > 3:
         return None
     text = _join(lines)
+    if _REFERENCE.match(text):
+        return None  # "Section 6.2 of the Plan document.": the tail of a sentence
+    numbered = bool(_NUMBERED.match(text))
     letters = sum(ch.isalpha() for ch in text)
     if len(text) > MAX_TITLE or letters < 4 or letters < 0.6 * len(text.replace(" ", "")):
-        plain = strip_numbering(text).replace(" ", "")  # "4.06 Vesting.": its numbering is no reason to refuse
-        if len(text) > MAX_TITLE or sum(ch.isalpha() for ch in plain) < max(4, 0.6 * len(plain)):
+        plain = strip_numbering(text).replace(" ", "")  # "4.06 Vesting.", "2.02 Act:": numbering is no reason to refuse
+        if len(text) > MAX_TITLE or sum(ch.isalpha() for ch in plain) < max(3 if numbered else 4, 0.6 * len(plain)):
             return None
     if not (text[:1].isupper() or text[:1].isdigit()) or any(len(ln.cells()) > 1 for ln in lines):
         return None  # figure labels and table fragments: lower-case starts, cells spread over the line
@@ -647,28 +663,34 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
             and first.x0 > first.left + 0.1 * max(first.right - first.left, 1.0):
         return None  # starts where no prose line of its page starts, centred neither on the page nor in its
         # column: a table's column label
+    if any(0 <= k + d < len(blocks) and _page_number_at_right(blocks[k + d]) for d in (-1, 1)):
+        return None  # a table of contents' entry, its page number beside it on a line of its own
     size, bold, italic = first.style()
     caps = text.upper() == text
-    numbered = bool(_NUMBERED.match(text))
     if numbered and len(lines) == 1 and len(text) <= 80 and not _wraps(first) and size >= body * 0.95 \
             and not text.endswith((",", ";")):
-        return (size, bold, caps, not italic)  # "4.06 Vesting.", "2.01 Account:": a numbered line of its own
+        return (round(size / body, 1), bold, caps, not italic)  # "4.06 Vesting.", "2.01 Account:": a numbered line of its own
     if text.startswith("(") and text.endswith(")") or text.endswith(":"):  # a unit line or a lead-in
         return None
     if caps and len(lines) <= 2 and len(text) <= 100 and letters >= 6 and size >= body * 0.95 \
             and all(_centered(ln) for ln in lines):
-        return (size, bold, caps, not italic)  # a centred line in capitals
+        return (round(size / body, 1), bold, caps, not italic)  # a centred line in capitals
     alone = k + 1 >= len(blocks) or blocks[k + 1][0] == "table" or blocks[k + 1][1][0].style() != first.style()
+    if len(lines) == 1 and len(text) <= 80 and _centered(first) and size >= body * 0.95 and not numbered \
+            and not text.endswith((".", ";", ",")) and k > 0 and blocks[k - 1][0] == "text" \
+            and _LABEL.match(_join(blocks[k - 1][1])) and _near(blocks[k - 1][1][-1], first, 3.0) \
+            and _heading_style("text", blocks[k - 1][1], body, blocks, k - 1) is not None:
+        return (round(size / body, 1), bold, caps, not italic)  # "Foreword" under a centred "ARTICLE I": the label's title
     if size >= body * 1.15 and len(text) <= 120:
-        return (size, bold, caps, not italic)
+        return (round(size / body, 1), bold, caps, not italic)
     if not numbered and _SENTENCE_END.search(text) and len(text.split()) >= 8:
         return None  # a sentence in bold or italics (a risk factor's lead-in): emphasis, not a title
     if bold and size >= body * 0.85 and not text.endswith((",", ";")):
-        return (size, bold, caps, not italic)
+        return (round(size / body, 1), bold, caps, not italic)
     if italic and size >= body * 0.95 and alone and len(lines) <= 2 and not text[:1].islower():
-        return (size, bold, caps, not italic)
+        return (round(size / body, 1), bold, caps, not italic)
     if numbered and (caps or size > body) and len(text) <= 100:
-        return (size, bold, caps, not italic)
+        return (round(size / body, 1), bold, caps, not italic)
     return None
 
 
