@@ -681,10 +681,11 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
             and _LABEL.match(_join(blocks[k - 1][1])) and _near(blocks[k - 1][1][-1], first, 3.0) \
             and _heading_style("text", blocks[k - 1][1], body, blocks, k - 1) is not None:
         return (round(size / body, 1), bold, caps, not italic)  # "Foreword" under a centred "ARTICLE I": the label's title
+    if not numbered and _SENTENCE_END.search(text) and len(text.split()) >= 8:
+        return None  # a sentence in bold, italics or a larger size (a risk factor's lead-in, a note under a
+        # table set larger than the page's small print): emphasis, not a title
     if size >= body * 1.15 and len(text) <= 120:
         return (round(size / body, 1), bold, caps, not italic)
-    if not numbered and _SENTENCE_END.search(text) and len(text.split()) >= 8:
-        return None  # a sentence in bold or italics (a risk factor's lead-in): emphasis, not a title
     if bold and size >= body * 0.85 and not text.endswith((",", ";")):
         return (round(size / body, 1), bold, caps, not italic)
     if italic and size >= body * 0.95 and alone and len(lines) <= 2 and not text[:1].islower():
