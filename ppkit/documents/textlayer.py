@@ -23,11 +23,14 @@ How a page becomes Markdown:
    block (at most :data:`MAX_TITLE` characters) is a heading when its size is clearly above the body
    size, or when it is entirely bold (or entirely italic and standing alone), or when it starts with a
    numbering scheme (``PART II``, ``Item 7A.``, ``3.2``) in a heading style. Never a heading: a sentence
-   in emphasis (eight words or more ending in ``.``, ``;`` or ``,``), a block with a long number, phone or
-   file number or a units caption, or one that starts where no prose line of its page starts and is
-   centred neither on the page nor in its column (a table's column label). Levels rank the heading
-   styles found in the document (size, then bold, then capitals); :mod:`ppkit.documents.repair` fixes
-   levels later from numbering and the PDF's outline, which is returned too.
+   in emphasis or a larger size (eight words or more ending in ``.``, ``;`` or ``,``), a block with a long
+   number, phone or file number or a units caption, one that starts where no prose line of its page starts
+   and is centred neither on the page nor in its column (a table's column label), a contents entry (its
+   page number alone beside it) or the wrapped tail of a sentence that opens with a cross-reference
+   (``Section 6.2 of the Plan.``). A centred line under a bare label (``ARTICLE I`` over ``Foreword``) is
+   the label's title. Levels rank the heading styles found in the document (size relative to the page's
+   body size, then bold, then capitals); :mod:`ppkit.documents.repair` fixes levels later from numbering
+   and the PDF's outline, which is returned too.
 6. **Paragraphs**: consecutive lines of one style with line spacing between them join into one line; a
    paragraph opening with ``#`` (a footnote marker) is escaped, so Markdown never reads it as a heading.
 
