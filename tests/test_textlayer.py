@@ -161,3 +161,42 @@ def test_heading_rules_sentences_numbers_captions_and_column_labels(tmp_path):
         assert line in text  # kept as text, not a heading
     assert "\\# Denotes a management contract or compensatory plan or arrangement." in text  # a footnote marker
     assert len(titles) == 5  # and the three headings of the other pages
+
+
+# heading rules of text-layer version 5, on one page of ten-point body text running to the right margin: a
+# numbered title ending where the paragraphs' last lines end (short of the middle), a cross-reference wrapped onto
+# a line of its own, a bare label with its title below, a three-letter numbered title, a sentence set larger
+# than the body and contents entries with their page numbers on lines of their own
+WIDE = ["Widgets are small devices that people use every day, and this line of body text runs on to",
+        "the right margin of the page, set in ten point Helvetica like all of the other body text lines,"]
+SHORT_END = "participant in the plan who elects a deferral."  # a paragraph's last line, ending left of the middle
+
+
+def _para(y: float, last: str = SHORT_END) -> list[tuple[str, float, bool, float, float]]:
+    """A paragraph whose full lines end at the right margin; their words are rotated by ``y`` so that word gaps
+    do not line up down the page (as they do not in real text, while a two-column page's gutter does)."""
+    a, b = (" ".join(w.split()[r:] + w.split()[:r]) for w, r in ((WIDE[0], int(y) % 9), (WIDE[1], int(y) // 3 % 9)))
+    return [(a, 10, False, 72, y), (b, 10, False, 72, y - 12.5), (last, 10, False, 72, y - 25)]
+
+
+V5_PAGE = [
+    ("ARTICLE I", 10, False, 283, 740), ("Foreword", 10, False, 286, 725),  # centred, the title under its label
+    *_para(700), ("5.04 Vesting of the Participant Accounts:", 10, False, 72, 650),
+    *_para(635), ("2.02 Act:", 10, False, 72, 585),
+    *_para(570, last="Section 4.5."),
+    *_para(520), ("Substantially all of the accrual is expected to be paid by the end of next year.", 12, False, 72, 470),
+    *_para(450), ("ARTICLE 2 DEFINITIONS", 10, True, 72, 400), ("6", 10, False, 520, 392),
+    ("ARTICLE 3 ADMINISTRATION", 10, True, 72, 375), ("12", 10, False, 520, 367), *_para(350),
+]
+
+
+def test_heading_rules_of_version_5(tmp_path):
+    write_pdf(tmp_path / "v5.pdf", [V5_PAGE])
+    ex = extract_pdf(tmp_path / "v5.pdf", tmp_path / "out", backend="offline", progress=False)
+    heads = [(n.level, n.title) for n in build_tree(ex.markdown_path).headings()]
+    assert [t for _, t in heads] == ["ARTICLE I", "Foreword", "5.04 Vesting of the Participant Accounts:", "2.02 Act:"]
+    assert heads[0][0] < heads[1][0]  # the label's title sits under it
+    text = ex.markdown_path.read_text().split("\n")
+    assert any(t.endswith("lines, the Section 4.5.") for t in text)  # the tail joins its paragraph
+    assert "Substantially all of the accrual is expected to be paid by the end of next year." in text
+    assert "ARTICLE 2 DEFINITIONS" in text and "ARTICLE 3 ADMINISTRATION" in text
