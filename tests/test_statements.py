@@ -7,7 +7,7 @@ import pytest
 import ppkit
 from ppkit.documents.tree import build_tree, read_lines
 from ppkit.retrieval.recall import section_statements
-from ppkit.retrieval.statements import _NOTE, section_statement_kinds, statement_kind, statements_asked
+from ppkit.retrieval.statements import _NOTE, figure_lines, section_statement_kinds, statement_kind, statements_asked
 
 DOC = Path(__file__).parent / "fixtures" / "statements_pdf.md"
 
@@ -25,6 +25,7 @@ DOC = Path(__file__).parent / "fixtures" / "statements_pdf.md"
     ("Analysis of the Consolidated Statements of Cash Flows", None),
     ("Notes to Consolidated Financial Statements", None),
     ("44<br>Consolidated Statements of Cash Flows", None),
+    ("Consolidated Statements of Income Acme Incorporated and Subsidiary Companies", "operations"),  # filer after
 ])
 def test_statement_kind_reads_pdf_titles(title, kind):
     assert statement_kind(title) == kind
@@ -113,3 +114,35 @@ def test_a_table_after_the_notes_titled_like_a_statement_is_not_the_statement():
 ])
 def test_which_headings_are_notes_of_the_financial_statements(title, is_note):
     assert bool(_NOTE.match(title)) is is_note
+
+
+TEXT_LAYER_DOC = Path(__file__).parent / "fixtures" / "statements_textlayer.md"
+
+
+def test_statements_as_the_text_layer_leaves_them():
+    """Rows as run-on prose, both years in one cell, a statement split over its captions ("Assets"), its
+    title an empty heading before a period heading, and a cross-reference heading ("Note 9. ...") long
+    before note 1 that does not open the notes."""
+    tree, lines = build_tree(TEXT_LAYER_DOC), read_lines(TEXT_LAYER_DOC)
+    assert _kinds(tree, lines) == {
+        "UMBRELLA CORP.": set(),
+        "Note 9. Commitments and Contingencies": set(),
+        "Legal Proceedings": set(),
+        "Results of Operations": set(),  # prose with a few numbers: no figures
+        "Umbrella Corp. and Subsidiaries": set(),
+        "Consolidated Statements of Operations": set(),  # an empty title
+        "Years ended December 31": {"operations"},  # its rows as run-on prose, under the period heading
+        # the units and the years only: its own title and one row of numbers (the years' header)
+        "Consolidated Statements of Financial Position Umbrella Corp. and Subsidiary Companies": {"balance"},
+        "Assets": {"balance"},  # the statement runs over its captions
+        "Liabilities and equity": {"balance"},
+        "Consolidated Statements of Comprehensive Income": set(),  # another statement ends the run
+        "Note 1. Summary of Significant Accounting Policies": set(),
+        "Consolidated Balance Sheets": set(),  # after note 1: a note's table
+    }
+
+
+def test_figure_lines_counts_run_on_rows_and_merged_cells():
+    assert figure_lines(["| Cash | $9,889 $ 8,348 |", "| Contents | 41 |"]) == 1
+    assert figure_lines(["Net sales $ 1,200 $ 1,100 $ 1,000 Cost of sales 700 650 600"]) == 2
+    assert figure_lines(["Net sales rose 5% to $1,200 million in 2022 from $1,100 million in 2021, driven by volume."]) == 0

@@ -13,15 +13,26 @@ FinanceBench shelf:
    "CONSOLIDATED BALANCE SHEETS" then "(in thousands, except share and per share data)" or
    "At January 1, 2023 and January 2, 2022";
 3. the title is no heading at all but a line of the body or the first cell of the statement's table,
-   so the statement hides in the section before it ("Critical Audit Matter").
+   so the statement hides in the section before it ("Critical Audit Matter");
+4. the statement is split over the headings after its title, its own captions and period lines:
+   "Consolidated Statements of Financial Position" then "Assets" and "Liabilities and equity", or
+   "CONSOLIDATED BALANCE SHEETS", "ASSETS", "Current assets", ..., "Stockholders' equity"; its title
+   heading holds only the units and the period.
+
+The text layer also leaves a statement's rows as run-on prose ("Net product sales $ 79,268 $ 94,665
+Net service sales 27,738 41,322 ...") or one table cell with both years ("| Cash | $9,889 $ 8,348 |"),
+so a line counts as figures by its share of numbers, not only as a table row with two number cells.
 
 A section after the first note ("Note 14 — Supplemental Financial Information > Statement of Cash Flows",
 "Notes to Consolidated Financial Statements", or a PDF's flat "Note 2 - Impact of Adoption of New Standards"
 then "Consolidated Statements of Operations") is a note's table, a parent company's or an investee's
-statements, not the primary statement.
+statements, not the primary statement. The notes begin at "Notes to ... Financial Statements" or at note
+1 (or A); a cross-reference that the extraction made a heading ("Note 14 for additional information.",
+"Note 6 of our Notes to ...", an isolated "Note 16. Commitments and Contingencies" long before note 1)
+does not begin them.
 
 :func:`statement_kind` reads a title (cases 1); :func:`section_statement_kinds` reads a section of a
-tree (cases 2 and 3). A statement with no title anywhere is not recognised (content alone would also
+tree (cases 2 to 4). A statement with no title anywhere is not recognised (content alone would also
 match the MD&A's summary tables). Nothing here is about one filer: the vocabulary is the statements'
 standard names.
 """
@@ -32,9 +43,9 @@ import re
 import weakref
 from functools import lru_cache
 
-from ..core.markup import figure_rows
+from ..core.markup import figure_rows, render
 
-__all__ = ["statement_kind", "statements_asked", "section_statement_kinds", "STATEMENT_KINDS"]
+__all__ = ["statement_kind", "statements_asked", "section_statement_kinds", "figure_lines", "STATEMENT_KINDS"]
 
 # Which primary financial statement reports a concept (general accounting knowledge, the kind an
 # LLM re-ranker brings): statement -> (question concepts, name of that statement).
@@ -72,12 +83,18 @@ _NOT_FILER = re.compile(r"\b(of|to|the|in|on|for|from|by|with|analysis|selected|
 # what may follow the name: the period, the units, "(continued)", "(unaudited)"
 _AFTER = re.compile(r"^[\s\-–—:,.]*(?:(?:for )?(?:the )?(?:fiscal )?(?:years?|quarters?|periods?|"
                     r"(?:three|six|nine|twelve|thirteen|twenty.\w+|fifty.\w+) (?:months|weeks)) ended\b.*|"
-                    r"(?:at|as of)\b.*|\(.*|(?:unaudited|continued)\b.*)?$", re.I)
+                    r"(?:at|as of)\b.*|\(.*|(?:unaudited|continued)\b.*|"
+                    # the filer after the name: "... Income Corning Incorporated and Subsidiary Companies"
+                    r"[\w.,&' ]{1,60}\band (?:its )?(?:consolidated )?subsidiar(?:y|ies)\b.*)?$", re.I)
 # a note of the financial statements: "Note 14 — ...", "NOTE B. ...", "Notes to Consolidated Financial Statements"
 # ("NOTE TO INVESTORS CONCERNING FORWARD-LOOKING STATEMENTS" in an earnings release is none)
 # (a note's number is one or two digits, not "Notes 4.50% due 2027" nor "Note 2025 Outlook"; its letter a capital)
 _NOTE = re.compile(r"^(?:notes?\s+(?:\d{1,2}\b(?![.,]\d|%)|(?-i:[A-Z])\b)|notes?\s+to\s+(?:the\s+)?"
                    r"(?:(?:unaudited|interim|consolidated|combined|condensed)\s+)*financial statements\b)", re.I)
+# the note that opens the notes: "Note 1", "NOTE A", "Notes to Consolidated Financial Statements"
+_FIRST_NOTE = re.compile(r"^(?:notes?\s+(?:1|(?-i:A))\b(?![.,]\d|%)|notes?\s+to\b)", re.I)
+# a cross-reference the extraction made a heading: "Note 14 for additional information.", "Note 6 of our Notes to"
+_CROSS_REF = re.compile(r"^notes?\s+(?:\d{1,2}|[A-Z])\b[\s,]*(?:of|for|to|in|and|on|under|within)\b", re.I)
 _MARKUP = re.compile(r"<[^>]+>|[*_`#>]+")
 _NOTE_START: dict[int, tuple] = {}  # id(tree) -> (weak reference to it, first note's position, positions)
 
@@ -149,18 +166,103 @@ def _note_start(tree) -> tuple[int | None, dict[str, int]]:
     if hit is not None and hit[0]() is tree:
         return hit[1], hit[2]
     order = {nid: i for i, nid in enumerate(tree.nodes)}
-    first = next((order[nid] for nid, node in tree.nodes.items()
-                  if node.parent_id is not None and _NOTE.match(_plain(node.title))), None)
+    notes = [(order[nid], _plain(node.title)) for nid, node in tree.nodes.items() if node.parent_id is not None]
+    notes = [(i, t) for i, t in notes if _NOTE.match(t) and not _CROSS_REF.match(t)]
+    # the notes open with note 1 or "Notes to ..."; a lone later note before that is a cross-reference
+    first = next((i for i, t in notes if _FIRST_NOTE.match(t)), notes[0][0] if notes else None)
     _NOTE_START[id(tree)] = (weakref.ref(tree), first, order)
     weakref.finalize(tree, _NOTE_START.pop, id(tree), None)  # gone with the tree
     return first, order
 
 
+_FIGURE = re.compile(r"^\(?-?\$?\(?-?\d[\d,]*(?:\.\d+)?\)?%?$")
+# headings that end a statement's run of captions: another statement or schedule, the notes, a report, an Item
+_RUN_ENDS = re.compile(r"statements?\b|balance sheets?|\bnotes?\b|report|\bitem\b|\bpart\b|schedule|index|"
+                       r"signatures?|exhibit|selected|summary|highlights|discussion|analysis|opinion", re.I)
+_RUN_MAX = 10  # caption headings a statement runs over (a balance sheet's Assets, Current assets, ..., Equity)
+_PROSE_WORDS = 25  # a line of at least this many words, mostly words, is prose: no statement's caption
+_RUNS: dict[int, tuple] = {}  # id(tree) -> (weak reference to it, {node_id: kind of the statement it continues})
+
+
+def _figure_line(line: str) -> tuple[int, int]:
+    """(numbers, words) of a line, the table's bars and a lone currency sign left out."""
+    nums = words = 0
+    for tok in line.replace("|", " ").split():
+        tok = tok.strip(",;:*")
+        if not tok or tok == "$":
+            continue
+        if _FIGURE.match(tok):
+            nums += 1
+        else:
+            words += 1
+    return nums, words
+
+
+def figure_lines(lines: list[str]) -> int:
+    """Rows of figures in ``lines`` as a PDF's text layer leaves them: table rows with two or more
+    numbers (two years in one cell too) and, in run-on prose, one row for every three numbers of a line
+    that is at least a third numbers ("Net sales $ 1,200 $ 1,100 Cost of sales 700 650" -> 1).
+
+    >>> figure_lines(["| Cash | $9,889 $ 8,348 |", "Net sales $ 1,200 $ 1,100 $ 1,000 Cost of sales 700 650 600",
+    ...               "Sales rose 5% to $1,200 million in 2022 from $1,100 million in 2021, driven by volume."])
+    3
+    """
+    n = 0
+    for _, text in render(lines):
+        nums, words = _figure_line(text)
+        if text.lstrip().startswith("|"):
+            n += nums >= 2
+        elif nums >= 3 and nums * 2 >= words:
+            n += (nums + 2) // 3
+    return n
+
+
+def _prose(lines: list[str]) -> bool:
+    """Whether ``lines`` hold a sentence of prose (long, mostly words): a discussion, not a statement's caption."""
+    for ln in lines:
+        if ln.lstrip().startswith("|"):
+            continue
+        nums, words = _figure_line(ln)
+        if words >= _PROSE_WORDS and nums * 4 < words:
+            return True
+    return False
+
+
+def _statement_runs(tree, lines: list[str]) -> dict[str, str]:
+    """{node_id: statement kind} for the headings that continue a statement after its titled heading (case 4):
+    in document order, up to ``_RUN_MAX`` headings without prose of their own and without a title that names
+    something else (another statement, the notes, a report, an Item); computed once per tree."""
+    hit = _RUNS.get(id(tree))
+    if hit is not None and hit[0]() is tree:
+        return hit[1]
+    first, order = _note_start(tree)
+    runs: dict[str, str] = {}
+    kind, left = None, 0
+    for nid, node in tree.nodes.items():
+        if node.parent_id is None:
+            continue
+        if first is not None and order[nid] >= first:
+            break  # the notes: no primary statement after them
+        own = statement_kind(node.title)
+        if own:
+            kind, left = own, _RUN_MAX
+        elif kind and left and not _RUN_ENDS.search(_plain(node.title)) \
+                and not _prose(lines[node.line_start:node.text_end]):
+            runs[nid] = kind
+            left -= 1
+        else:
+            kind = None
+    _RUNS[id(tree)] = (weakref.ref(tree), runs)
+    weakref.finalize(tree, _RUNS.pop, id(tree), None)
+    return runs
+
+
 def section_statement_kinds(tree, lines: list[str], node_id: str, body: list[str], *,
-                            min_rows: int = 5, look_back: int = 3) -> frozenset[str]:
-    """The primary statements a section holds, by its title, an empty title just before it, or a
-    title line in its body; only a section with a table of figures holds one (a statement's
-    years side by side).
+                            min_rows: int = 5) -> frozenset[str]:
+    """The primary statements a section holds, by its title, a title heading before it whose statement
+    runs over this section's captions (an empty title, "Assets", "Years ended December 31"), or a title
+    line in its body; only a section with figures holds one (a statement's years side by side,
+    :func:`figure_lines`).
 
     Args:
         tree: the document's :class:`ppkit.documents.tree.Tree` (``node_id`` -> Node, ids in pre-order).
@@ -168,14 +270,13 @@ def section_statement_kinds(tree, lines: list[str], node_id: str, body: list[str
         node_id: the section's node.
         body: the section's lines as indexed, rendered (HTML tables as pipe rows,
             :func:`ppkit.core.markup.render`), its heading first.
-        min_rows: table rows with two or more numbers that the section must have for a title found
-            before it or in its body to count (one such row when its own title names the statement).
-        look_back: headings before it that are read while each has no text of its own.
+        min_rows: rows of figures that the section must have for a title line in its body to count (one
+            such row when its own title, or the statement it continues, names the statement).
 
     >>> section_statement_kinds(tree, lines, "0012", body)  # doctest: +SKIP
     frozenset({'balance'})
     """
-    rows = figure_rows(body)
+    rows = max(figure_rows(body), figure_lines(body))
     if rows == 0:
         return frozenset()  # a discussion titled "Balance Sheet:" in the MD&A is not the statement
     if _under_note(tree, node_id):
@@ -183,17 +284,9 @@ def section_statement_kinds(tree, lines: list[str], node_id: str, body: list[str
     own = statement_kind(tree[node_id].title)
     if own:
         return frozenset({own})
+    run = _statement_runs(tree, lines).get(node_id)
+    if run:
+        return frozenset({run})
     if rows < min_rows:
         return frozenset()
-    kinds = {k for k in map(statement_kind, _title_lines(body[1:])) if k}
-    ids = list(tree.nodes)  # pre-order
-    i = ids.index(node_id)
-    for prev in reversed(ids[max(1, i - look_back):i]):  # never the root
-        node = tree[prev]
-        if any(ln.strip() for ln in lines[node.line_start:node.text_end]):
-            break  # a heading with text of its own ends the run of empty headings
-        k = statement_kind(node.title)
-        if k:
-            kinds.add(k)
-            break
-    return frozenset(kinds)
+    return frozenset(k for k in map(statement_kind, _title_lines(body[1:])) if k)
