@@ -23,14 +23,11 @@ How a page becomes Markdown:
    block (at most :data:`MAX_TITLE` characters) is a heading when its size is clearly above the body
    size, or when it is entirely bold (or entirely italic and standing alone), or when it starts with a
    numbering scheme (``PART II``, ``Item 7A.``, ``3.2``) in a heading style. Never a heading: a sentence
-   in emphasis or a larger size (eight words or more ending in ``.``, ``;`` or ``,``), a block with a long
-   number, phone or file number or a units caption, one that starts where no prose line of its page starts
-   and is centred neither on the page nor in its column (a table's column label), a contents entry (its
-   page number alone beside it) or the wrapped tail of a sentence that opens with a cross-reference
-   (``Section 6.2 of the Plan.``). A centred line under a bare label (``ARTICLE I`` over ``Foreword``) is
-   the label's title. Levels rank the heading styles found in the document (size relative to the page's
-   body size, then bold, then capitals); :mod:`ppkit.documents.repair` fixes levels later from numbering
-   and the PDF's outline, which is returned too.
+   in emphasis (eight words or more ending in ``.``, ``;`` or ``,``), a block with a long number, phone or
+   file number or a units caption, or one that starts where no prose line of its page starts and is
+   centred neither on the page nor in its column (a table's column label). Levels rank the heading
+   styles found in the document (size, then bold, then capitals); :mod:`ppkit.documents.repair` fixes
+   levels later from numbering and the PDF's outline, which is returned too.
 6. **Paragraphs**: consecutive lines of one style with line spacing between them join into one line; a
    paragraph opening with ``#`` (a footnote marker) is escaped, so Markdown never reads it as a heading.
 
@@ -65,12 +62,6 @@ _NUMBERED = re.compile(r"^(?:PART\s+[IVX]+\b|Item\s+\d+[A-C]?\b|ITEM\s+\d+[A-C]?
 _NOT_TITLE = re.compile(r"\d{5,}|\(\d{3}\)\s*\d{3}|\b\d{1,3}-\d{4,}\b"  # zip codes, phone and file numbers
                         r"|\((?:dollars |amounts |\$ )?in (?:millions|thousands|billions)|except per share", re.I)
 _SENTENCE_END = re.compile(r"[.;,]\W*$")
-# a line that opens with a cross-reference and goes on with the sentence it ends or continues: "Section 4.5.",
-# "Section 6.2 of the Plan document.", "Section 7.07 (relating to ...": the wrapped tail of a paragraph, no title
-_REFERENCE = re.compile(r"^(?i:sections?|articles?|items?|notes?|appendix|exhibits?|parts?|rules?)\s+[\dIVXA-Z][\w.]*"
-                        r"(?:\([\w.]+\))*[.,;:)]*\s+[a-z(]|^(?i:sections?)\s+\d+\.\d+[\w.]*(?:\([\w.]+\))*[.,;:)]+$")
-_LABEL = re.compile(r"^(?:ARTICLE|Article|SECTION|Section|PART|Part|CHAPTER|Chapter|APPENDIX|Appendix)\s+"
-                    r"(?:[IVXL]+|\d+)[A-Z]?\.?$")  # a bare numbering label whose title follows on the next line
 _BOLD_NAME = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _ITALIC_NAME = re.compile(r"italic|oblique", re.I)
 
@@ -328,13 +319,12 @@ def _gutter(lines: list[list[_Word]], width: float) -> float | None:
     return float(g)
 
 
-def _reading_order(words: list[_Word], width: float) -> tuple[list[list[_Word]], bool]:
-    """Lines in reading order: top to bottom, or column by column between full-width lines; and whether
-    the page has two columns."""
+def _reading_order(words: list[_Word], width: float) -> list[list[_Word]]:
+    """Lines in reading order: top to bottom, or column by column between full-width lines."""
     lines = _cluster(words)
     g = _gutter(lines, width)
     if g is None:
-        return lines, False
+        return lines
     out: list[list[_Word]] = []
     left: list[_Word] = []
     right: list[_Word] = []
@@ -351,7 +341,7 @@ def _reading_order(words: list[_Word], width: float) -> tuple[list[list[_Word]],
             left.extend(lw)
             right.extend(rw)
     out.extend(_cluster(left) + _cluster(right))
-    return out, True
+    return out
 
 
 # ---------------------------------------------------------------------------- tables
@@ -422,24 +412,21 @@ def _running(lines_by_page: dict[int, list[_Line]]) -> set[str]:
     return {t for t, n in counts.items() if n >= need}
 
 
-def _margins(lines: list[_Line], width: float, two_columns: bool = False) -> list[_Line]:
-    """Set each line's margins: the most common right edge (to 6 pt) of the long lines, and where they
-    start; on a two-column page, of the long lines that end on the same side of the page's middle (so each
-    column has its own). On a one-column page a short line ending left of the middle has the page's
-    margins: the last lines of paragraphs there do not make a column of their own."""
+def _margins(lines: list[_Line], width: float) -> list[_Line]:
+    """Set each line's right margin: the most common right edge (to 6 pt) of the long lines that end on
+    the same side of the page's middle (so each column of a two-column page has its own)."""
     ends: dict[bool, collections.Counter] = {True: collections.Counter(), False: collections.Counter()}
     starts: dict[bool, collections.Counter] = {True: collections.Counter(), False: collections.Counter()}
     for ln in lines:
         x1 = max(w.x1 for w in ln.words)
         if len(ln.text) >= 40:
-            side = x1 > width * 0.55 or not two_columns
-            ends[side][round(x1 / 6)] += 1
-            starts[side][round(ln.x0 / 6)] += 1
+            ends[x1 > width * 0.55][round(x1 / 6)] += 1
+            starts[x1 > width * 0.55][round(ln.x0 / 6)] += 1
     starts_all = collections.Counter(round(ln.x0 / 6) for ln in lines if len(ln.text) >= 40)
     col = frozenset(x + d for x, n in starts_all.items() if n >= 3 for d in (-1, 0, 1))
     for ln in lines:
         ln.starts = col
-        side = max(w.x1 for w in ln.words) > width * 0.55 or not two_columns
+        side = max(w.x1 for w in ln.words) > width * 0.55
         c = ends[side] or ends[True]
         ln.right, ln.pw = (c.most_common(1)[0][0] * 6 if c else width), width
         c = starts[side] or starts[True]
@@ -474,7 +461,7 @@ def _blocks(lines: list[_Line]) -> list[tuple[str, list[_Line]]]:
         if out and out[-1][0] == "text":
             prev = out[-1][1][-1]
             if _near(prev, ln, 1.0) and prev.style() == ln.style() and not _tabular(ln) and _wraps(prev) \
-                    and len(out[-1][1]) < 40 and (not _NUMBERED.match(ln.text) or _REFERENCE.match(ln.text)):
+                    and len(out[-1][1]) < 40 and not _NUMBERED.match(ln.text):
                 out[-1][1].append(ln)
                 i += 1
                 continue
@@ -571,10 +558,9 @@ class TextLayerExtractor:
             by_page: dict[int, list[_Line]] = {}
             for pno, ws in words.items():
                 width, height = sizes[pno]
-                ordered, two_columns = _reading_order(ws, width)
                 by_page[pno] = _margins([_Line(line, pno, 1 - max(w.y1 for w in line) / height,
                                                1 - min(w.y0 for w in line) / height)
-                                         for line in ordered], width, two_columns)
+                                         for line in _reading_order(ws, width)], width)
             md = self._markdown(by_page)
             outline = _outline(doc)
             return PageTexts(page_count=len(doc), pages=tuple((p, md[p]) for p in numbers), outline=outline)
@@ -636,25 +622,15 @@ def _body_sizes(kept: dict[int, list[_Line]]) -> dict[int, float]:
     return {p: c.most_common(1)[0][0] if sum(c.values()) >= 800 else doc for p, c in per_page.items()}
 
 
-def _page_number_at_right(block: tuple[str, list[_Line]]) -> bool:
-    """A block that is a page number alone in the right part of its page (a contents entry's number)."""
-    kind, lines = block
-    return kind == "text" and len(lines) == 1 and bool(re.fullmatch(r"\d{1,3}", lines[0].text)) \
-        and lines[0].x0 > 0.6 * lines[0].pw
-
-
 def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -> tuple | None:
     """The heading style (size, bold, capitals, not italic) of a block, or None when it is not a heading."""
     if kind != "text" or len(lines) > 3:
         return None
     text = _join(lines)
-    if _REFERENCE.match(text):
-        return None  # "Section 6.2 of the Plan document.": the tail of a sentence
-    numbered = bool(_NUMBERED.match(text))
     letters = sum(ch.isalpha() for ch in text)
     if len(text) > MAX_TITLE or letters < 4 or letters < 0.6 * len(text.replace(" ", "")):
-        plain = strip_numbering(text).replace(" ", "")  # "4.06 Vesting.", "2.02 Act:": numbering is no reason to refuse
-        if len(text) > MAX_TITLE or sum(ch.isalpha() for ch in plain) < max(3 if numbered else 4, 0.6 * len(plain)):
+        plain = strip_numbering(text).replace(" ", "")  # "4.06 Vesting.": its numbering is no reason to refuse
+        if len(text) > MAX_TITLE or sum(ch.isalpha() for ch in plain) < max(4, 0.6 * len(plain)):
             return None
     if not (text[:1].isupper() or text[:1].isdigit()) or any(len(ln.cells()) > 1 for ln in lines):
         return None  # figure labels and table fragments: lower-case starts, cells spread over the line
@@ -666,36 +642,29 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
             and first.x0 > first.left + 0.1 * max(first.right - first.left, 1.0):
         return None  # starts where no prose line of its page starts, centred neither on the page nor in its
         # column: a table's column label
-    if any(0 <= k + d < len(blocks) and _page_number_at_right(blocks[k + d]) for d in (-1, 1)):
-        return None  # a table of contents' entry, its page number beside it on a line of its own
     size, bold, italic = first.style()
     caps = text.upper() == text
+    numbered = bool(_NUMBERED.match(text))
     if numbered and len(lines) == 1 and len(text) <= 80 and not _wraps(first) and size >= body * 0.95 \
             and not text.endswith((",", ";")):
-        return (round(size / body, 1), bold, caps, not italic)  # "4.06 Vesting.", "2.01 Account:": a numbered line of its own
+        return (size, bold, caps, not italic)  # "4.06 Vesting.", "2.01 Account:": a numbered line of its own
     if text.startswith("(") and text.endswith(")") or text.endswith(":"):  # a unit line or a lead-in
         return None
     if caps and len(lines) <= 2 and len(text) <= 100 and letters >= 6 and size >= body * 0.95 \
             and all(_centered(ln) for ln in lines):
-        return (round(size / body, 1), bold, caps, not italic)  # a centred line in capitals
+        return (size, bold, caps, not italic)  # a centred line in capitals
     alone = k + 1 >= len(blocks) or blocks[k + 1][0] == "table" or blocks[k + 1][1][0].style() != first.style()
-    if len(lines) == 1 and len(text) <= 80 and _centered(first) and size >= body * 0.95 and not numbered \
-            and not text.endswith((".", ";", ",")) and k > 0 and blocks[k - 1][0] == "text" \
-            and _LABEL.match(_join(blocks[k - 1][1])) and _near(blocks[k - 1][1][-1], first, 3.0) \
-            and _heading_style("text", blocks[k - 1][1], body, blocks, k - 1) is not None:
-        return (round(size / body, 1), bold, caps, not italic)  # "Foreword" under a centred "ARTICLE I": the label's title
-    if not numbered and _SENTENCE_END.search(text) and len(text.split()) >= 8:
-        return None  # a sentence in bold, italics or a larger size (a risk factor's lead-in, a note under a
-        # table set larger than the page's small print): emphasis, not a title
     if size >= body * 1.15 and len(text) <= 120:
-        return (round(size / body, 1), bold, caps, not italic)
+        return (size, bold, caps, not italic)
+    if not numbered and _SENTENCE_END.search(text) and len(text.split()) >= 8:
+        return None  # a sentence in bold or italics (a risk factor's lead-in): emphasis, not a title
     if bold and size >= body * 0.85 and not text.endswith((",", ";")):
-        return (round(size / body, 1), bold, caps, not italic)
+        return (size, bold, caps, not italic)
     if italic and size >= body * 0.95 and alone and len(lines) <= 2 and not text[:1].islower():
-        return (round(size / body, 1), bold, caps, not italic)
+        return (size, bold, caps, not italic)
     if numbered and (caps or size > body) and len(text) <= 100:
-        return (round(size / body, 1), bold, caps, not italic)
+        return (size, bold, caps, not italic)
     return None
 
 
-TEXTLAYER_VERSION = 5  # bump when the rules above change what a PDF becomes
+TEXTLAYER_VERSION = 4  # bump when the rules above change what a PDF becomes
