@@ -124,3 +124,26 @@ def test_a_banks_quarterly_statement_still_says_the_margin_does_not_apply():
         "| Net income | $ 14,300 | $ 2,865 |"], doc="BANK_2021Q1_10Q")
     b = _ask("Are the bank's gross margins historically consistent?", [bank])
     assert b.kind == "not_meaningful" and "financial company" in b.text
+
+
+def test_a_statement_the_text_layer_ran_into_lines_is_read_row_by_row():
+    text = ("### CONSOLIDATED STATEMENTS OF OPERATIONS\n(in millions, except per share data)\nYear Ended December 31,\n"
+            "2018 2019\nNet product sales $ 141,915 $ 160,408 Net service sales 90,972 120,114 Total net sales 232,887 "
+            "280,522 Operating expenses: Cost of sales 139,156 165,536 Fulfillment 34,027 40,232\n"
+            "Operating income 12,421 14,541 Net income $ 10,073 $ 11,588 Basic earnings per share: $ 20.68 $ 23.46")
+    n = text.count("\n") + 1
+    s = Section(doc="SHOP_2019_10K", node_id="0111", breadcrumb="SHOP_2019_10K > CONSOLIDATED STATEMENTS OF OPERATIONS",
+                line_start=1, line_end=n, text=text, rank=1, score=1.0, sent_ranges=((1, n),),
+                line_numbers=tuple(range(1, n + 1)))
+    res = compute_metric("What is the FY2019 net income?", [s])
+    assert res.ok and res.value == 11588 and res.inputs[0].line == 6
+    res = compute_metric("What is the FY2019 gross margin?", [s])
+    assert res.ok and res.value == 40.99  # (280,522 - 165,536) / 280,522: "Operating expenses:" is not the label
+
+
+def test_an_adjusted_measure_asked_is_never_the_textbook_formulas_value():
+    cash = _section("0042", "Consolidated Statements of Cash Flows", [
+        "| | 2023 | 2022 |", "| Depreciation and amortization | 586 | 600 |"])
+    b = _ask("What was ACME's adjusted (non-GAAP) EBITDA for FY 2023?", [INCOME, cash])
+    assert b.kind == "inputs" and b.text.startswith("The adjusted (non-GAAP) EBITDA asked is the company's own")
+    assert _ask("What was ACME's EBITDA for FY 2023?", [INCOME, cash]).kind == "computed"

@@ -50,7 +50,7 @@ from ..retrieval.metric_table import (
 from ..retrieval.types import Section
 from .block import MAX_CHARS, AnswerBlock, BlockCitation, cite_line
 
-__all__ = ["COSTS", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "question_year"]
+__all__ = ["COSTS", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "question_year", "adjusted_block"]
 
 
 @dataclass(frozen=True)
@@ -135,13 +135,52 @@ def cell_value(cell: str) -> float | None:
     return -v if (c.startswith("(") or c.startswith("-") or c.startswith("$(")) else v
 
 
+_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+# a text line that is only a statement's column header: years, or dates ("February 2, 2019 February 3, 2018")
+_YEARS_LINE = re.compile(rf"^(?:\([^)]*\)\s*)?(?:(?:(?:{_MONTHS})\.?\s+\d{{1,2}},?\s+)?(?:19|20)\d\d\s*)+$", re.I)
+_CELL = re.compile(r"^\(?-?\$?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?$|^[—–-]$")
+
+
+def flat_rows(line: str, n: int) -> list[list[str]]:
+    """The rows of a statement whose PDF text layer ran them into one line ("Total net sales 177,866 232,887
+    Operating expenses: Cost of sales 111,934 139,156"): each label followed by exactly ``n`` values (the years of
+    the header line above); a group heading ending in ":" is not part of the next label; a run of another number
+    of values (a footnote, "Level 2") is no row.
+
+    >>> flat_rows("Total net sales $ 177,866 $ 232,887 Operating expenses: Cost of sales (111,934) — Note 2 x", 2)
+    [['Total net sales', '177,866', '232,887'], ['Cost of sales', '(111,934)', '—']]
+    """
+    rows, label, vals = [], [], []
+    for tok in line.split() + [""]:
+        if tok == "$":
+            continue
+        if tok and _CELL.match(tok.replace("$", "")) and label:
+            vals.append(tok.replace("$", ""))
+            continue
+        if vals:
+            if len(vals) == n:
+                rows.append([" ".join(label).rsplit(":", 1)[-1].strip()] + vals)
+            label, vals = [], []
+        if tok:
+            label.append(tok)
+    return [r for r in rows if re.search(r"[A-Za-z]", r[0])]
+
+
 def _rows(section: Section):
-    """(source line, cells) of the table rows sent for ``section``, with the years of the header above each."""
+    """(source line, cells) of the table rows sent for ``section``, with the years of the header above each; a
+    statement the PDF text layer wrote as running text (a line of years, then lines of labels and values) is read
+    by :func:`flat_rows`."""
     numbers = section.line_numbers or (section.line_start,) * len(section.text.split("\n"))
     years: list[int] = []
     for ln, raw in zip(numbers, section.text.split("\n")):
         s = raw.strip()
         if not s.startswith("|"):
+            if _YEARS_LINE.match(s) and len(_HEAD_YEAR.findall(s)) >= 2:
+                years = [int(y) for y in _HEAD_YEAR.findall(s)]
+            elif years and s and not s.startswith("#"):
+                for cells in flat_rows(s, len(years)):
+                    yield ln, cells, years
             continue
         cells = [c.strip() for c in s.strip("|").split("|")]
         vals = [cell_value(c) for c in cells]
@@ -627,3 +666,21 @@ def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
 
 def _clip(text: str) -> str:
     return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rstrip() + "…"
+
+
+# a company's own adjusted measure ("Adjusted EBITDA", "non-GAAP operating margin"): not the textbook formula
+_ADJUSTED = re.compile(r"\badjusted\b|\bnon[- ]?gaap\b|\bunderlying\b|\bcomparable\b", re.I)
+
+
+def adjusted_block(question: str, result: MetricResult | None, sections: list[Section]) -> AnswerBlock | None:
+    """When ``question`` asks a company's own adjusted (non-GAAP) measure and ``result`` is the textbook formula's
+    value (no row of the company's own measure was read): an ``inputs`` block saying the adjusted figure is not
+    computed, with the formula's value as what the statements give; else None."""
+    if result is None or not result.ok or not _ADJUSTED.search(question) or _ADJUSTED.search(result.metric.name):
+        return None
+    if any(CONCEPTS[li.concept][0] == "reported" for li in result.inputs):
+        return None
+    base = metric_block(result, sections)
+    return AnswerBlock(_clip(f"The adjusted (non-GAAP) {result.metric.name} asked is the company's own measure, not "
+                             f"computed here; the statements give, by the general formula: {base.text}"), "inputs",
+                       base.citations)

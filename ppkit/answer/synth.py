@@ -37,7 +37,7 @@ from .abstain import abstention_line, metric_answers, missing_from
 from .block import MAX_CHARS, AnswerBlock, cite_line
 from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
-from .metrics import compute_metric, format_metric, metric_block
+from .metrics import adjusted_block, compute_metric, format_metric, metric_block
 from .passages import Asked, Passage, asked_type, rank_passages, render_row, yes_or_no
 from .quantity import compute_quantity, impact_on_margin, not_computed, not_of_asked_kind, table_total
 from .verify import summary_line
@@ -408,6 +408,9 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
     if impact is not None:
         block, used = impact
         return AnswerBlock(block.text, block.kind, block.citations + metric_block(metric, sections).citations), used
+    adjusted = adjusted_block(question, metric, sections)  # the company's own adjusted measure: not the formula's
+    if adjusted is not None:
+        return adjusted, []
     if metric is not None and (metric.ok or metric.reason):
         return metric_block(metric, sections), []
     computed = compute_quantity(question, asked, sections)  # a share, ratio or change of the rows found
