@@ -130,7 +130,8 @@ def test_a_statement_the_text_layer_ran_into_lines_is_read_row_by_row():
     text = ("### CONSOLIDATED STATEMENTS OF OPERATIONS\n(in millions, except per share data)\nYear Ended December 31,\n"
             "2018 2019\nNet product sales $ 141,915 $ 160,408 Net service sales 90,972 120,114 Total net sales 232,887 "
             "280,522 Operating expenses: Cost of sales 139,156 165,536 Fulfillment 34,027 40,232\n"
-            "Operating income 12,421 14,541 Net income $ 10,073 $ 11,588 Basic earnings per share: $ 20.68 $ 23.46")
+            "Operating income 12,421 14,541 Net income attributable to noncontrolling interests 45 29 Net income attributable "
+            "to Shop common shareholders $ 10,073 $ 11,588 Basic earnings per share: $ 20.68 $ 23.46")
     n = text.count("\n") + 1
     s = Section(doc="SHOP_2019_10K", node_id="0111", breadcrumb="SHOP_2019_10K > CONSOLIDATED STATEMENTS OF OPERATIONS",
                 line_start=1, line_end=n, text=text, rank=1, score=1.0, sent_ranges=((1, n),),

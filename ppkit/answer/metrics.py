@@ -192,6 +192,9 @@ def _rows(section: Section):
         yield ln, cells, years
 
 
+_MINORITY = re.compile(r"\b(?:non-?controlling|minority)\s+interests?$", re.I)
+
+
 def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
     """(label, line, {year: value}, exact) of the rows of ``section`` whose label is the concept's (``exact``: a
     pattern matches the whole label, not only its start)."""
@@ -211,7 +214,7 @@ def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, flo
         while years and len(vals) > len(years) and "%" in [c for c in raw if cell_value(c) is not None][-1]:
             vals, raw = vals[:-1], raw[:-1]  # a trailing "Change" column in percent ("(18)%") is not a year's
         hit = [p for p in patterns if re.match(p, norm)]
-        if not hit:
+        if not hit or _MINORITY.search(norm):  # the noncontrolling interests' share is never the company's
             continue
         if concept in PER_SHARE and not (any("." in c for c in raw)
                                          and ("per share" in norm or re.search(r"per (common )?share", context))):
