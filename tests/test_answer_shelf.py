@@ -148,3 +148,9 @@ def test_an_adjusted_measure_asked_is_never_the_textbook_formulas_value():
     b = _ask("What was ACME's adjusted (non-GAAP) EBITDA for FY 2023?", [INCOME, cash])
     assert b.kind == "inputs" and b.text.startswith("The adjusted (non-GAAP) EBITDA asked is the company's own")
     assert _ask("What was ACME's EBITDA for FY 2023?", [INCOME, cash]).kind == "computed"
+
+
+def test_two_named_things_compared_are_not_a_pick_among_many():
+    b = _ask("Compare growth in Investment Bank vs Asset Management from 2020 to 2021. Which grew faster?", [SEGMENTS])
+    assert b.kind == "computed" and "Investment Bank increased 21.7%" in b.text and "Asset Management increased 16.5%" \
+        in b.text

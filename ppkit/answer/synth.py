@@ -402,8 +402,9 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
     (:func:`ppkit.answer.which.which_block`); ``formula``: the line saying the formula it asks is not computed."""
     if refusal is not None:
         return AnswerBlock(refusal, "not_found"), []
-    if which:
-        return which_block(question, asked, ranked, q_terms)
+    if which:  # the one named by the highest or lowest row, else the comparison computed, else not determined
+        picked = which_block(question, asked, ranked, q_terms, pick_only=True)
+        return picked or compute_quantity(question, asked, sections) or which_block(question, asked, ranked, q_terms)
     impact = impact_on_margin(question, metric, ranked)  # "the impact of X on the margin": X, in points of it
     if impact is not None:
         block, used = impact

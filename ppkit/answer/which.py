@@ -29,6 +29,8 @@ __all__ = ["selects", "which_block", "uncomputed_formula"]
 
 # "which segment", "which of JPM's business segments", "which one", "which type of debt"; not "which year"
 _WHICH = re.compile(r"\bwhich\b(?!\s+(?:years?|dates?|quarters?|months?|periods?|days?|fiscal)\b)", re.I)
+# two named things compared ("X vs Y: which grew faster?"): the comparison's own answer, not a pick among many
+_BETWEEN = re.compile(r"\b(?:vs\.?|versus|compar\w*|between)\s", re.I)
 _HIGH = re.compile(r"\b(?:highest|largest|biggest|greatest|most|top|maximum|best)\b", re.I)
 _LOW = re.compile(r"\b(?:lowest|smallest|least|fewest|minimum|worst)\b", re.I)
 _TOTAL = re.compile(r"^\s*(?:total|subtotal|sum|net total|consolidated)\b|\btotal\s*$", re.I)
@@ -44,8 +46,10 @@ def selects(question: str, asked: Asked) -> bool:
     >>> q = "Which of the company's segments had the highest net revenue in 2021?"
     >>> selects(q, asked_type(q)), selects("Which year had the most sales?", asked_type("Which year had the most sales?"))
     (True, False)
+    >>> selects("Compare growth in A vs B. Which grew faster?", asked_type("Compare growth in A vs B. Which grew faster?"))
+    False
     """
-    return not asked.yes_no and bool(_WHICH.search(question))
+    return not asked.yes_no and bool(_WHICH.search(question)) and not _BETWEEN.search(question)
 
 
 def _pick(rows: list[Passage], year: int, high: bool, q_terms: set[str]) -> tuple[Passage, float] | None:
@@ -61,11 +65,13 @@ def _pick(rows: list[Passage], year: int, high: bool, q_terms: set[str]) -> tupl
     return (max if high else min)(vals, key=lambda pv: pv[1])
 
 
-def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = frozenset()) -> tuple[AnswerBlock, list[Passage]]:
+def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = frozenset(), *,
+                pick_only: bool = False) -> tuple[AnswerBlock, list[Passage]] | None:
     """The answer block of a "which one" question (:func:`selects`): the row with the highest or lowest value of
     the best ranked row's table in the asked (or latest) year, or, when none can be picked, an ``inputs`` block
-    saying which one is not determined, with the best passage shown (never a total as the answer). ``q_terms``:
-    the question's stems (without the company's name), which no row chosen among may name."""
+    saying which one is not determined, with the best passage shown (never a total as the answer); with
+    ``pick_only``, None when none is picked. ``q_terms``: the question's stems (without the company's name), which
+    no row chosen among may name."""
     high, low = bool(_HIGH.search(question)), bool(_LOW.search(question))
     if high != low:
         seen = set()
@@ -84,6 +90,8 @@ def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = f
             text = f"{_plain(row)}, the {word} of the table's {len(table)} rows: {render_row(row, (year,), 1)}"
             cites = tuple(cite_line(row.section, ln) for ln in row.lines())
             return AnswerBlock(clip(text, MAX_CHARS), "figure", cites), [row]
+    if pick_only:
+        return None
     best = next((p for _, p in ranked if p.kind != "pair"), None)
     if best is None:
         return AnswerBlock("Not found: no retrieved passage names the one asked for.", "not_found"), []
