@@ -42,7 +42,8 @@ _ABBREVIATIONS = {"fx", "eps", "yoy", "qoq", "ttm", "ltm", "ytd", "cagr", "ebit"
                   "fcf", "ocf", "nii", "nim", "gaap", "sec", "ipo", "esg", "kpi", "kpis", "ai", "ml", "llm", "llms",
                   "us", "usa", "uk", "eu", "ceo", "cfo", "coo", "cto", "fy", "api", "gpu", "cpu", "nlp", "bps", "pp",
                   "dso", "dpo", "dio", "ccc", "roa", "roe", "roi", "wacc", "capex", "opex", "cogs", "arpu", "aum",
-                  "ebt", "nopat", "npv", "irr", "tsr", "rsu", "rsus", "psu", "psus"}
+                  "ebt", "nopat", "npv", "irr", "tsr", "rsu", "rsus", "psu", "psus", "ar", "ap", "ppe", "ppne", "nwc",
+                  "sga", "agm", "dps", "bvps", "ev"}
 _SEP = r"(?:[\s-]+(?:(?:and|of|the|&|on|to|for)[\s-]+)?)"
 
 
@@ -61,7 +62,8 @@ def _abbreviation(name: str, hay: str) -> bool:
 def _own_names(sections: list[Section], analysis: Analysis) -> set[str]:
     """The words of the names the retrieved documents go by: as the question named their company, and their ids."""
     docs = {s.doc for s in sections}
-    words = {w.casefold() for d in docs for w in re.findall(r"[\w&.-]+", d)}
+    # a document id's words ("BLOCK_2020_10K": block): the underscores separate them
+    words = {w.casefold() for d in docs for w in re.findall(r"[^\W_]+(?:[&.-][^\W_]+)*", d)}
     f = analysis.filters
     for name, chosen in (f.company_docs.items() if f is not None else ()):
         if docs & set(chosen):

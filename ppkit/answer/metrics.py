@@ -50,7 +50,7 @@ from ..retrieval.metric_table import (
 from ..retrieval.types import Section
 from .block import MAX_CHARS, AnswerBlock, BlockCitation, cite_line
 
-__all__ = ["LineItem", "MetricResult", "cell_value", "compute_metric", "format_metric", "metric_block", "question_year"]
+__all__ = ["COSTS", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "question_year", "adjusted_block"]
 
 
 @dataclass(frozen=True)
@@ -120,10 +120,12 @@ _SCALE = re.compile(r"\bin (millions|thousands|billions)\b|\(\s*(?:\$|dollars|us
 def cell_value(cell: str) -> float | None:
     """A table cell's value, sign kept ("(1,500)" -> -1500.0, "$ 6,043" -> 6043.0, a dash -> 0.0); None if none.
 
-    >>> cell_value("(1,500)"), cell_value("—"), cell_value("n/a")
-    (-1500.0, 0.0, None)
+    >>> cell_value("(1,500)"), cell_value("—"), cell_value("n/a"), cell_value("5,363 $")
+    (-1500.0, 0.0, None, 5363.0)
     """
     c = cell.replace("*", "").replace(" ", "").strip()
+    if len(c) > 1 and c.endswith("$"):  # a PDF table's "$" split off to the cell's end ("5,363 $")
+        c = c[:-1]
     if c in {d.replace(" ", "") for d in _DASH}:
         return 0.0
     m = _VALUE.match(c)
@@ -133,13 +135,52 @@ def cell_value(cell: str) -> float | None:
     return -v if (c.startswith("(") or c.startswith("-") or c.startswith("$(")) else v
 
 
+_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
+# a text line that is only a statement's column header: years, or dates ("February 2, 2019 February 3, 2018")
+_YEARS_LINE = re.compile(rf"^(?:\([^)]*\)\s*)?(?:(?:(?:{_MONTHS})\.?\s+\d{{1,2}},?\s+)?(?:19|20)\d\d\s*)+$", re.I)
+_CELL = re.compile(r"^\(?-?\$?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?$|^[—–-]$")
+
+
+def flat_rows(line: str, n: int) -> list[list[str]]:
+    """The rows of a statement whose PDF text layer ran them into one line ("Total net sales 177,866 232,887
+    Operating expenses: Cost of sales 111,934 139,156"): each label followed by exactly ``n`` values (the years of
+    the header line above); a group heading ending in ":" is not part of the next label; a run of another number
+    of values (a footnote, "Level 2") is no row.
+
+    >>> flat_rows("Total net sales $ 177,866 $ 232,887 Operating expenses: Cost of sales (111,934) — Note 2 x", 2)
+    [['Total net sales', '177,866', '232,887'], ['Cost of sales', '(111,934)', '—']]
+    """
+    rows, label, vals = [], [], []
+    for tok in line.split() + [""]:
+        if tok == "$":
+            continue
+        if tok and _CELL.match(tok.replace("$", "")) and label:
+            vals.append(tok.replace("$", ""))
+            continue
+        if vals:
+            if len(vals) == n:
+                rows.append([" ".join(label).rsplit(":", 1)[-1].strip()] + vals)
+            label, vals = [], []
+        if tok:
+            label.append(tok)
+    return [r for r in rows if re.search(r"[A-Za-z]", r[0])]
+
+
 def _rows(section: Section):
-    """(source line, cells) of the table rows sent for ``section``, with the years of the header above each."""
+    """(source line, cells) of the table rows sent for ``section``, with the years of the header above each; a
+    statement the PDF text layer wrote as running text (a line of years, then lines of labels and values) is read
+    by :func:`flat_rows`."""
     numbers = section.line_numbers or (section.line_start,) * len(section.text.split("\n"))
     years: list[int] = []
     for ln, raw in zip(numbers, section.text.split("\n")):
         s = raw.strip()
         if not s.startswith("|"):
+            if _YEARS_LINE.match(s) and len(_HEAD_YEAR.findall(s)) >= 2:
+                years = [int(y) for y in _HEAD_YEAR.findall(s)]
+            elif years and s and not s.startswith("#"):
+                for cells in flat_rows(s, len(years)):
+                    yield ln, cells, years
             continue
         cells = [c.strip() for c in s.strip("|").split("|")]
         vals = [cell_value(c) for c in cells]
@@ -149,6 +190,9 @@ def _rows(section: Section):
             years = head
             continue
         yield ln, cells, years
+
+
+_MINORITY = re.compile(r"\b(?:non-?controlling|minority)\s+interests?$", re.I)
 
 
 def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
@@ -170,7 +214,7 @@ def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, flo
         while years and len(vals) > len(years) and "%" in [c for c in raw if cell_value(c) is not None][-1]:
             vals, raw = vals[:-1], raw[:-1]  # a trailing "Change" column in percent ("(18)%") is not a year's
         hit = [p for p in patterns if re.match(p, norm)]
-        if not hit:
+        if not hit or _MINORITY.search(norm):  # the noncontrolling interests' share is never the company's
             continue
         if concept in PER_SHARE and not (any("." in c for c in raw)
                                          and ("per share" in norm or re.search(r"per (common )?share", context))):
@@ -200,6 +244,8 @@ def _scale(section: Section) -> str:
     return (m.group(1) or m.group(2)).casefold() if m else ""
 
 
+# costs a statement may write in brackets ("(11,969)"): always taken as their size, never added by a sign
+COSTS = {"cogs", "interest_expense"}
 _KIND_NAME = {"balance": "balance sheet", "operations": "income statement", "cash_flows": "cash flow statement",
               "reported": "a retrieved table"}
 _FACTOR = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
@@ -208,15 +254,43 @@ _FINANCIAL_ROW = re.compile(r"(total )?net interest income|(total )?revenues? ne
                             r"(total )?interest income$|provisions? for credit losses")
 
 
-class _Book:
-    """The statement sections of one document, searched for line items."""
+# a statement of a part of a year: its columns are three, six or nine months (13, 26, 39 weeks) or a quarter
+_INTERIM = re.compile(r"\b(?:three|six|nine|3|6|9)[\s-]+months?\s+ended\b|\b(?:13|26|39|thirteen|twenty-six|thirty-nine)"
+                      r"[\s-]+weeks\s+ended\b|\bquarters?\s+ended\b", re.I)
+_ANNUAL = re.compile(r"\b(?:twelve|12)[\s-]+months\s+ended\b|\b(?:52|53|fifty-two|fifty-three)[\s-]+weeks\s+ended\b|"
+                     r"\b(?:fiscal\s+)?years?\s+ended\b", re.I)
+# a question asking about a part of a year (a quarter, a half, months)
+_PART_YEAR = re.compile(r"\bQ[1-4]\b|\b(?:19|20)\d\dQ[1-4]\b|\bQ[1-4]\s?(?:FY)?\s?'?\d{2,4}\b|\bquarter|\bH[12]\b|"
+                        r"\b(?:first|second)\s+half\b|\b(?:three|six|nine)\s+months\b", re.I)
 
-    def __init__(self, sections: list[Section]):
+
+def interim(section: Section) -> bool:
+    """Whether ``section`` is a statement of part of a year (a quarterly report's "Three Months Ended" and
+    "Six Months Ended" columns), with no column of a whole year: its flows are never a fiscal year's.
+
+    >>> from ppkit.retrieval.types import Section
+    >>> s = Section(rank=1, doc="X", node_id="1", breadcrumb="X > Statements of Earnings", score=1.0, line_start=1,
+    ...             line_end=3, text="| | Six Months Ended June 30, 2023 | 2022 |\\n| Revenue | 10 | 9 |")
+    >>> interim(s)
+    True
+    """
+    head = section.breadcrumb + "\n" + section.text[:3000]
+    return bool(_INTERIM.search(head)) and not _ANNUAL.search(head)
+
+
+class _Book:
+    """The statement sections of one document, searched for line items (a statement of part of a year only when
+    the question asks about part of one: ``part_year``)."""
+
+    def __init__(self, sections: list[Section], part_year: bool = True):
         self.by_kind: dict[str, list[Section]] = {}
+        self.shape: dict[str, list[Section]] = {}  # every statement, a part-year one too: what kind of company
         self.any = list(sections)  # a measure the company reports itself ("reported"): any table, by rank
         for s in sections:
             kind = statement_kind(s)
             if kind:
+                self.shape.setdefault(kind, []).append(s)
+            if kind and (part_year or kind == "balance" or not interim(s)):
                 self.by_kind.setdefault(kind, []).append(s)
 
     def find(self, concept: str, year: int) -> list[LineItem]:
@@ -240,13 +314,13 @@ class _Book:
 
     def labels(self, kind: str) -> list[str]:
         return [re.sub(r"\s+", " ", cells[0].replace("*", "")).strip().casefold()
-                for s in self.by_kind.get(kind, []) for _, cells, _ in _rows(s) if cells]
+                for s in self.shape.get(kind, []) for _, cells, _ in _rows(s) if cells]
 
     def trimmed(self, kind: str) -> bool:
         return any(s.trimmed for s in self.by_kind.get(kind, []))
 
     def latest_year(self) -> int | None:
-        years = [y for ss in self.by_kind.values() for s in ss for _, _, ys in _rows(s) for y in ys]
+        years = [y for ss in (self.by_kind or self.shape).values() for s in ss for _, _, ys in _rows(s) for y in ys]
         return max(years) if years else None
 
 
@@ -287,7 +361,8 @@ class _Eval:
         for li in rows:
             if li not in self.inputs:
                 self.inputs.append(li)
-            v = abs(li.value) if concept in OUTFLOWS else li.value
+            # an outflow or a cost is read as its size: a cost row in brackets is subtracted by magnitude
+            v = abs(li.value) if concept in OUTFLOWS or concept in COSTS else li.value
             if concept not in PER_SHARE and li.scale:  # one scale for every amount: the first input's
                 self.scale = self.scale or li.scale
                 v = _round_written(v * _FACTOR[li.scale] / _FACTOR[self.scale])
@@ -395,17 +470,21 @@ def _not_meaningful(book: _Book, ev: _Eval, metric: Metric, doc: str) -> str:
 _COMPARE = re.compile(r"\b(compar\w*|chang\w*|vs\.?|versus|from\b.*\bto|between|trend|increas\w*|decreas\w*|declin\w*|"
                       r"improv\w*|deteriorat\w*|year[- ]over[- ]year|yoy)\b", re.I)
 _PRIOR = re.compile(r"\b(year[- ]over[- ]year|yoy|(the )?(prior|previous|preceding) (fiscal )?year)\b", re.I)
+# a question about the metric's course ("an improving margin", "historically consistent"): the year before too
+_TREND = re.compile(r"\b(improv\w*|deteriorat\w*|trend\w*|historically|consisten\w*|fluctuat\w*|stable|stability|"
+                    r"volatil\w*)\b", re.I)
 
 
 def _other_year(question: str, years: Sequence[int], year: int | None, metric: Metric) -> int | None:
     """The second year a question compares the metric with (FY2021 in "... for FY2022 and compare it with
     FY2021"), or None; never for a metric that is itself a change."""
-    if year is None or "prev" in str(metric.formula) or "chg" in str(metric.formula) or not _COMPARE.search(question):
+    if year is None or "prev" in str(metric.formula) or "chg" in str(metric.formula) or not (
+            _COMPARE.search(question) or _TREND.search(question)):
         return None
     others = [y for y in years if y != year]
     if others:
         return max(others)
-    return year - 1 if _PRIOR.search(question) else None
+    return year - 1 if _PRIOR.search(question) or _TREND.search(question) else None
 
 
 def _compute_one(metric: Metric, book: _Book, doc: str, y: int) -> MetricResult:
@@ -413,6 +492,10 @@ def _compute_one(metric: Metric, book: _Book, doc: str, y: int) -> MetricResult:
     value, expr = ev.run(metric.formula)
     stmts = {k: [s.section_id for s in v] for k, v in book.by_kind.items()}
     ok = not ev.missing and not ev.reason and value is not None
+    if ok and metric.unit == "percent" and "margin" in metric.name and not -100 < value <= 100:
+        # a margin is a part of revenue: a value beyond it says the rows read are not the metric's inputs
+        ev.missing.append(f"inputs that give a {metric.name} within ±100% (the rows read give {_fmt(value)}%)")
+        ok = False
     reason = "" if ok else _not_meaningful(book, ev, metric, doc)
     return MetricResult(metric, y, doc, value if ok else None, tuple(ev.steps), tuple(ev.inputs),
                         tuple(dict.fromkeys(ev.missing)), statements=stmts, reason=reason, expr=expr if ok else "",
@@ -447,8 +530,9 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
         return MetricResult(metric, year, None, missing=("the primary statements (no balance sheet, income "
                                                          "statement or cash flow statement was retrieved)",))
     best = None
+    part_year = bool(_PART_YEAR.search(question))
     for doc in docs:  # the first document (by rank) whose statements give the metric
-        book = _Book([s for s in sections if s.doc == doc])
+        book = _Book([s for s in sections if s.doc == doc], part_year)
         y = year or book.latest_year()
         if y is None:
             continue
@@ -585,3 +669,21 @@ def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
 
 def _clip(text: str) -> str:
     return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rstrip() + "…"
+
+
+# a company's own adjusted measure ("Adjusted EBITDA", "non-GAAP operating margin"): not the textbook formula
+_ADJUSTED = re.compile(r"\badjusted\b|\bnon[- ]?gaap\b|\bunderlying\b|\bcomparable\b", re.I)
+
+
+def adjusted_block(question: str, result: MetricResult | None, sections: list[Section]) -> AnswerBlock | None:
+    """When ``question`` asks a company's own adjusted (non-GAAP) measure and ``result`` is the textbook formula's
+    value (no row of the company's own measure was read): an ``inputs`` block saying the adjusted figure is not
+    computed, with the formula's value as what the statements give; else None."""
+    if result is None or not result.ok or not _ADJUSTED.search(question) or _ADJUSTED.search(result.metric.name):
+        return None
+    if any(CONCEPTS[li.concept][0] == "reported" for li in result.inputs):
+        return None
+    base = metric_block(result, sections)
+    return AnswerBlock(_clip(f"The adjusted (non-GAAP) {result.metric.name} asked is the company's own measure, not "
+                             f"computed here; the statements give, by the general formula: {base.text}"), "inputs",
+                       base.citations)

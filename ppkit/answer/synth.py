@@ -37,10 +37,11 @@ from .abstain import abstention_line, metric_answers, missing_from
 from .block import MAX_CHARS, AnswerBlock, cite_line
 from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
-from .metrics import compute_metric, format_metric, metric_block
+from .metrics import adjusted_block, compute_metric, format_metric, metric_block
 from .passages import Asked, Passage, asked_type, rank_passages, render_row, yes_or_no
 from .quantity import compute_quantity, impact_on_margin, not_computed, not_of_asked_kind, table_total
 from .verify import summary_line
+from .which import selects, uncomputed_formula, which_block
 
 __all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "EVIDENCE",
            "image_record", "line_deltas"]
@@ -238,13 +239,17 @@ class ExtractiveSynthesizer:
         refusal = abstention_line(missing)
         # a financial metric: computed from the statements, every input cited (or which inputs are missing);
         # a figure the statements of the company asked about give is never blocked by an abstention
+        # a question asking which one (a segment, a region) is never answered by the metric's total
+        which = selects(question, asked)
         metric = (compute_metric(question, sections, analysis.metric, years=analysis.years)
-                  if analysis.metric is not None else None)
+                  if analysis.metric is not None and not which else None)
         if refusal is not None and metric is not None and metric.ok and metric_answers(metric, missing, analysis):
             refusal = None
         elif refusal is not None:
             metric = None
-        block, used = _block(question, refusal, metric, ranked, sections, asked, q - own)
+        formula = uncomputed_formula(question) if analysis.metric is None else None
+        block, used = _block(question, refusal, metric, ranked, sections, asked, q - own, which=which,
+                             formula=formula)
         out = [EXTRACTIVE_NOTE, "", block.text, ""]
         cited = {c.node for c in block.citations}
         if metric is not None:  # the steps and the cited inputs under the headline (the block)
@@ -390,16 +395,23 @@ def _cite(p: Passage):
 
 
 def _block(question: str, refusal: str | None, metric, ranked: list, sections: list[Section], asked: Asked,
-           q_terms: set[str]) -> tuple[AnswerBlock, list[Passage]]:
+           q_terms: set[str], *, which: bool = False, formula: str | None = None) -> tuple[AnswerBlock, list[Passage]]:
     """The answer block and the passages it quotes: the abstention, the computed metric, or the best passage
     of all sections (a row as a statement with its headers and units, kind ``figure``; a yes/no question
-    clearly answered by a sentence, ``yes_no``)."""
+    clearly answered by a sentence, ``yes_no``). ``which``: the question asks which one
+    (:func:`ppkit.answer.which.which_block`); ``formula``: the line saying the formula it asks is not computed."""
     if refusal is not None:
         return AnswerBlock(refusal, "not_found"), []
+    if which:  # the one named by the highest or lowest row, else the comparison computed, else not determined
+        picked = which_block(question, asked, ranked, q_terms, pick_only=True)
+        return picked or compute_quantity(question, asked, sections) or which_block(question, asked, ranked, q_terms)
     impact = impact_on_margin(question, metric, ranked)  # "the impact of X on the margin": X, in points of it
     if impact is not None:
         block, used = impact
         return AnswerBlock(block.text, block.kind, block.citations + metric_block(metric, sections).citations), used
+    adjusted = adjusted_block(question, metric, sections)  # the company's own adjusted measure: not the formula's
+    if adjusted is not None:
+        return adjusted, []
     if metric is not None and (metric.ok or metric.reason):
         return metric_block(metric, sections), []
     computed = compute_quantity(question, asked, sections)  # a share, ratio or change of the rows found
@@ -407,9 +419,13 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
         return computed
     if metric is not None:
         return metric_block(metric, sections), []
+    if formula is not None:  # never a passage for a formula not computed: it does not answer
+        return AnswerBlock(formula, "not_found"), []
     if not ranked:
         return AnswerBlock("Not found: no retrieved sentence shares terms with the question.", "not_found"), []
     best = ranked[0][1]
+    if asked.kind == "drivers" and not asked.yes_no:  # what drove a change is said in words, not a table row
+        best = next((p for _, p in ranked if p.kind != "row"), best)
     if asked.yes_no:  # yes or no from the best passage that clearly answers it, else say the sources do not
         for _, p in ranked[:5]:
             yes = yes_or_no(question, p, q_terms)
