@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from typing import Literal, overload
+
 from ..core.text import clip, stems
 from ..retrieval.metric_table import UNSUPPORTED
 from .asked import Asked
@@ -63,6 +65,16 @@ def _pick(rows: list[Passage], year: int, high: bool, q_terms: set[str]) -> tupl
     if len(vals) < 2 or len({v for _, v in vals}) < 2:
         return None
     return (max if high else min)(vals, key=lambda pv: pv[1])
+
+
+@overload
+def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = ..., *,
+                pick_only: Literal[False] = ...) -> tuple[AnswerBlock, list[Passage]]: ...
+
+
+@overload
+def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = ..., *,
+                pick_only: bool) -> tuple[AnswerBlock, list[Passage]] | None: ...
 
 
 def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = frozenset(), *,
