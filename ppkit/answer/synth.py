@@ -41,7 +41,7 @@ from .metrics import adjusted_block, compute_metric, format_metric, metric_block
 from .passages import Asked, Passage, asked_type, rank_passages, render_row, yes_or_no
 from .quantity import compute_quantity, impact_on_margin, not_computed, not_of_asked_kind, table_total
 from .verify import summary_line
-from .which import selects, uncomputed_formula, which_block
+from .which import not_determined, selects, uncomputed_formula, which_block
 
 __all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "EVIDENCE",
            "image_record", "line_deltas"]
@@ -403,8 +403,8 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
     if refusal is not None:
         return AnswerBlock(refusal, "not_found"), []
     if which:  # the one named by the highest or lowest row, else the comparison computed, else not determined
-        picked = which_block(question, asked, ranked, q_terms, pick_only=True)
-        return picked or compute_quantity(question, asked, sections) or which_block(question, asked, ranked, q_terms)
+        return (which_block(question, asked, ranked, q_terms) or compute_quantity(question, asked, sections)
+                or not_determined(asked, ranked))
     impact = impact_on_margin(question, metric, ranked)  # "the impact of X on the margin": X, in points of it
     if impact is not None:
         block, used = impact

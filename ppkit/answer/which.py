@@ -5,8 +5,8 @@ not compute: answered by naming one, or by saying what is not determined, never 
   revenue?", "Which of the company's regions ..."), not which year or date.
 * :func:`which_block` answers a superlative one ("highest", "lowest", "largest") from the table of the best
   ranked row: the row of that table (no total, no subtotal) with the highest or lowest value in the asked
-  year's column, named with its value. When no table gives it, the block says which one is not determined
-  and what the sources show instead (kind ``inputs``), and never states a total as the answer.
+  year's column, named with its value. When no table gives it, :func:`not_determined` says which one is not
+  determined and what the sources show instead (kind ``inputs``), and never states a total as the answer.
 * :func:`uncomputed_formula` reads a question that defines or names a formula the offline metrics do not
   compute (a day count, a CAGR, a multi-year average): its block says so (kind ``not_found``) rather than
   quoting a passage that does not answer it.
@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import re
 
-from typing import Literal, overload
-
 from ..core.text import clip, stems
 from ..retrieval.metric_table import UNSUPPORTED
 from .asked import Asked
@@ -27,7 +25,7 @@ from .block import MAX_CHARS, AnswerBlock, cite_line
 from .passages import Passage, render_row, section_passages
 from .quantity import _latest, _plain, _value
 
-__all__ = ["selects", "which_block", "uncomputed_formula"]
+__all__ = ["selects", "which_block", "not_determined", "uncomputed_formula"]
 
 # "which segment", "which of JPM's business segments", "which one", "which type of debt"; not "which year"
 _WHICH = re.compile(r"\bwhich\b(?!\s+(?:years?|dates?|quarters?|months?|periods?|days?|fiscal)\b)", re.I)
@@ -67,43 +65,37 @@ def _pick(rows: list[Passage], year: int, high: bool, q_terms: set[str]) -> tupl
     return (max if high else min)(vals, key=lambda pv: pv[1])
 
 
-@overload
-def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = ..., *,
-                pick_only: Literal[False] = ...) -> tuple[AnswerBlock, list[Passage]]: ...
-
-
-@overload
-def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = ..., *,
-                pick_only: bool) -> tuple[AnswerBlock, list[Passage]] | None: ...
-
-
-def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = frozenset(), *,
-                pick_only: bool = False) -> tuple[AnswerBlock, list[Passage]] | None:
-    """The answer block of a "which one" question (:func:`selects`): the row with the highest or lowest value of
-    the best ranked row's table in the asked (or latest) year, or, when none can be picked, an ``inputs`` block
-    saying which one is not determined, with the best passage shown (never a total as the answer); with
-    ``pick_only``, None when none is picked. ``q_terms``: the question's stems (without the company's name), which
-    no row chosen among may name."""
+def which_block(question: str, asked: Asked, ranked: list,
+                q_terms: set[str] = frozenset()) -> tuple[AnswerBlock, list[Passage]] | None:
+    """The answer block of a "which one" question (:func:`selects`) asking a superlative: the row with the
+    highest or lowest value of the best ranked row's table in the asked (or latest) year; None when none can be
+    picked (then :func:`not_determined`, never a total as the answer). ``q_terms``: the question's stems
+    (without the company's name), which no row chosen among may name."""
     high, low = bool(_HIGH.search(question)), bool(_LOW.search(question))
-    if high != low:
-        seen = set()
-        for _, p in ranked[:8]:
-            key = (p.section.section_id, p.header_line)
-            if p.kind != "row" or not p.header_line or key in seen:
-                continue
-            seen.add(key)
-            table = [r for r in section_passages(p.section) if r.kind == "row" and r.header_line == p.header_line]
-            year = _latest(table[:1], asked.years)
-            got = _pick(table, year, high, q_terms) if year is not None else None
-            if got is None:
-                continue
-            row, _ = got
-            word = "highest" if high else "lowest"
-            text = f"{_plain(row)}, the {word} of the table's {len(table)} rows: {render_row(row, (year,), 1)}"
-            cites = tuple(cite_line(row.section, ln) for ln in row.lines())
-            return AnswerBlock(clip(text, MAX_CHARS), "figure", cites), [row]
-    if pick_only:
+    if high == low:
         return None
+    seen = set()
+    for _, p in ranked[:8]:
+        key = (p.section.section_id, p.header_line)
+        if p.kind != "row" or not p.header_line or key in seen:
+            continue
+        seen.add(key)
+        table = [r for r in section_passages(p.section) if r.kind == "row" and r.header_line == p.header_line]
+        year = _latest(table[:1], asked.years)
+        got = _pick(table, year, high, q_terms) if year is not None else None
+        if got is None:
+            continue
+        row, _ = got
+        word = "highest" if high else "lowest"
+        text = f"{_plain(row)}, the {word} of the table's {len(table)} rows: {render_row(row, (year,), 1)}"
+        cites = tuple(cite_line(row.section, ln) for ln in row.lines())
+        return AnswerBlock(clip(text, MAX_CHARS), "figure", cites), [row]
+    return None
+
+
+def not_determined(asked: Asked, ranked: list) -> tuple[AnswerBlock, list[Passage]]:
+    """The block of a "which one" question no row answers: an ``inputs`` block saying which one is not
+    determined, with the best passage shown (``not_found`` when no passage was ranked)."""
     best = next((p for _, p in ranked if p.kind != "pair"), None)
     if best is None:
         return AnswerBlock("Not found: no retrieved passage names the one asked for.", "not_found"), []
