@@ -45,7 +45,8 @@ from functools import lru_cache
 
 from ..core.markup import figure_rows, render
 
-__all__ = ["statement_kind", "statements_asked", "section_statement_kinds", "figure_lines", "STATEMENT_KINDS"]
+__all__ = ["statement_kind", "statements_asked", "asks_for_part", "section_statement_kinds", "figure_lines",
+           "STATEMENT_KINDS"]
 
 # Which primary financial statement reports a concept (general accounting knowledge, the kind an
 # LLM re-ranker brings): statement -> (question concepts, name of that statement).
@@ -129,6 +130,30 @@ def statement_kind(title: str) -> str | None:
 def statements_asked(question: str) -> set[str]:
     """The statement kinds that report concepts the question asks about."""
     return {kind for kind, (concepts, _) in _STATEMENTS.items() if concepts.search(question)}
+
+
+# a part of the company: a segment or division, or a geography ("US sales", "international sales growth",
+# "which geographic region", "the Data Center segment", "sales in Europe"). The words in lower case, the
+# places not followed by another capitalised word, so that a name ("Marriott International", "U.S. Steel",
+# "Europe Holdings") or "U.S. GAAP" is no part.
+_PART = re.compile(r"\b(?:segments?|divisions?|business units?|product lines?|geograph(?:y|ic|ical|ies)|regions?|"
+                   r"regional|countr(?:y|ies)|domestic|international|foreign|overseas)\b|"
+                   r"\b(?:U\.S\.|US|United States|North America|Latin America|Americas|Europe|EMEA|APAC|Asia)(?![\w.])"
+                   r"(?!\s+(?:GAAP|[A-Z]))|\bnon-U\.?S\.?(?!\w)")
+
+
+def asks_for_part(question: str) -> bool:
+    """Whether the question asks about a part of the company (a segment, a division, a region or country), not
+    the whole. The primary statements report the consolidated whole, so they do not answer it: the sales of
+    one region or one segment are in the MD&A, a release's regional table or the segment note (general
+    accounting knowledge, like :func:`statements_asked`).
+
+    >>> asks_for_part("How did US sales growth compare to international sales growth?")
+    True
+    >>> asks_for_part("What was Marriott International's U.S. GAAP net income?")
+    False
+    """
+    return bool(_PART.search(question))
 
 
 def _title_lines(lines: list[str]) -> list[str]:
