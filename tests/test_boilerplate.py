@@ -1,7 +1,9 @@
 """ppkit.retrieval.boilerplate.demote: boilerplate sections ranked below content in retrieval unless asked for,
 the freed slot going to the top section's child or neighbour."""
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 from ppkit.retrieval.boilerplate import boilerplate_kind, demote, filing_docs
 from ppkit.retrieval.types import Candidate
@@ -75,3 +77,22 @@ def test_only_the_sections_of_filings_are_demoted():
     assert "Paper#0005" not in [c.section_id for c in moved][:3] and len(notes) == 1
     assert filing_docs({"Acme": {"form_type": "10-K"}, "Rel": {"form_type": "earnings release"},
                         "Paper": {"form_type": None}, "Deal": {}}) == {"Acme", "Rel"}
+
+
+def test_retrieval_demotes_a_filings_boilerplate_but_not_a_papers(tmp_path):
+    """The same text twice: as a paper (no form type) its tick-box section stays first; as a 10-K (a sidecar
+    gives the form type) the tick boxes read as cover text and the section goes below the content."""
+    import shutil
+
+    import ppkit
+
+    text = Path(__file__).parent / "fixtures" / "boilerplate_paper.md"
+    shutil.copy(text, tmp_path / "paper.md")
+    shutil.copy(text, tmp_path / "filing.md")
+    (tmp_path / "filing.meta.json").write_text(json.dumps({"form_type": "10-K"}))
+    index = ppkit.build_index([tmp_path / "paper.md", tmp_path / "filing.md"], tmp_path / "index",
+                              embedder=ppkit.HashEmbedder(), config=ppkit.Config(online=False), progress=False)
+    question = "Which widgets did respondents tick most often on the survey forms?"
+    first = {doc: index.retrieve(question, k=2, docs=[doc]).sections[0].breadcrumb.split(" > ")[-1]
+             for doc in ("paper", "filing")}
+    assert first == {"paper": "1. Survey Forms", "filing": "2. Related Work"}

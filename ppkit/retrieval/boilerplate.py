@@ -29,13 +29,14 @@ import re
 
 from dataclasses import replace
 from functools import lru_cache
+from weakref import WeakKeyDictionary
 
 from ..core.ids import breadcrumb_titles
 from ..core.text import stems
 from ..documents.cover import FORMS
 from .types import Candidate
 
-__all__ = ["BOILERPLATE_KINDS", "boilerplate_kind", "asks_for", "demote", "filing_docs"]
+__all__ = ["BOILERPLATE_KINDS", "boilerplate_kind", "asks_for", "demote", "filing_docs", "filings_of"]
 
 BOILERPLATE_KINDS = ("exhibits", "subsidiaries", "plan", "certification", "signatures", "cover")
 
@@ -143,6 +144,20 @@ def filing_docs(catalog: dict[str, dict]) -> frozenset[str]:
     ['AMD_10K']
     """
     return frozenset(d for d, meta in catalog.items() if (meta or {}).get("form_type") in FORMS)
+
+
+_IS_FILING: WeakKeyDictionary = WeakKeyDictionary()  # index -> {doc: whether its catalog form type is a filing}
+
+
+def filings_of(index, docs) -> frozenset[str]:
+    """The documents among ``docs`` (names in ``index``, a :class:`ppkit.indexing.index.SearchIndex`) whose
+    catalog form type is a filing (:func:`filing_docs`), each document's metadata read once per index (reading
+    the whole catalog took 0.7 ms a question on the 75-document shelf)."""
+    seen = _IS_FILING.setdefault(index, {})
+    for d in docs:
+        if d not in seen:
+            seen[d] = bool(filing_docs({d: index.record(d).metadata or {}}))
+    return frozenset(d for d in docs if seen[d])
 
 
 def asks_for(question: str, kind: str) -> bool:

@@ -24,8 +24,8 @@ import numpy as np
 from ..core.config import RETRIEVAL_MODES, Config, check_fields
 from ..core.errors import InvalidInput
 from ..indexing.index import SearchIndex
-from .analyze import Analysis, QueryFilters, analyze_question, catalog_of
-from .boilerplate import demote, filing_docs
+from .analyze import Analysis, QueryFilters, analyze_question
+from .boilerplate import demote, filings_of
 from .hybrid import recall_sections
 from .image_channel import link_images
 from .pointers import load_sections
@@ -152,7 +152,7 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     t1 = time.perf_counter()
     ranked, calls = _stage2(reranker, question, search_text, cands)
     # exhibit indexes, certifications... of a filing below the content (a paper's or an agreement's are content)
-    ranked, moved = (demote(question, ranked, k, filings=filing_docs(catalog_of(index))) if opts.boilerplate
+    ranked, moved = (demote(question, ranked, k, filings=filings_of(index, {c.doc for c in ranked})) if opts.boilerplate
                      else (ranked, []))
     t2 = time.perf_counter()
     sections = load_sections(index, ranked[:k], budget=opts.budget, query_vec=qv, query=search_text)
