@@ -174,3 +174,20 @@ def test_a_question_about_a_part_gets_no_statement_match():
     reranker = StructuralReranker(statement_kinds=lambda doc, node_id: kinds[node_id])
     assert list(reranker.features("What were net sales?", cands)["statement"]) == [1.0, 0.0]
     assert list(reranker.features("What were US sales and international sales?", cands)["statement"]) == [0.0, 0.0]
+
+
+def test_a_title_line_over_prose_is_a_subtitle_not_the_statement(tmp_path):
+    """A statement's title line in the body is followed by its units or table; "Balance Sheet:" over a paragraph
+    (the MD&A's liquidity discussion, with a table of its own) is a subtitle."""
+    rows = [f"| {label} | 1,{n}00 | 1,{n}50 |" for n, label in enumerate(["Cash", "Receivables", "Inventories",
+                                                                          "Total assets", "Total debt"], start=1)]
+    doc = tmp_path / "acme.md"
+    doc.write_text("\n".join([
+        "# ACME CORP", "", "## Critical Audit Matter", "", "We audited the inventory reserves.", "",
+        "CONSOLIDATED BALANCE SHEETS", "", "(in millions)", "", *rows, "",
+        "## Financial Condition and Liquidity", "", "Balance Sheet:", "",
+        "Our strong balance sheet and liquidity give the company flexibility to fund its many opportunities going "
+        "forward, and the company will keep investing in research, its plants and its people.", "", *rows, ""]))
+    tree, lines = build_tree(doc), read_lines(doc)
+    kinds = _kinds(tree, lines)
+    assert kinds["Critical Audit Matter"] == {"balance"} and kinds["Financial Condition and Liquidity"] == set()
