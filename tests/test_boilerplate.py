@@ -67,6 +67,12 @@ def test_an_8k_cover_section_holding_an_item_with_its_prose_is_content():
     assert boilerplate_kind("Acme_8K > Exhibits", "\n".join(ITEM[3:] * 3)) == "exhibits"
 
 
+def test_images_are_no_check_boxes():
+    figures = "\n".join(f"![](images/fig{i}.png)" for i in range(1, 4))
+    assert boilerplate_kind("Paper > 4.2 Performance Comparison", figures) is None
+    assert boilerplate_kind("Acme > Cover", "[ ] Large accelerated filer\n[x] Accelerated filer\n[ ] Smaller") == "cover"
+
+
 def test_only_the_sections_of_filings_are_demoted():
     # a paper's numbered list has the shape of an exhibit index; the catalog says it is no filing
     paper = replace(_cand("0005", "Paper > 1. Introduction", EXHIBITS, 8.0), doc="Paper")

@@ -53,7 +53,8 @@ _TITLE = {
 }
 _EXHIBIT_NO = re.compile(r"^\s*\|?\s*\**\(?\d{1,3}(?:\.\d{1,3}[a-z]?|\.[A-Z]{3})?\)?\**\*?\s*\|")
 _BY_REFERENCE = re.compile(r"incorporated (?:herein )?by reference", re.I)
-_CHECK = re.compile(r"indicate by check mark|commission file number|\[\s*[x ]?\s*\]|☐|☒", re.I)
+# a check box "[ ]" / "[x]", not the empty brackets of a Markdown image or link ("![](fig1.png)", "[](#note)")
+_CHECK = re.compile(r"indicate by check mark|commission file number|(?<!!)\[\s*[x ]?\s*\](?!\()|☐|☒", re.I)
 _SIGNED = re.compile(r"/s/")
 _CERTIFY = re.compile(r"\bI,\s+[A-Z][^,]{2,60},\s+certify\b|\bhereby certif", re.I)
 _LEGAL = re.compile(r"\bshall\b", re.I)
