@@ -7,7 +7,10 @@ import pytest
 import ppkit
 from ppkit.documents.tree import build_tree, read_lines
 from ppkit.retrieval.recall import section_statements
-from ppkit.retrieval.statements import _NOTE, figure_lines, section_statement_kinds, statement_kind, statements_asked
+from ppkit.retrieval.rerank import StructuralReranker
+from ppkit.retrieval.statements import (_NOTE, asks_for_part, figure_lines, section_statement_kinds, statement_kind,
+                                      statements_asked)
+from ppkit.retrieval.types import Candidate
 
 DOC = Path(__file__).parent / "fixtures" / "statements_pdf.md"
 
@@ -146,3 +149,45 @@ def test_figure_lines_counts_run_on_rows_and_merged_cells():
     assert figure_lines(["| Cash | $9,889 $ 8,348 |", "| Contents | 41 |"]) == 1
     assert figure_lines(["Net sales $ 1,200 $ 1,100 $ 1,000 Cost of sales 700 650 600"]) == 2
     assert figure_lines(["Net sales rose 5% to $1,200 million in 2022 from $1,100 million in 2021, driven by volume."]) == 0
+
+
+@pytest.mark.parametrize("question, part", [
+    ("How did US sales growth compare to international sales growth?", True),
+    ("Which geographic region had the biggest drop in revenues?", True),
+    ("What share of revenue came from the Data Center segment?", True),
+    ("How did sales in Europe change?", True),
+    ("What were total net sales?", False),
+    ("What was Marriott International's U.S. GAAP net income?", False),  # a name and U.S. GAAP are no parts
+    ("Please help us compute the operating margin.", False),  # "us" is no country
+])
+def test_asks_for_part_reads_segments_and_regions(question, part):
+    assert asks_for_part(question) is part
+
+
+def test_a_question_about_a_part_gets_no_statement_match():
+    def cand(node_id, title, text):
+        return Candidate("acme", node_id, f"acme > {title}", 0.5, 1, 1, (0.5,), 1, 9, text[:150], text)
+
+    cands = [cand("0040", "Consolidated Statements of Income", "| Net sales | 1,200 | 1,100 |"),
+             cand("0020", "Regional Sales Results", "| U.S. | 700 | 600 |\n| International | 500 | 500 |")]
+    kinds = {"0040": frozenset({"operations"}), "0020": frozenset()}
+    reranker = StructuralReranker(statement_kinds=lambda doc, node_id: kinds[node_id])
+    assert list(reranker.features("What were net sales?", cands)["statement"]) == [1.0, 0.0]
+    assert list(reranker.features("What were US sales and international sales?", cands)["statement"]) == [0.0, 0.0]
+
+
+def test_a_title_line_over_prose_is_a_subtitle_not_the_statement(tmp_path):
+    """A statement's title line in the body is followed by its units or table; "Balance Sheet:" over a paragraph
+    (the MD&A's liquidity discussion, with a table of its own) is a subtitle."""
+    rows = [f"| {label} | 1,{n}00 | 1,{n}50 |" for n, label in enumerate(["Cash", "Receivables", "Inventories",
+                                                                          "Total assets", "Total debt"], start=1)]
+    doc = tmp_path / "acme.md"
+    doc.write_text("\n".join([
+        "# ACME CORP", "", "## Critical Audit Matter", "", "We audited the inventory reserves.", "",
+        "CONSOLIDATED BALANCE SHEETS", "", "(in millions)", "", *rows, "",
+        "## Financial Condition and Liquidity", "", "Balance Sheet:", "",
+        "Our strong balance sheet and liquidity give the company flexibility to fund its many opportunities going "
+        "forward, and the company will keep investing in research, its plants and its people.", "", *rows, ""]))
+    tree, lines = build_tree(doc), read_lines(doc)
+    kinds = _kinds(tree, lines)
+    assert kinds["Critical Audit Matter"] == {"balance"} and kinds["Financial Condition and Liquidity"] == set()

@@ -25,7 +25,7 @@ from ..core.config import RETRIEVAL_MODES, Config, check_fields
 from ..core.errors import InvalidInput
 from ..indexing.index import SearchIndex
 from .analyze import Analysis, QueryFilters, analyze_question
-from .boilerplate import demote
+from .boilerplate import demote, filings_of
 from .hybrid import recall_sections
 from .image_channel import link_images
 from .pointers import load_sections
@@ -59,7 +59,8 @@ class RetrieveOptions:
             summaries (:mod:`ppkit.retrieval.section_channel`); 0: off.
         separate_filings: a scope of 2 to this many filings gets one stage 1 per filing, merged
             (``config.separate_filings``, 4; see :func:`_stage1`).
-        boilerplate: move boilerplate below the content (:func:`ppkit.retrieval.boilerplate.demote`);
+        boilerplate: move a filing's boilerplate below the content (:func:`ppkit.retrieval.boilerplate.demote`,
+            in the documents whose catalog form type is a filing);
             ``False`` keeps the re-ranker's order (a search inside one legal agreement, whose legal text is
             its content: a comparison's).
     """
@@ -150,8 +151,9 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     cands, info, added = _stage1(index, search_text, qv, scope, opts)
     t1 = time.perf_counter()
     ranked, calls = _stage2(reranker, question, search_text, cands)
-    # exhibit indexes, certifications... below the content
-    ranked, moved = demote(question, ranked, k) if opts.boilerplate else (ranked, [])
+    # exhibit indexes, certifications... of a filing below the content (a paper's or an agreement's are content)
+    ranked, moved = (demote(question, ranked, k, filings=filings_of(index, {c.doc for c in ranked})) if opts.boilerplate
+                     else (ranked, []))
     t2 = time.perf_counter()
     sections = load_sections(index, ranked[:k], budget=opts.budget, query_vec=qv, query=search_text)
     # the image channel, over the untrimmed sections

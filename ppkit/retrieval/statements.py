@@ -13,7 +13,9 @@ FinanceBench shelf:
    "CONSOLIDATED BALANCE SHEETS" then "(in thousands, except share and per share data)" or
    "At January 1, 2023 and January 2, 2022";
 3. the title is no heading at all but a line of the body or the first cell of the statement's table,
-   so the statement hides in the section before it ("Critical Audit Matter");
+   so the statement hides in the section before it ("Critical Audit Matter"); such a line is followed by
+   the statement's units, period or table, never by a paragraph ("Balance Sheet:" over the MD&A's
+   discussion of it is a subtitle);
 4. the statement is split over the headings after its title, its own captions and period lines:
    "Consolidated Statements of Financial Position" then "Assets" and "Liabilities and equity", or
    "CONSOLIDATED BALANCE SHEETS", "ASSETS", "Current assets", ..., "Stockholders' equity"; its title
@@ -45,7 +47,8 @@ from functools import lru_cache
 
 from ..core.markup import figure_rows, render
 
-__all__ = ["statement_kind", "statements_asked", "section_statement_kinds", "figure_lines", "STATEMENT_KINDS"]
+__all__ = ["statement_kind", "statements_asked", "asks_for_part", "section_statement_kinds", "figure_lines",
+           "STATEMENT_KINDS"]
 
 # Which primary financial statement reports a concept (general accounting knowledge, the kind an
 # LLM re-ranker brings): statement -> (question concepts, name of that statement).
@@ -131,19 +134,49 @@ def statements_asked(question: str) -> set[str]:
     return {kind for kind, (concepts, _) in _STATEMENTS.items() if concepts.search(question)}
 
 
+# a part of the company: a segment or division, or a geography ("US sales", "international sales growth",
+# "which geographic region", "the Data Center segment", "sales in Europe"). The words in lower case, the
+# places not followed by another capitalised word, so that a name ("Marriott International", "U.S. Steel",
+# "Europe Holdings") or "U.S. GAAP" is no part.
+_PART = re.compile(r"\b(?:segments?|divisions?|business units?|product lines?|geograph(?:y|ic|ical|ies)|regions?|"
+                   r"regional|countr(?:y|ies)|domestic|international|foreign|overseas)\b|"
+                   r"\b(?:U\.S\.|US|United States|North America|Latin America|Americas|Europe|EMEA|APAC|Asia)(?![\w.])"
+                   r"(?!\s+(?:GAAP|[A-Z]))|\bnon-U\.?S\.?(?!\w)")
+
+
+def asks_for_part(question: str) -> bool:
+    """Whether the question asks about a part of the company (a segment, a division, a region or country), not
+    the whole. The primary statements report the consolidated whole, so they do not answer it: the sales of
+    one region or one segment are in the MD&A, a release's regional table or the segment note (general
+    accounting knowledge, like :func:`statements_asked`).
+
+    >>> asks_for_part("How did US sales growth compare to international sales growth?")
+    True
+    >>> asks_for_part("What was Marriott International's U.S. GAAP net income?")
+    False
+    """
+    return bool(_PART.search(question))
+
+
 def _title_lines(lines: list[str]) -> list[str]:
-    """Lines of a section body that could be a title: short text lines and the first cell of each
-    table's first row."""
+    """Lines of a section body that could be a statement's title: the first cell of each table's first row,
+    and short text lines whose next text is not prose (a statement's title is followed by its units, period
+    or table; "Balance Sheet:" over a paragraph in the MD&A is a discussion's subtitle)."""
     out, prev_table = [], False
-    for ln in lines:
+    for i, ln in enumerate(lines):
         s = ln.strip()
         table = s.startswith("|")
         if table and not prev_table:
             out.append(s.strip("|").split("|")[0])
-        elif s and not table and len(s) <= 160:
+        elif s and not table and len(s) <= 160 and not _prose(_next_text(lines, i)):
             out.append(s)
         prev_table = table
     return out
+
+
+def _next_text(lines: list[str], i: int) -> list[str]:
+    """The first non-blank line after ``lines[i]``, as a list (empty at the end)."""
+    return next(([ln] for ln in lines[i + 1:] if ln.strip()), [])
 
 
 def _under_note(tree, node_id: str) -> bool:
