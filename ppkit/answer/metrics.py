@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ..retrieval.analyze import question_years
-from ..retrieval.metric_statements import statement_kind
+from ..retrieval.metric_statements import statement_kind, statement_kinds
 from ..retrieval.metric_table import (
     COMPONENTS,
     CONCEPTS,
@@ -167,12 +167,13 @@ def flat_rows(line: str, n: int) -> list[list[str]]:
     return [r for r in rows if re.search(r"[A-Za-z]", r[0])]
 
 
-def _rows(section: Section):
-    """(source line, cells) of the table rows sent for ``section``, with the years of the header above each; a
+def _rows(section: Section, years: Sequence[int] = ()):
+    """(source line, cells) of the table rows sent for ``section``, with the years of the header above each
+    (``years``: the header's when the section continues a statement whose header is in the section before it); a
     statement the PDF text layer wrote as running text (a line of years, then lines of labels and values) is read
     by :func:`flat_rows`."""
     numbers = section.line_numbers or (section.line_start,) * len(section.text.split("\n"))
-    years: list[int] = []
+    years = list(years)
     for ln, raw in zip(numbers, section.text.split("\n")):
         s = raw.strip()
         if not s.startswith("|"):
@@ -195,13 +196,13 @@ def _rows(section: Section):
 _MINORITY = re.compile(r"\b(?:non-?controlling|minority)\s+interests?$", re.I)
 
 
-def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
-    """(label, line, {year: value}, exact) of the rows of ``section`` whose label is the concept's (``exact``: a
+def _items(rows, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
+    """(label, line, {year: value}, exact) of the rows (:func:`_rows`) whose label is the concept's (``exact``: a
     pattern matches the whole label, not only its start)."""
     _, patterns, _ = CONCEPTS[concept]
     out = []
     context = ""  # the last label-only row above ("Earnings per share:"), for labels like "Diluted"
-    for ln, cells, years in _rows(section):
+    for ln, cells, years in rows:
         if not cells or cell_value(cells[0]) is not None:
             continue
         label = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip()
@@ -224,10 +225,10 @@ def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, flo
     return out
 
 
-def _component_rows(section: Section, concept: str, year: int) -> list[tuple[str, int, float]]:
-    """(label, line, value) of the rows of ``section`` that are components of ``concept`` (no total row)."""
+def _component_rows(rows, concept: str, year: int) -> list[tuple[str, int, float]]:
+    """(label, line, value) of the rows (:func:`_rows`) that are components of ``concept`` (no total row)."""
     out = []
-    for ln, cells, years in _rows(section):
+    for ln, cells, years in rows:
         if not cells or not years or cell_value(cells[0]) is not None:
             continue
         norm = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip().casefold().replace("’", "'").rstrip(":")
@@ -278,6 +279,10 @@ def interim(section: Section) -> bool:
     return bool(_INTERIM.search(head)) and not _ANNUAL.search(head)
 
 
+_GAP = 6  # source lines between two sections of one statement: headings of no text ("ASSETS") and blank lines
+_NET = re.compile(r"[,—–-]\s*net$|\bnet$", re.I)
+
+
 class _Book:
     """The statement sections of one document, searched for line items (a statement of part of a year only when
     the question asks about part of one: ``part_year``)."""
@@ -286,12 +291,50 @@ class _Book:
         self.by_kind: dict[str, list[Section]] = {}
         self.shape: dict[str, list[Section]] = {}  # every statement, a part-year one too: what kind of company
         self.any = list(sections)  # a measure the company reports itself ("reported"): any table, by rank
+        self._rows: dict[str, list] = {}  # section id -> its rows (:func:`_rows`)
+        self._head: dict[str, list[int]] = {}  # section id -> the years of the statement's header before it
+        self._scale: dict[str, str] = {}  # section id -> the unit stated under the statement's title before it
         for s in sections:
-            kind = statement_kind(s)
-            if kind:
+            for kind in statement_kinds(s):
                 self.shape.setdefault(kind, []).append(s)
-            if kind and (part_year or kind == "balance" or not interim(s)):
-                self.by_kind.setdefault(kind, []).append(s)
+                if part_year or kind == "balance" or not interim(s):
+                    self.by_kind.setdefault(kind, []).append(s)
+        for kind, ss in self.shape.items():
+            # a statement split over headings ("Current assets", "Current liabilities" after the title holding
+            # the years): a section with no header of its own reads in the columns of the one right before it
+            ss = sorted(ss, key=lambda x: x.line_start)
+            for prev, cur in zip(ss, ss[1:]):
+                if 0 <= cur.line_start - prev.line_end <= _GAP and not _scale(cur):
+                    self._scale[cur.section_id] = self.scale(prev)  # "$ in millions" under the statement's title
+                if 0 <= cur.line_start - prev.line_end <= _GAP and cur.section_id not in self._head:
+                    last = [ys for _, _, ys in self.rows(prev)]
+                    if last and last[-1]:
+                        self._head[cur.section_id] = list(last[-1])
+                        self._rows.pop(cur.section_id, None)
+                    elif not last:
+                        head = list(self._header_years(prev))
+                        if head:
+                            self._head[cur.section_id] = head
+                            self._rows.pop(cur.section_id, None)
+
+    def _header_years(self, s: Section) -> list[int]:
+        """The years of the last header line of ``s`` (a title section holding only the header)."""
+        years = self._head.get(s.section_id, [])
+        for raw in s.text.split("\n"):
+            t = raw.strip()
+            if _YEARS_LINE.match(t) and len(_HEAD_YEAR.findall(t)) >= 2:
+                years = [int(y) for y in _HEAD_YEAR.findall(t)]
+        return years
+
+    def scale(self, s: Section) -> str:
+        """The unit of ``s``'s amounts: its own, or the statement's stated under the title before it."""
+        return _scale(s) or self._scale.get(s.section_id, "")
+
+    def rows(self, s: Section) -> list:
+        """The rows of ``s`` (:func:`_rows`), in the columns of the statement's header before it when it has none."""
+        if s.section_id not in self._rows:
+            self._rows[s.section_id] = list(_rows(s, self._head.get(s.section_id, ())))
+        return self._rows[s.section_id]
 
     def find(self, concept: str, year: int) -> list[LineItem]:
         """The row of ``concept`` in ``year``'s column (best label first: a whole-label match, then the
@@ -299,28 +342,30 @@ class _Book:
         kind = CONCEPTS[concept][0]
         found = []
         for order, s in enumerate(self.any if kind == "reported" else self.by_kind.get(kind, [])):
-            for label, ln, vals, exact in _items(s, concept):
+            for label, ln, vals, exact in _items(self.rows(s), concept):
                 if year in vals and not (concept in OUTFLOWS and vals[year] > 0):  # an outflow is written in brackets
-                    found.append((not exact, order, ln, LineItem(concept, label, vals[year], year, s.doc, s.node_id,
-                                                                  s.breadcrumb, ln, _scale(s))))
+                    # a carrying amount "..., net" before the gross row of the same item above it
+                    net = bool(_NET.search(label))
+                    found.append((not exact, order, not net, ln, LineItem(concept, label, vals[year], year, s.doc,
+                                                                          s.node_id, s.breadcrumb, ln, self.scale(s))))
         if found:
-            return [min(found, key=lambda f: f[:3])[3]]
+            return [min(found, key=lambda f: f[:4])[4]]
         for s in self.by_kind.get(kind, []) if concept in COMPONENTS else []:
-            parts = _component_rows(s, concept, year)
+            parts = _component_rows(self.rows(s), concept, year)
             if len(parts) >= 2:  # "Cost of products" + "Cost of services", with no total row
-                return [LineItem(concept, label, v, year, s.doc, s.node_id, s.breadcrumb, ln, _scale(s))
+                return [LineItem(concept, label, v, year, s.doc, s.node_id, s.breadcrumb, ln, self.scale(s))
                         for label, ln, v in parts]
         return []
 
     def labels(self, kind: str) -> list[str]:
         return [re.sub(r"\s+", " ", cells[0].replace("*", "")).strip().casefold()
-                for s in self.shape.get(kind, []) for _, cells, _ in _rows(s) if cells]
+                for s in self.shape.get(kind, []) for _, cells, _ in self.rows(s) if cells]
 
     def trimmed(self, kind: str) -> bool:
         return any(s.trimmed for s in self.by_kind.get(kind, []))
 
     def latest_year(self) -> int | None:
-        years = [y for ss in (self.by_kind or self.shape).values() for s in ss for _, _, ys in _rows(s) for y in ys]
+        years = [y for ss in (self.by_kind or self.shape).values() for s in ss for _, _, ys in self.rows(s) for y in ys]
         return max(years) if years else None
 
 

@@ -31,7 +31,7 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "total_liabilities": ("balance", (r"total liabilities$",), "total liabilities"),
     "equity": ("balance", (r"total (stockholders|shareholders|shareowners)'? ?(equity|deficit)",
                            r"total (\w+ )?equity( \(deficit\))?$"), "total shareholders' equity"),
-    "ppe": ("balance", (r"property,? plant,? and equipment,? net", r"property and equipment,? net",
+    "ppe": ("balance", (r"property,? plant,? and equipment\s*[,—–-]?\s*net", r"property and equipment\s*[,—–-]?\s*net",
                         r"property, plant and equipment$"), "property, plant and equipment, net"),
     "payables": ("balance", (r"accounts payable\b",), "accounts payable"),
     "revenue": ("operations", (r"(total )?net revenues?$", r"(total )?net sales$", r"total revenues?( net)?$",
