@@ -89,6 +89,7 @@ class MetricResult:
     expr: str = ""  # the formula over the input values: "(4,835 + 1,020 + 4,126) / 6,369"
     scale: str = ""  # the amounts' unit: "millions" | "thousands" | "billions" | ""
     compare: MetricResult | None = None  # the same metric for the other year the question compares with
+    first_year: int | None = None  # the first year of a figure over years (an average of years, a CAGR)
 
     @property
     def ok(self) -> bool:
@@ -138,7 +139,11 @@ def cell_value(cell: str) -> float | None:
 _MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
            r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
 # a text line that is only a statement's column header: years, or dates ("February 2, 2019 February 3, 2018")
-_YEARS_LINE = re.compile(rf"^(?:\([^)]*\)\s*)?(?:(?:(?:{_MONTHS})\.?\s+\d{{1,2}},?\s+)?(?:19|20)\d\d\s*)+$", re.I)
+_PERIOD_WORDS = r"(?:(?:fiscal\s+)?(?:years?|quarters?|periods?|twelve months|(?:52|53)\s+weeks)\s+ended,?\s*)"
+_YEARS_LINE = re.compile(rf"^(?:\([^)]*\)\s*)?{_PERIOD_WORDS}?(?:(?:(?:{_MONTHS})\.?\s+\d{{1,2}},?\s+)?(?:19|20)\d\d\s*)+$",
+                         re.I)
+# a PDF text line that runs the header's years into the first rows: "(In millions) 2021 2020 2019 Net sales $ 14,082 ..."
+_LEAD_YEARS = re.compile(r"^(?:\([^)]*\)\s*)?((?:(?:19|20)\d\d\s+){2,})(?=[A-Za-z])")
 _CELL = re.compile(r"^\(?-?\$?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?$|^[—–-]$")
 
 
@@ -177,8 +182,13 @@ def _rows(section: Section, years: Sequence[int] = ()):
     for ln, raw in zip(numbers, section.text.split("\n")):
         s = raw.strip()
         if not s.startswith("|"):
+            lead = _LEAD_YEARS.match(s)
             if _YEARS_LINE.match(s) and len(_HEAD_YEAR.findall(s)) >= 2:
                 years = [int(y) for y in _HEAD_YEAR.findall(s)]
+            elif lead:
+                years = [int(y) for y in _HEAD_YEAR.findall(lead.group(1))]
+                for cells in flat_rows(s[lead.end():], len(years)):
+                    yield ln, cells, years
             elif years and s and not s.startswith("#"):
                 for cells in flat_rows(s, len(years)):
                     yield ln, cells, years
@@ -245,6 +255,9 @@ def _scale(section: Section) -> str:
     return (m.group(1) or m.group(2)).casefold() if m else ""
 
 
+# a tax row whose label brackets the expense ("(Provision) benefit for income taxes", "Benefit (provision)"): its
+# figures in brackets are the expense, others a benefit; a plain label's figure is the expense in either writing
+_BRACKETED_EXPENSE = re.compile(r"\((?:provision|expense)\)", re.I)
 # costs a statement may write in brackets ("(11,969)"): always taken as their size, never added by a sign
 COSTS = {"cogs", "interest_expense"}
 _KIND_NAME = {"balance": "balance sheet", "operations": "income statement", "cash_flows": "cash flow statement",
@@ -387,8 +400,9 @@ def _round_written(v: float) -> float:
 class _Eval:
     """Evaluates a formula over a document's statements, writing each step as the verifier reads it."""
 
-    def __init__(self, book: _Book, year: int):
+    def __init__(self, book: _Book, year: int, first: int | None = None):
         self.book, self.year = book, year
+        self.first = first  # the first year of a growth over years (a CAGR's), when the question names it
         self.inputs: list[LineItem] = []
         self.missing: list[str] = []
         self.missing_concepts: list[str] = []
@@ -408,6 +422,8 @@ class _Eval:
                 self.inputs.append(li)
             # an outflow or a cost is read as its size: a cost row in brackets is subtracted by magnitude
             v = abs(li.value) if concept in OUTFLOWS or concept in COSTS else li.value
+            if concept == "income_tax":  # an expense, whichever way the statement writes it
+                v = -li.value if _BRACKETED_EXPENSE.search(li.label) else abs(li.value)
             if concept not in PER_SHARE and li.scale:  # one scale for every amount: the first input's
                 self.scale = self.scale or li.scale
                 v = _round_written(v * _FACTOR[li.scale] / _FACTOR[self.scale])
@@ -445,8 +461,23 @@ class _Eval:
         if op == "reported":
             rows = self._reported(node[1], node[2])
             return self.item(node[1], self.year, rows) if rows else self.run(node[2])
+        if op == "num":  # a constant of the formula (a year's days)
+            return float(node[1]), _fmt(float(node[1]))
         if op == "prev":
             return self.item(node[1], self.year - 1)
+        if op == "cagr":  # (last / first) ^ (1 / years) - 1, over the years the question names
+            first = self.first if self.first is not None and self.first < self.year else self.year - 1
+            (a, ea), (b, eb) = self.item(node[1], self.year), self.item(node[1], first)
+            if a is None or b is None:
+                return None, ""
+            if b <= 0 or a <= 0:
+                self.missing.append(f"positive {CONCEPTS[node[1]][2]} in both years")
+                return None, ""
+            n = self.year - first
+            r = ((a / b) ** (1 / n) - 1) * 100
+            r = round(r, 2) if abs(r) >= 1 else float(f"{r:.3g}")
+            self.steps.append(f"({_fmt(a)} / {_fmt(b)}) ^ (1 / {n}) - 1 = {_fmt(r)}%")
+            return r, f"({ea} / {eb}) ^ (1 / {n}) - 1"
         if op in ("avg", "chg"):
             (a, ea), (b, eb) = self.item(node[1], self.year), self.item(node[1], self.year - 1)
             if a is None or b is None:
@@ -480,15 +511,18 @@ class _Eval:
                 return None, ""
             r = _round_written(va / vb)
             expr = f"{_wrap(node[1], ea)} / {_wrap(node[2], eb)}"
+        elif op == "*":
+            r = _round_written(va * vb)
+            expr = f"{_wrap(node[1], ea)} × {_wrap(node[2], eb)}"
         else:
             r = _round_written(va + vb if op == "+" else va - vb)
             expr = f"{ea} {op} {_wrap(node[2], eb) if op == '-' else eb}"
-        self.steps.append(f"{_fmt(va)} {op} {_fmt(vb)} = {_fmt(r)}")
+        self.steps.append(f"{_fmt(va)} {'×' if op == '*' else op} {_fmt(vb)} = {_fmt(r)}")
         return r, expr
 
 
 def _wrap(node, expr: str) -> str:
-    return f"({expr})" if node[0] in ("+", "-", "avg") else expr
+    return f"({expr})" if node[0] in ("+", "-", "avg", "cagr") else expr
 
 
 def _not_meaningful(book: _Book, ev: _Eval, metric: Metric, doc: str) -> str:
@@ -514,6 +548,8 @@ def _not_meaningful(book: _Book, ev: _Eval, metric: Metric, doc: str) -> str:
 
 _COMPARE = re.compile(r"\b(compar\w*|chang\w*|vs\.?|versus|from\b.*\bto|between|trend|increas\w*|decreas\w*|declin\w*|"
                       r"improv\w*|deteriorat\w*|year[- ]over[- ]year|yoy)\b", re.I)
+_CHANGE = re.compile(r"\b(chang\w*|increas\w*|decreas\w*|declin\w*|improv\w*|grow\w*|shrink\w*|drop\w*|rise|rose)\b",
+                     re.I)
 _PRIOR = re.compile(r"\b(year[- ]over[- ]year|yoy|(the )?(prior|previous|preceding) (fiscal )?year)\b", re.I)
 # a question about the metric's course ("an improving margin", "historically consistent"): the year before too
 _TREND = re.compile(r"\b(improv\w*|deteriorat\w*|trend\w*|historically|consisten\w*|fluctuat\w*|stable|stability|"
@@ -529,11 +565,92 @@ def _other_year(question: str, years: Sequence[int], year: int | None, metric: M
     others = [y for y in years if y != year]
     if others:
         return max(others)
-    return year - 1 if _PRIOR.search(question) or _TREND.search(question) else None
+    # a change asked of one year ("what drove the margin change in FY2022") is from the year before
+    return year - 1 if _PRIOR.search(question) or _TREND.search(question) or _CHANGE.search(question) else None
 
 
-def _compute_one(metric: Metric, book: _Book, doc: str, y: int) -> MetricResult:
-    ev = _Eval(book, y)
+# a day count's days as the question states them ("360 * (average ...)", "using 360 days"); else 365
+_DAYS = re.compile(r"\b(360|364|365|366)\s*(?:\*|x\b|×|days?\b|-day\b)", re.I)
+# payables over purchases: the question defines the denominator as cost of sales plus the change in inventory
+_PURCHASES = re.compile(r"\b(?:cogs|costs? of (?:goods sold|sales|revenues?))\s*\+\s*(?:the )?change in inventor", re.I)
+# an average of a metric over years ("FY2017 - FY2019 3 year average of capex as a % of revenue")
+_YEARS_AVERAGE = re.compile(r"\b(\d|two|three|four|five)[- ]years?\s+average\b", re.I)
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
+_SPAN = re.compile(r"\b(\d|two|three|four|five)[- ]years?\b", re.I)
+
+
+def _tree_map(node, f):
+    """``node`` with ``f`` applied to every node, children first."""
+    if isinstance(node, tuple) and node and isinstance(node[0], str) and node[0] not in ("item", "prev", "avg", "chg",
+                                                                                         "num", "cagr"):
+        node = (node[0], *(_tree_map(n, f) if isinstance(n, tuple) else n for n in node[1:]))
+    return f(node)
+
+
+def _as_asked(metric: Metric, question: str) -> Metric:
+    """``metric`` with the days and the payables' denominator the question defines (a day count's formula); any
+    other metric as it is."""
+    if "num" not in str(metric.formula):
+        return metric
+    m = _DAYS.search(question)
+    days = int(m.group(1)) if m else 365
+    purchases = bool(_PURCHASES.search(question))
+
+    def f(node):
+        if node == ("num", 365):
+            return ("num", days)
+        if purchases and node[0] == "/" and node[1] == ("*", ("num", days), ("avg", "payables")):
+            return ("/", node[1], ("+", node[2], ("chg", "inventory")))
+        return node
+    definition = metric.definition.replace("365", str(days))
+    if purchases:
+        definition += "; DPO's cost of sales plus the change in inventories (purchases), as the question defines it"
+    return replace(metric, formula=_tree_map(metric.formula, f), definition=definition)
+
+
+def _span(question: str, years: Sequence[int], year: int | None) -> tuple[int, int] | None:
+    """(first, last) fiscal year of a figure over years: the years named ("from FY2020 to FY2022"), else the
+    last ``n`` years of a "n year" span ending at the year asked."""
+    if year is None:
+        return None
+    if len(set(years)) >= 2:
+        return min(years), max(years)
+    m = _SPAN.search(question)
+    if m is None:
+        return None
+    n = int(_NUMBER_WORDS.get(m.group(1).casefold(), m.group(1)))
+    return year - n + 1, year
+
+
+def _average_over(metric: Metric, book: _Book, doc: str, first: int, last: int) -> MetricResult:
+    """The mean of ``metric`` over the fiscal years ``first`` to ``last``, each year computed and cited; not ok
+    (naming the missing inputs) when a year's is not computable."""
+    per_year = [_compute_one(metric, book, doc, y) for y in range(first, last + 1)]
+    name = f"{last - first + 1}-year average {metric.name}"
+    avg = Metric(name, (), ("avg_years", metric.formula), metric.unit,
+                 f"the mean over FY{first}-FY{last} of {metric.definition}")
+    bad = [r for r in per_year if not r.ok]
+    inputs = tuple(dict.fromkeys(li for r in per_year for li in r.inputs))
+    if bad:
+        return MetricResult(avg, last, doc, missing=tuple(m for r in bad for m in r.missing) or
+                            (f"the {metric.name} of FY{bad[0].year}",), inputs=inputs, reason=bad[0].reason,
+                            statements=per_year[0].statements, first_year=first)
+    vals = [r.value for r in per_year]
+    steps = [st for r in per_year for st in r.steps]
+    total = vals[0]
+    for v in vals[1:]:  # two operands a step, as the verifier re-derives them
+        nxt = _round_written(total + v)
+        steps.append(f"{_fmt(total)} + {_fmt(v)} = {_fmt(nxt)}")
+        total = nxt
+    mean = round(total / len(vals), 2) if metric.unit in ("percent", "days") else _round_written(total / len(vals))
+    steps.append(f"{_fmt(total)} / {len(vals)} = {_fmt(mean)}" + ("%" if metric.unit == "percent" else ""))
+    shown = "; ".join(f"FY{r.year}: {_fmt(r.value)}{'%' if metric.unit == 'percent' else ''}" for r in per_year)
+    return MetricResult(avg, last, doc, mean, tuple(steps), inputs, statements=per_year[0].statements,
+                        expr=shown, scale=per_year[0].scale, first_year=first)
+
+
+def _compute_one(metric: Metric, book: _Book, doc: str, y: int, first: int | None = None) -> MetricResult:
+    ev = _Eval(book, y, first)
     value, expr = ev.run(metric.formula)
     stmts = {k: [s.section_id for s in v] for k, v in book.by_kind.items()}
     ok = not ev.missing and not ev.reason and value is not None
@@ -544,7 +661,7 @@ def _compute_one(metric: Metric, book: _Book, doc: str, y: int) -> MetricResult:
     reason = "" if ok else _not_meaningful(book, ev, metric, doc)
     return MetricResult(metric, y, doc, value if ok else None, tuple(ev.steps), tuple(ev.inputs),
                         tuple(dict.fromkeys(ev.missing)), statements=stmts, reason=reason, expr=expr if ok else "",
-                        scale=ev.scale)
+                        scale=ev.scale, first_year=first if metric.formula[0] == "cagr" else None)
 
 
 def compute_metric(question: str, sections: list[Section], metric: Metric | None = None, *,
@@ -567,9 +684,13 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
         return None
     years = question_years(question) if years is None else years
     year = question_year(question, years)
-    if UNSUPPORTED.search(question):
-        return MetricResult(metric, year, None, note="multi-year averages, CAGRs and day counts are not computed "
-                                                     "offline", missing=("a supported form of the metric",))
+    metric = _as_asked(metric, question)
+    span = _span(question, years, year)
+    averaged = bool(_YEARS_AVERAGE.search(question)) and span is not None and span[0] < span[1]
+    growth = metric.formula[0] == "cagr"
+    if UNSUPPORTED.search(question) and not (averaged or growth or metric.unit == "days"):
+        return MetricResult(metric, year, None, note="multi-year totals are not computed offline",
+                            missing=("a supported form of the metric",))
     docs = list(dict.fromkeys(s.doc for s in sections if statement_kind(s)))
     if not docs:
         return MetricResult(metric, year, None, missing=("the primary statements (no balance sheet, income "
@@ -581,15 +702,27 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
         y = year or book.latest_year()
         if y is None:
             continue
-        res = _compute_one(metric, book, doc, y)
-        if res.ok:
+        if averaged and span is not None:
+            res = _average_over(metric, book, doc, span[0], y)
+        else:
+            res = _compute_one(metric, book, doc, y, span[0] if growth and span else None)
+        if res.ok and not averaged:
             other = _other_year(question, years, y, metric)
             if other is not None:
                 prev = _compute_one(metric, book, doc, other)
                 res = replace(res, compare=prev)
             return res
+        if res.ok:
+            return res
         best = best or res
     return best or MetricResult(metric, year, None, missing=("a year column in the retrieved statements",))
+
+
+def _period(res: MetricResult) -> str:
+    """ "FY2022", "FY2020-FY2022" (a figure over years) or "the latest year"."""
+    if not res.year:
+        return "the latest year"
+    return f"FY{res.first_year}-FY{res.year}" if res.first_year is not None else f"FY{res.year}"
 
 
 def _value_text(res: MetricResult) -> str:
@@ -601,6 +734,8 @@ def _value_text(res: MetricResult) -> str:
         return f"{v}%"
     if unit == "per_share":
         return f"${v} per share"
+    if unit == "days":
+        return f"{v} days"
     return v
 
 
@@ -625,7 +760,7 @@ def format_metric(res: MetricResult) -> str:
     the reason it does not fit the company ("Not meaningful: ..."), or the abstention saying which inputs are
     missing."""
     m = res.metric
-    fy = f"FY{res.year}" if res.year else "the latest year"
+    fy = _period(res)
     found = ("Found: " + "; ".join(f"{li.name}, {li.year}: {_fmt(li.value)} ({li.doc}#{li.node_id} line {li.line})"
                                    for li in res.inputs) + ".") if res.inputs else ""
     if not res.ok:
@@ -685,7 +820,7 @@ def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
     "AMD's quick ratio for FY2022 was 1.57 ((4,835 + 1,020 + 4,126) / 6,369, $ millions)"
     """
     m, who = result.metric, f"{result.doc}'s " if result.doc else "the "
-    fy = f"FY{result.year}" if result.year else "the latest year"
+    fy = _period(result)
     cites = _cites(result, sections)
     if not result.ok:
         if result.reason:
