@@ -312,6 +312,8 @@ class _Book:
                 self.shape.setdefault(kind, []).append(s)
                 if part_year or kind == "balance" or not interim(s):
                     self.by_kind.setdefault(kind, []).append(s)
+        for kind, ss in self.by_kind.items():  # a statement itself before a summary of several (selected data)
+            ss.sort(key=lambda x: len(statement_kinds(x)) > 1)
         for kind, ss in self.shape.items():
             # a statement split over headings ("Current assets", "Current liabilities" after the title holding
             # the years): a section with no header of its own reads in the columns of the one right before it
@@ -637,13 +639,14 @@ def _average_over(metric: Metric, book: _Book, doc: str, first: int, last: int) 
                             statements=per_year[0].statements, first_year=first)
     vals = [r.value for r in per_year]
     steps = [st for r in per_year for st in r.steps]
+    pc = "%" if metric.unit == "percent" else ""
     total = vals[0]
     for v in vals[1:]:  # two operands a step, as the verifier re-derives them
         nxt = _round_written(total + v)
-        steps.append(f"{_fmt(total)} + {_fmt(v)} = {_fmt(nxt)}")
+        steps.append(f"{_fmt(total)}{pc} + {_fmt(v)}{pc} = {_fmt(nxt)}{pc}")
         total = nxt
     mean = round(total / len(vals), 2) if metric.unit in ("percent", "days") else _round_written(total / len(vals))
-    steps.append(f"{_fmt(total)} / {len(vals)} = {_fmt(mean)}" + ("%" if metric.unit == "percent" else ""))
+    steps.append(f"{_fmt(total)}{pc} / {len(vals)} = {_fmt(mean)}{pc}")
     shown = "; ".join(f"FY{r.year}: {_fmt(r.value)}{'%' if metric.unit == 'percent' else ''}" for r in per_year)
     return MetricResult(avg, last, doc, mean, tuple(steps), inputs, statements=per_year[0].statements,
                         expr=shown, scale=per_year[0].scale, first_year=first)
