@@ -172,6 +172,12 @@ def flat_rows(line: str, n: int) -> list[list[str]]:
     return [r for r in rows if re.search(r"[A-Za-z]", r[0])]
 
 
+# a units caption on a header line, in brackets or not: "(In millions, except per share amounts)", "$ in millions"
+_CAPTION = re.compile(r"\(?\s*(?:\$\s*)?(?:dollars\s+|amounts\s+)?in\s+(?:millions|thousands|billions)\b[^()\d]*\)?", re.I)
+# a note reference inside a row's label: "Inventories, net (Note 6)", "(Notes 11 and 14)"
+_NOTE_REF = re.compile(r"\((?:see\s+)?notes?\s+\d+[\w\s,]*?\)", re.I)
+
+
 def _rows(section: Section, years: Sequence[int] = ()):
     """(source line, cells) of the table rows sent for ``section``, with the years of the header above each
     (``years``: the header's when the section continues a statement whose header is in the section before it); a
@@ -182,6 +188,7 @@ def _rows(section: Section, years: Sequence[int] = ()):
     for ln, raw in zip(numbers, section.text.split("\n")):
         s = raw.strip()
         if not s.startswith("|"):
+            s = _NOTE_REF.sub(" ", _CAPTION.sub(" ", s)).strip()
             lead = _LEAD_YEARS.match(s)
             if _YEARS_LINE.match(s) and len(_HEAD_YEAR.findall(s)) >= 2:
                 years = [int(y) for y in _HEAD_YEAR.findall(s)]

@@ -70,7 +70,7 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "capex": ("cash_flows", (r"purchases? of property", r"capital (spending|expenditures?)", r"additions to property",
                        r"payments? for (the )?(purchase|acquisition) of property", r"property(, plant,?)? and equipment additions",
                        r"payments? to acquire property",
-                       r"purchases? of plant"), "capital expenditures"),
+                       r"purchases? of plant", r"purchases? of land,? buildings,? and equipment"), "capital expenditures"),
     "dividends": ("cash_flows", (r"(cash )?dividends paid", r"payments? of (cash )?dividends", r"dividends to shareholders",
                            r"cash dividends"), "dividends paid"),
     # a measure companies define each their own way (non-GAAP): the row the company reports under its name, in
