@@ -178,6 +178,16 @@ _CAPTION = re.compile(r"\(?\s*(?:\$\s*)?(?:dollars\s+|amounts\s+)?in\s+(?:millio
 _NOTE_REF = re.compile(r"\((?:see\s+)?notes?\s+\d+[\w\s,]*?\)", re.I)
 
 
+def _split_cells(cells: list[str]) -> list[str]:
+    """A PDF table's row with the years' values run into one cell ("| Total current assets | 16,525 15,134 |") as
+    one cell a value; a cell holding anything but values stays as it is."""
+    out = cells[:1]
+    for c in cells[1:]:
+        toks = [t for t in c.replace("$", " ").split() if t]
+        out.extend(toks if len(toks) >= 2 and all(_CELL.match(t) for t in toks) else [c])
+    return out
+
+
 def _rows(section: Section, years: Sequence[int] = ()):
     """(source line, cells) of the table rows sent for ``section``, with the years of the header above each
     (``years``: the header's when the section continues a statement whose header is in the section before it); a
@@ -200,7 +210,7 @@ def _rows(section: Section, years: Sequence[int] = ()):
                 for cells in flat_rows(s, len(years)):
                     yield ln, cells, years
             continue
-        cells = [c.strip() for c in s.strip("|").split("|")]
+        cells = _split_cells([c.strip() for c in s.strip("|").split("|")])
         vals = [cell_value(c) for c in cells]
         head = [int(y) for c in cells for y in _HEAD_YEAR.findall(c)]
         # a header row: every cell holding a number is a year
