@@ -23,7 +23,7 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "short_term_investments": ("balance", (r"short-term investments", r"marketable securities",
                                            r"short-term marketable"), "short-term investments"),
     "receivables": ("balance", (r"(trade )?accounts receivable", r"trade receivables", r"accounts and notes receivable",
-                                r"receivables, net"), "accounts receivable, net"),
+                                r"receivables, net", r"receivables$"), "accounts receivable, net"),
     "inventory": ("balance", (r"(merchandise )?inventor(y|ies)\b",), "inventories"),
     "current_assets": ("balance", (r"total current assets",), "total current assets"),
     "current_liabilities": ("balance", (r"total current liabilities",), "total current liabilities"),
@@ -42,7 +42,7 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
                                     r"\(?(income|earnings|loss)\)?( ?/ ?\(?(income|earnings|loss)\)?)? from operations"),
                          "operating income"),
     "net_income": ("operations", (r"net (income|earnings|loss|\(loss\)/earnings|earnings/\(loss\))( \(loss\))?"
-                                  r"( attributable to [\w.,&'’ ]+)?$",),
+                                  r"( attributable to [\w.,&'’ -]+)?$",),
                    "net income"),
     "interest_expense": ("operations", (r"interest expense",), "interest expense"),
     "d_and_a": ("cash_flows", (r"depreciation(,| and) amortization", r"depreciation and amortization"),
