@@ -103,3 +103,30 @@ def test_net_row_before_gross_and_a_bracketed_tax_expense():
     # "(Provision) benefit": (210) is an expense of 210 -> 21%; 30 in 2020 is a benefit -> -5%
     assert compute_metric("What is the FY2022 effective tax rate?", [OPS]).value == 21.0
     assert compute_metric("What is the FY2020 effective tax rate?", [OPS]).value == -5.0
+
+
+def test_an_optional_item_with_no_row_is_zero_only_in_a_whole_balance_sheet():
+    bal = _section("0010", "Consolidated Balance Sheets", [
+        "| | 2022 | 2021 |",
+        "| Cash and cash equivalents | 300 | 250 |",
+        "| Accounts receivable, net | 500 | 460 |",
+        "| Total current liabilities | 1,000 | 900 |",
+    ], 100)
+    res = compute_metric("What is the FY2022 quick ratio?", [bal])
+    assert res.value == 0.8 and res.zeros == ("short-term investments",)  # (300 + 0 + 500) / 1,000
+    assert "short-term investments: no row in the balance sheet, so 0" in metric_block(res, [bal]).text
+    from dataclasses import replace
+    cut = replace(bal, trimmed=True)  # a balance sheet cut to the budget may hold the row: missing, no figure
+    assert not compute_metric("What is the FY2022 quick ratio?", [cut]).ok
+
+
+def test_a_net_row_the_pattern_only_begins_beats_the_gross_row():
+    bal = _section("0010", "Consolidated Balance Sheets", [
+        "| | 2022 | 2021 |",
+        "| Cash and cash equivalents | 300 | 250 |",
+        "| Accounts receivable | 520 | 480 |",
+        "| Less allowance for credit losses | (20) | (20) |",
+        "| Accounts receivable, net | 500 | 460 |",
+        "| Total current liabilities | 1,000 | 900 |",
+    ], 100)
+    assert [li.value for li in compute_metric("What is the FY2022 quick ratio?", [bal]).inputs] == [300, 500, 1000]

@@ -50,7 +50,7 @@ from ..retrieval.metric_table import (
 from ..retrieval.types import Section
 from .block import MAX_CHARS, AnswerBlock, BlockCitation, cite_line
 
-__all__ = ["COSTS", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "question_year", "adjusted_block"]
+__all__ = ["COSTS", "OPTIONAL", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "question_year", "adjusted_block"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,7 @@ class MetricResult:
     scale: str = ""  # the amounts' unit: "millions" | "thousands" | "billions" | ""
     compare: MetricResult | None = None  # the same metric for the other year the question compares with
     first_year: int | None = None  # the first year of a figure over years (an average of years, a CAGR)
+    zeros: tuple[str, ...] = ()  # optional line items the statement has no row of, taken as 0
 
     @property
     def ok(self) -> bool:
@@ -275,6 +276,8 @@ def _scale(section: Section) -> str:
 # a tax row whose label brackets the expense ("(Provision) benefit for income taxes", "Benefit (provision)"): its
 # figures in brackets are the expense, others a benefit; a plain label's figure is the expense in either writing
 _BRACKETED_EXPENSE = re.compile(r"\((?:provision|expense)\)", re.I)
+# additive line items a company may not hold at all (no row on its balance sheet): 0 when the statement is read whole
+OPTIONAL = {"short_term_investments"}
 # costs a statement may write in brackets ("(11,969)"): always taken as their size, never added by a sign
 COSTS = {"cogs", "interest_expense"}
 _KIND_NAME = {"balance": "balance sheet", "operations": "income statement", "cash_flows": "cash flow statement",
@@ -310,7 +313,7 @@ def interim(section: Section) -> bool:
 
 
 _GAP = 6  # source lines between two sections of one statement: headings of no text ("ASSETS") and blank lines
-_NET = re.compile(r"[,—–-]\s*net$|\bnet$", re.I)
+_NET = re.compile(r"[,—–-]\s*net\b|\bnet$", re.I)  # "Accounts receivable, net (of allowances ...)", "PP&E — net"
 
 
 class _Book:
@@ -376,9 +379,9 @@ class _Book:
         for order, s in enumerate(self.any if kind == "reported" else self.by_kind.get(kind, [])):
             for label, ln, vals, exact in _items(self.rows(s), concept):
                 if year in vals and not (concept in OUTFLOWS and vals[year] > 0):  # an outflow is written in brackets
-                    # a carrying amount "..., net" before the gross row of the same item above it
+                    # a carrying amount "..., net" (a label the pattern begins) before the gross row above it
                     net = bool(_NET.search(label))
-                    found.append((not exact, order, not net, ln, LineItem(concept, label, vals[year], year, s.doc,
+                    found.append((not (exact or net), order, not net, ln, LineItem(concept, label, vals[year], year, s.doc,
                                                                           s.node_id, s.breadcrumb, ln, self.scale(s))))
         if found:
             return [min(found, key=lambda f: f[:4])[4]]
@@ -392,6 +395,12 @@ class _Book:
     def labels(self, kind: str) -> list[str]:
         return [re.sub(r"\s+", " ", cells[0].replace("*", "")).strip().casefold()
                 for s in self.shape.get(kind, []) for _, cells, _ in self.rows(s) if cells]
+
+    def whole(self, kind: str, year: int) -> bool:
+        """Whether the statement of ``kind`` was read whole (none of its sections trimmed) and has rows in
+        ``year``'s column: a line item it has no row of is none the company reports."""
+        ss = self.by_kind.get(kind, [])
+        return bool(ss) and not self.trimmed(kind) and any(year in ys for s in ss for _, _, ys in self.rows(s))
 
     def trimmed(self, kind: str) -> bool:
         return any(s.trimmed for s in self.by_kind.get(kind, []))
@@ -425,12 +434,17 @@ class _Eval:
         self.inputs: list[LineItem] = []
         self.missing: list[str] = []
         self.missing_concepts: list[str] = []
+        self.zeros: list[str] = []  # optional line items the statement has no row of, taken as 0
         self.steps: list[str] = []
         self.reason = ""  # why the metric is not meaningful (a deficit under a ratio)
         self.scale = ""
 
     def item(self, concept: str, year: int, rows: list[LineItem] | None = None) -> tuple[float | None, str]:
         rows = self.book.find(concept, year) if rows is None else rows
+        if not rows and concept in OPTIONAL and self.book.whole(CONCEPTS[concept][0], year):
+            # a balance sheet read whole, in that year's column, with no such row: the company holds none
+            self.zeros.append(CONCEPTS[concept][2])
+            return 0.0, "0"
         if not rows:
             self.missing.append(f"{CONCEPTS[concept][2]} ({_KIND_NAME[CONCEPTS[concept][0]]}, {year})")
             self.missing_concepts.append(concept)
@@ -681,7 +695,8 @@ def _compute_one(metric: Metric, book: _Book, doc: str, y: int, first: int | Non
     reason = "" if ok else _not_meaningful(book, ev, metric, doc)
     return MetricResult(metric, y, doc, value if ok else None, tuple(ev.steps), tuple(ev.inputs),
                         tuple(dict.fromkeys(ev.missing)), statements=stmts, reason=reason, expr=expr if ok else "",
-                        scale=ev.scale, first_year=first if metric.formula[0] == "cagr" else None)
+                        scale=ev.scale, first_year=first if metric.formula[0] == "cagr" else None,
+                        zeros=tuple(dict.fromkeys(ev.zeros)))
 
 
 def compute_metric(question: str, sections: list[Section], metric: Metric | None = None, *,
@@ -817,6 +832,7 @@ def format_metric(res: MetricResult) -> str:
                                 else "")
         out.append(f"- {li.name}, {li.year}: {shown}, row \"{li.label}\" in {li.breadcrumb}, "
                    f"line {li.line} (ID: {li.node_id})")
+    out += [f"- {name}: 0 (the balance sheet, read whole, has no row of it)" for name in res.zeros]
     return "\n".join(out)
 
 
@@ -850,6 +866,8 @@ def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
     unit = f", $ {result.scale}" if result.scale and m.unit not in ("per_share",) and result.inputs else ""
     inputs = f" ({result.expr}{unit})" if result.expr and result.expr != _fmt(result.value) else ""
     text = f"{who}{m.name} for {fy} was {_value_text(result)}{inputs}"
+    if result.zeros:  # say which input is 0 and why
+        text += "; " + ", ".join(result.zeros) + ": no row in the balance sheet, so 0"
     own = next((li for li in result.inputs if CONCEPTS[li.concept][0] == "reported"), None)
     # a measure the company defines itself: say that the figure is its own, and which row
     said = f"; {result.doc}'s own figure, row \"{own.label}\"" if own is not None else ""

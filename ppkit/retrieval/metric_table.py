@@ -36,7 +36,7 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "payables": ("balance", (r"accounts payable\b",), "accounts payable"),
     "revenue": ("operations", (r"(total )?net revenues?$", r"(total )?net sales$", r"total revenues?( net)?$",
                            r"revenues?$", r"total net revenues?",
-                               r"total revenues? net of interest expense$"), "revenue"),
+                               r"total revenues? net of interest expense$", r"(total )?sales to customers$"), "revenue"),
     "cogs": ("operations", (r"(total )?costs? of (sales|revenues?|goods sold|products sold)$",), "cost of sales"),
     "operating_income": ("operations", (r"operating (income|profit|\(loss\)|loss)", r"(income|earnings) from operations",
                                     r"\(?(income|earnings|loss)\)?( ?/ ?\(?(income|earnings|loss)\)?)? from operations"),
