@@ -68,6 +68,15 @@ def test_a_fall_by_a_figure_is_minus_it():
     assert [f["negative"] for f in figures("Costs fell 3% in 2021 and rose in 2022 by 2%.")] == [True, False]
 
 
+def test_points_are_percent_and_names_glued_to_figures_are_none():
+    ref = "Operating margin for 3M in FY2022 has decreased by 1.7% due to COVID-19 costs."
+    assert [(f["value"], f["unit"], f["negative"]) for f in figures(ref)] == [(1.7, "percent", True)]
+    assert [f["value"] for f in figures("It paid $3M.")] == [3.0]  # with a currency sign, an amount
+    block = "3M's operating margin was 19.10% in FY2022 and 20.84% in FY2021, a change of -1.74 percentage points"
+    assert verdict(block, "computed", ref) == "correct"
+    assert verdict(block.replace("-1.74", "1.74"), "computed", ref) == "wrong"
+
+
 def test_percent_and_ratio_are_kept_apart():
     assert verdict("The payout ratio was 54.2%.", "computed", "0.542") == "wrong"
     assert verdict("The payout ratio was 0.542.", "computed", "0.542") == "correct"

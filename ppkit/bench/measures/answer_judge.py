@@ -68,6 +68,10 @@ _SIZE_BEFORE = re.compile(r"\b(?:increase[sd]?|decrease[sd]?|declin(?:e[sd]?|ing
 _NEG_BY = re.compile(r"\b(?:decrease[sd]?|declin(?:e[sd]?|ing)|fell|fall(?:ing|s)?|drop(?:ped|s)?|lower(?:ed)?|"
                      r"reduc(?:ed|tion)|contract(?:ed|ion))\b[^.;:\d%$]{0,60}?\bby\s+(?:about\s+|approximately\s+|"
                      r"roughly\s+|nearly\s+|~\s?)?[$]?$", re.I)
+# a change of a percentage written in points ("-1.74 percentage points"): a percent
+_POINTS = re.compile(r"\s*(?:percentage\s+points?|pp\b|ppts?\b|%\s*pts?\b)", re.I)
+# an integer with a scale letter glued and no currency sign ("3M"): a name, not an amount ("$3M" is one)
+_GLUED_SCALE = re.compile(r"^\d+\s?[MBK]$")
 # "$3B+", "10+": at least the figure (a "+" not starting an addition)
 _AT_LEAST = re.compile(r"^\+(?!\s*[$(]?\d)")
 _RESULT = re.compile(r"[=≈]\s*[~$]*\s*$")
@@ -96,11 +100,13 @@ def figures(text: str, *, scale: float | None = None) -> list[dict]:
         if plain and 1900 <= n["value"] <= 2100 and "," not in n["text"]:
             continue  # a year
         a, b = n["span"]
+        if re.search(r"[A-Za-z]-$", masked[max(0, a - 2):a]) or (_GLUED_SCALE.match(n["text"]) and not n["currency"]):
+            continue  # "COVID-19", a name like "3M": glued to letters, no figure
         by = bool(_NEG_BY.search(masked[max(0, a - 90):a]))
         neg = n["negative"] or by or bool(_NEG_BEFORE.search(masked[max(0, a - 40):a])) or bool(_NEG_AFTER.match(masked[b:]))
         if masked[max(0, a - 1):a] == "+":
             neg = False
-        unit = "percent" if n["percent"] else "amount"
+        unit = "percent" if n["percent"] or _POINTS.match(masked[b:]) else "amount"
         sc = n["scale"] if n["scale"] else (scale if unit == "amount" else None)
         out.append({"text": n["text"], "value": n["value"], "decimals": n["decimals"], "unit": unit, "scale": sc,
                     "negative": neg, "size": not by and bool(_SIZE_BEFORE.search(masked[max(0, a - 40):a])),
