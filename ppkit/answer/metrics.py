@@ -26,8 +26,16 @@ A measure companies define each their own way (free cash flow) is the company's 
 retrieved table ("Free cash flow, non-GAAP measure") when it is of the order of the general formula's value, and
 the block says so and cites the row; else the general formula.
 
-Deliberately not done: segment tables, notes, other non-GAAP reconciliations, multi-year averages and
-CAGRs (reported as unsupported), and guessing a line item from prose.
+Figures over years: a day count (DSO, DIO, DPO, the cash conversion cycle) over 365 days unless the question
+states others, DPO over purchases (cost of sales plus the change in inventories) when the question defines it so;
+a CAGR over the years the question names ("from FY2020 to FY2022"), its years stated; an average of a metric over
+years ("FY2017 - FY2019 3 year average of ..."), each year computed and cited, the years stated. A statement the PDF
+split over headings (the title holding the units and the years, then "Current assets", "Current liabilities") is
+read in its title's columns and unit; a line item a company may not hold (short-term investments) with no row in a
+balance sheet read whole is 0, and the block says so.
+
+Deliberately not done: segment tables, notes, other non-GAAP reconciliations, totals over years, and guessing a
+line item from prose.
 """
 
 from __future__ import annotations
