@@ -130,3 +130,14 @@ def test_a_net_row_the_pattern_only_begins_beats_the_gross_row():
         "| Total current liabilities | 1,000 | 900 |",
     ], 100)
     assert [li.value for li in compute_metric("What is the FY2022 quick ratio?", [bal]).inputs] == [300, 500, 1000]
+
+
+def test_a_line_items_name_and_the_companys_initials_are_never_missing_names():
+    from ppkit.answer.abstain import missing_from
+    from ppkit.retrieval.types import Section
+    s = Section(doc="JOHNSON_JOHNSON_2022_10K", node_id="0001", breadcrumb="JOHNSON_JOHNSON_2022_10K > Sales",
+                line_start=1, line_end=1, text="Sales to customers grew in 2022.", rank=1, score=1.0)
+    got = missing_from("How many times has JnJ sold its inventory in FY2022 (FY2022 COGS / Revenue)?", [s])
+    assert got == {"names": [], "years": []}
+    # a name neither the document's nor a line item's stays missing
+    assert missing_from("What was Intel's Revenue in FY2022?", [s])["names"] == ["Intel"]
