@@ -141,3 +141,18 @@ def test_a_line_items_name_and_the_companys_initials_are_never_missing_names():
     assert got == {"names": [], "years": []}
     # a name neither the document's nor a line item's stays missing
     assert missing_from("What was Intel's Revenue in FY2022?", [s])["names"] == ["Intel"]
+
+
+def test_a_label_broken_over_two_rows_and_a_title_whose_years_precede_its_caption():
+    title = _section("0020", "CONSOLIDATED BALANCE SHEETS", ["December 31, 2017 2016 (In millions except par value)"],
+                     300, caption="")
+    from dataclasses import replace
+    assets = replace(_section("0021", "ASSETS", ["| TOTAL ASSETS | $87,896 $ | 87,270 |"], title.line_end + 1,
+                              caption=""), statements=("balance",))  # as with_statements marks it from the tree
+    ops = _section("0022", "CONSOLIDATED STATEMENTS OF INCOME", [
+        "| Year Ended December 31, | 2017 | 2016 |",
+        "| NET INCOME ATTRIBUTABLE TO SHAREOWNERS OF | | |",
+        "| THE ACME COMPANY | $1,248 | $6,527 |",
+    ], 200)
+    res = compute_metric("What is the FY2017 return on assets?", [title, assets, ops])
+    assert res.value == 0.0142 and [li.label for li in res.inputs][0].endswith("SHAREOWNERS OF THE ACME COMPANY")

@@ -204,6 +204,7 @@ def _rows(section: Section, years: Sequence[int] = ()):
     by :func:`flat_rows`."""
     numbers = section.line_numbers or (section.line_start,) * len(section.text.split("\n"))
     years = list(years)
+    cont = ""
     for ln, raw in zip(numbers, section.text.split("\n")):
         s = raw.strip()
         if not s.startswith("|"):
@@ -226,9 +227,15 @@ def _rows(section: Section, years: Sequence[int] = ()):
         if len(head) >= 2 and all(v is None or 1900 <= v <= 2100 for v in vals):
             years = head
             continue
+        if cont and cells:  # the label the row before left hanging ("NET INCOME ATTRIBUTABLE TO SHAREOWNERS OF")
+            cells = [f"{cont} {cells[0]}"] + cells[1:]
+        cont = cells[0] if cells and _HANGING.search(cells[0]) and all(v is None for v in vals[1:]) \
+            and not any(c.strip() for c in cells[1:]) else ""
         yield ln, cells, years
 
 
+# a label a PDF table broke over two rows ends in a word that needs what follows
+_HANGING = re.compile(r"\b(?:of|to|and|for|the|in|from|by|on|attributable)$", re.I)
 _MINORITY = re.compile(r"\b(?:non-?controlling|minority)\s+interests?$", re.I)
 
 
@@ -364,7 +371,7 @@ class _Book:
         """The years of the last header line of ``s`` (a title section holding only the header)."""
         years = self._head.get(s.section_id, [])
         for raw in s.text.split("\n"):
-            t = raw.strip()
+            t = _CAPTION.sub(" ", raw).strip()
             if _YEARS_LINE.match(t) and len(_HEAD_YEAR.findall(t)) >= 2:
                 years = [int(y) for y in _HEAD_YEAR.findall(t)]
         return years
