@@ -199,7 +199,7 @@ METRICS: tuple[Metric, ...] = (
     _m("total current assets", [r"total current assets"], ("item", "current_assets"), "usd", "total current assets"),
     _m("total current liabilities", [r"total current liabilities"], _CL, "usd", "total current liabilities"),
     _m("total assets", [r"total assets"], ("item", "total_assets"), "usd", "total assets"),
-    _m("net PP&E", [r"net (ppne|pp&e|property, plant,? and equipment)", r"property, plant,? and equipment,? net"],
+    _m("net PP&E", [r"net (ppne|pp&e|property, plant,? and equipment)", r"property, plant,? and equipment,? net", r"\bppne\b"],
        ("item", "ppe"), "usd", "property, plant and equipment, net"),
     _m("inventories", [r"(total amount of )?inventor(y|ies)\b"], ("item", "inventory"), "usd", "inventories"),
     _m("accounts payable", [r"accounts payable"], ("item", "payables"), "usd", "accounts payable"),
