@@ -57,6 +57,7 @@ from ..retrieval.metric_table import (
 )
 from ..retrieval.types import Section
 from .block import MAX_CHARS, AnswerBlock, BlockCitation, cite_line
+from .statement_rows import cell_value, header_years, scale_of, statement_rows
 
 __all__ = ["COSTS", "OPTIONAL", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "metric_yes_no", "question_year", "adjusted_block"]
 
@@ -120,127 +121,11 @@ def question_year(question: str, years: Sequence[int] | None = None) -> int | No
     return max(years) if years else None
 
 
-_VALUE = re.compile(r"^\(?-?\$?\s?\(?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\)?\s?%?$")
-_DASH = {"—", "–", "-", "—%", "$—", "$ —", "$-"}
-_HEAD_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
-# the statement's unit: "(In millions)", "($ in millions, except per share data)", "(Millions, except ...)"
-_SCALE = re.compile(r"\bin (millions|thousands|billions)\b|\(\s*(?:\$|dollars|usd)?\s*(millions|thousands|billions)\b", re.I)
-
-
-def cell_value(cell: str) -> float | None:
-    """A table cell's value, sign kept ("(1,500)" -> -1500.0, "$ 6,043" -> 6043.0, a dash -> 0.0); None if none.
-
-    >>> cell_value("(1,500)"), cell_value("—"), cell_value("n/a"), cell_value("5,363 $")
-    (-1500.0, 0.0, None, 5363.0)
-    """
-    c = cell.replace("*", "").replace(" ", "").strip()
-    if len(c) > 1 and c.endswith("$"):  # a PDF table's "$" split off to the cell's end ("5,363 $")
-        c = c[:-1]
-    if c in {d.replace(" ", "") for d in _DASH}:
-        return 0.0
-    m = _VALUE.match(c)
-    if not m:
-        return None
-    v = float(m.group(1).replace(",", ""))
-    return -v if (c.startswith("(") or c.startswith("-") or c.startswith("$(")) else v
-
-
-_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
-# a text line that is only a statement's column header: years, or dates ("February 2, 2019 February 3, 2018")
-_PERIOD_WORDS = r"(?:(?:fiscal\s+)?(?:years?|quarters?|periods?|twelve months|(?:52|53)\s+weeks)\s+ended,?\s*)"
-_YEARS_LINE = re.compile(rf"^(?:\([^)]*\)\s*)?{_PERIOD_WORDS}?(?:(?:(?:{_MONTHS})\.?\s+\d{{1,2}},?\s+)?(?:19|20)\d\d\s*)+$",
-                         re.I)
-# a PDF text line that runs the header's years into the first rows: "(In millions) 2021 2020 2019 Net sales $ 14,082 ..."
-_LEAD_YEARS = re.compile(r"^(?:\([^)]*\)\s*)?((?:(?:19|20)\d\d\s+){2,})(?=[A-Za-z])")
-_CELL = re.compile(r"^\(?-?\$?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?$|^[—–-]$")
-
-
-def flat_rows(line: str, n: int) -> list[list[str]]:
-    """The rows of a statement whose PDF text layer ran them into one line ("Total net sales 177,866 232,887
-    Operating expenses: Cost of sales 111,934 139,156"): each label followed by exactly ``n`` values (the years of
-    the header line above); a group heading ending in ":" is not part of the next label; a run of another number
-    of values (a footnote, "Level 2") is no row.
-
-    >>> flat_rows("Total net sales $ 177,866 $ 232,887 Operating expenses: Cost of sales (111,934) — Note 2 x", 2)
-    [['Total net sales', '177,866', '232,887'], ['Cost of sales', '(111,934)', '—']]
-    """
-    rows, label, vals = [], [], []
-    for tok in line.split() + [""]:
-        if tok == "$":
-            continue
-        if tok and _CELL.match(tok.replace("$", "")) and label:
-            vals.append(tok.replace("$", ""))
-            continue
-        if vals:
-            if len(vals) == n:
-                rows.append([" ".join(label).rsplit(":", 1)[-1].strip()] + vals)
-            label, vals = [], []
-        if tok:
-            label.append(tok)
-    return [r for r in rows if re.search(r"[A-Za-z]", r[0])]
-
-
-# a units caption on a header line, in brackets or not: "(In millions, except per share amounts)", "$ in millions"
-_CAPTION = re.compile(r"\(?\s*(?:\$\s*)?(?:dollars\s+|amounts\s+)?in\s+(?:millions|thousands|billions)\b[^()\d]*\)?", re.I)
-# a note reference inside a row's label: "Inventories, net (Note 6)", "(Notes 11 and 14)"
-_NOTE_REF = re.compile(r"\((?:see\s+)?notes?\s+\d+[\w\s,]*?\)", re.I)
-
-
-def _split_cells(cells: list[str]) -> list[str]:
-    """A PDF table's row with the years' values run into one cell ("| Total current assets | 16,525 15,134 |") as
-    one cell a value; a cell holding anything but values stays as it is."""
-    out = cells[:1]
-    for c in cells[1:]:
-        toks = [t for t in c.replace("$", " ").split() if t]
-        out.extend(toks if len(toks) >= 2 and all(_CELL.match(t) for t in toks) else [c])
-    return out
-
-
-def _rows(section: Section, years: Sequence[int] = ()):
-    """(source line, cells) of the table rows sent for ``section``, with the years of the header above each
-    (``years``: the header's when the section continues a statement whose header is in the section before it); a
-    statement the PDF text layer wrote as running text (a line of years, then lines of labels and values) is read
-    by :func:`flat_rows`."""
-    numbers = section.line_numbers or (section.line_start,) * len(section.text.split("\n"))
-    years = list(years)
-    cont = ""
-    for ln, raw in zip(numbers, section.text.split("\n")):
-        s = raw.strip()
-        if not s.startswith("|"):
-            s = _NOTE_REF.sub(" ", _CAPTION.sub(" ", s)).strip()
-            lead = _LEAD_YEARS.match(s)
-            if _YEARS_LINE.match(s) and len(_HEAD_YEAR.findall(s)) >= 2:
-                years = [int(y) for y in _HEAD_YEAR.findall(s)]
-            elif lead:
-                years = [int(y) for y in _HEAD_YEAR.findall(lead.group(1))]
-                for cells in flat_rows(s[lead.end():], len(years)):
-                    yield ln, cells, years
-            elif years and s and not s.startswith("#"):
-                for cells in flat_rows(s, len(years)):
-                    yield ln, cells, years
-            continue
-        cells = _split_cells([c.strip() for c in s.strip("|").split("|")])
-        vals = [cell_value(c) for c in cells]
-        head = [int(y) for c in cells for y in _HEAD_YEAR.findall(c)]
-        # a header row: every cell holding a number is a year
-        if len(head) >= 2 and all(v is None or 1900 <= v <= 2100 for v in vals):
-            years = head
-            continue
-        if cont and cells:  # the label the row before left hanging ("NET INCOME ATTRIBUTABLE TO SHAREOWNERS OF")
-            cells = [f"{cont} {cells[0]}"] + cells[1:]
-        cont = cells[0] if cells and _HANGING.search(cells[0]) and all(v is None for v in vals[1:]) \
-            and not any(c.strip() for c in cells[1:]) else ""
-        yield ln, cells, years
-
-
-# a label a PDF table broke over two rows ends in a word that needs what follows
-_HANGING = re.compile(r"\b(?:of|to|and|for|the|in|from|by|on|attributable)$", re.I)
 _MINORITY = re.compile(r"\b(?:non-?controlling|minority)\s+interests?$", re.I)
 
 
 def _items(rows, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
-    """(label, line, {year: value}, exact) of the rows (:func:`_rows`) whose label is the concept's (``exact``: a
+    """(label, line, {year: value}, exact) of the rows (:func:`ppkit.answer.statement_rows.statement_rows`) whose label is the concept's (``exact``: a
     pattern matches the whole label, not only its start)."""
     _, patterns, _ = CONCEPTS[concept]
     out = []
@@ -269,7 +154,7 @@ def _items(rows, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
 
 
 def _component_rows(rows, concept: str, year: int) -> list[tuple[str, int, float]]:
-    """(label, line, value) of the rows (:func:`_rows`) that are components of ``concept`` (no total row)."""
+    """(label, line, value) of the rows (:func:`ppkit.answer.statement_rows.statement_rows`) that are components of ``concept`` (no total row)."""
     out = []
     for ln, cells, years in rows:
         if not cells or not years or cell_value(cells[0]) is not None:
@@ -281,11 +166,6 @@ def _component_rows(rows, concept: str, year: int) -> list[tuple[str, int, float
         if len(vals) == len(years) and year in years and norm not in {o[0].casefold() for o in out}:
             out.append((cells[0].replace("*", "").strip(), ln, dict(zip(years, vals))[year]))
     return out
-
-
-def _scale(section: Section) -> str:
-    m = _SCALE.search(section.text) or _SCALE.search(section.breadcrumb)
-    return (m.group(1) or m.group(2)).casefold() if m else ""
 
 
 # a tax row whose label brackets the expense ("(Provision) benefit for income taxes", "Benefit (provision)"): its
@@ -339,7 +219,7 @@ class _Book:
         self.by_kind: dict[str, list[Section]] = {}
         self.shape: dict[str, list[Section]] = {}  # every statement, a part-year one too: what kind of company
         self.any = list(sections)  # a measure the company reports itself ("reported"): any table, by rank
-        self._rows: dict[str, list] = {}  # section id -> its rows (:func:`_rows`)
+        self._rows: dict[str, list] = {}  # section id -> its rows (:func:`ppkit.answer.statement_rows.statement_rows`)
         self._head: dict[str, list[int]] = {}  # section id -> the years of the statement's header before it
         self._scale: dict[str, str] = {}  # section id -> the unit stated under the statement's title before it
         for s in sections:
@@ -354,7 +234,7 @@ class _Book:
             # the years): a section with no header of its own reads in the columns of the one right before it
             ss = sorted(ss, key=lambda x: x.line_start)
             for prev, cur in zip(ss, ss[1:]):
-                if 0 <= cur.line_start - prev.line_end <= _GAP and not _scale(cur):
+                if 0 <= cur.line_start - prev.line_end <= _GAP and not scale_of(cur):
                     self._scale[cur.section_id] = self.scale(prev)  # "$ in millions" under the statement's title
                 if 0 <= cur.line_start - prev.line_end <= _GAP and cur.section_id not in self._head:
                     last = [ys for _, _, ys in self.rows(prev)]
@@ -362,28 +242,19 @@ class _Book:
                         self._head[cur.section_id] = list(last[-1])
                         self._rows.pop(cur.section_id, None)
                     elif not last:
-                        head = list(self._header_years(prev))
+                        head = header_years(prev.text, self._head.get(prev.section_id, []))
                         if head:
                             self._head[cur.section_id] = head
                             self._rows.pop(cur.section_id, None)
 
-    def _header_years(self, s: Section) -> list[int]:
-        """The years of the last header line of ``s`` (a title section holding only the header)."""
-        years = self._head.get(s.section_id, [])
-        for raw in s.text.split("\n"):
-            t = _CAPTION.sub(" ", raw).strip()
-            if _YEARS_LINE.match(t) and len(_HEAD_YEAR.findall(t)) >= 2:
-                years = [int(y) for y in _HEAD_YEAR.findall(t)]
-        return years
-
     def scale(self, s: Section) -> str:
         """The unit of ``s``'s amounts: its own, or the statement's stated under the title before it."""
-        return _scale(s) or self._scale.get(s.section_id, "")
+        return scale_of(s) or self._scale.get(s.section_id, "")
 
     def rows(self, s: Section) -> list:
-        """The rows of ``s`` (:func:`_rows`), in the columns of the statement's header before it when it has none."""
+        """The rows of ``s`` (:func:`ppkit.answer.statement_rows.statement_rows`), in the columns of the statement's header before it when it has none."""
         if s.section_id not in self._rows:
-            self._rows[s.section_id] = list(_rows(s, self._head.get(s.section_id, ())))
+            self._rows[s.section_id] = list(statement_rows(s, self._head.get(s.section_id, ())))
         return self._rows[s.section_id]
 
     def find(self, concept: str, year: int) -> list[LineItem]:
