@@ -139,7 +139,7 @@ def header_years(text: str, years: Sequence[int] = ()) -> list[int]:
     """The years of the last header line of ``text`` (a statement's title section holding only its header), else
     ``years``.
 
-    >>> header_years("CONSOLIDATED BALANCE SHEETS\nDecember 31, 2017 2016 (In millions except par value)")
+    >>> header_years("CONSOLIDATED BALANCE SHEETS\\nDecember 31, 2017 2016 (In millions except par value)")
     [2017, 2016]
     """
     out = list(years)
