@@ -56,7 +56,7 @@ from .indexing.index import (
 from .llm.client import online_run
 from .retrieval.analyze import analyze_question
 from .retrieval.conversation import rewrite_question
-from .retrieval.metric_statements import statement_sections
+from .retrieval.metric_statements import statement_sections, with_statements
 from .retrieval.rerank import AnchorPriority, StructuralReranker
 from .retrieval.rerank_fitted import FittedReranker
 from .retrieval.rerank_gemini import GeminiReranker
@@ -304,8 +304,10 @@ def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker
     yield SectionsEvent([{"rank": s.rank, "doc": s.doc, "node_id": s.node_id, "breadcrumb": s.breadcrumb,
                           "line_start": s.line_start, "line_end": s.line_end, "pages": list(s.pages),
                           "score": s.score} for s in r.sections])
-    added = (statement_sections(index, question, list(r.sections), analysis.metric,
-                                budget=index.config.section_budget) if opts.statements else [])
+    added = []
+    if opts.statements and analysis.metric is not None:  # the statements read as the tree shows them
+        r = replace(r, sections=with_statements(index, list(r.sections)))
+        added = statement_sections(index, question, r.sections, analysis.metric, budget=index.config.section_budget)
     return (yield from answer_stream(question, r, synthesizer, analysis, added=added, rewrite=rewrite,
                                      verify=opts.verify))
 

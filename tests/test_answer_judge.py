@@ -56,6 +56,27 @@ def test_signs_in_words_and_explicit_plus():
     assert verdict("Free cash flow declined 18%.", "figure", "FCF declined ~18% vs OCF decline of ~7%") == "correct"
 
 
+def test_a_fall_by_a_figure_is_minus_it():
+    # words between the fall and its "by": the reference's change is -0.8, so +0.8 disagrees and -0.8 agrees
+    ref = "There was a slight decline in gross margins by 0.8% in FY2022."
+    assert [(f["value"], f["negative"], f["size"]) for f in figures(ref)] == [(0.8, True, False)]
+    assert [f["negative"] for f in figures("Sales fell sharply in Europe by $2 billion.")] == [True]
+    assert verdict("The gross margin changed by -0.80 percentage points.", "computed", ref) == "correct"
+    assert verdict("The gross margin rose by 0.80 percentage points.", "computed", ref) == "wrong"
+    # "increased by" keeps its sign; a fall with a figure between is not a fall by the later figure
+    assert [f["negative"] for f in figures("Revenue increased by 5%.")] == [False]
+    assert [f["negative"] for f in figures("Costs fell 3% in 2021 and rose in 2022 by 2%.")] == [True, False]
+
+
+def test_points_are_percent_and_names_glued_to_figures_are_none():
+    ref = "Operating margin for 3M in FY2022 has decreased by 1.7% due to COVID-19 costs."
+    assert [(f["value"], f["unit"], f["negative"]) for f in figures(ref)] == [(1.7, "percent", True)]
+    assert [f["value"] for f in figures("It paid $3M.")] == [3.0]  # with a currency sign, an amount
+    block = "3M's operating margin was 19.10% in FY2022 and 20.84% in FY2021, a change of -1.74 percentage points"
+    assert verdict(block, "computed", ref) == "correct"
+    assert verdict(block.replace("-1.74", "1.74"), "computed", ref) == "wrong"
+
+
 def test_percent_and_ratio_are_kept_apart():
     assert verdict("The payout ratio was 54.2%.", "computed", "0.542") == "wrong"
     assert verdict("The payout ratio was 0.542.", "computed", "0.542") == "correct"

@@ -98,8 +98,12 @@ def test_a_formula_not_computed_is_said_never_an_unrelated_passage():
     q = ("What is ACME's FY2023 days payable outstanding (DPO)? DPO is defined as: 365 * (average accounts payable "
          "between FY2022 and FY2023) / (FY2023 COGS + change in inventory between FY2022 and FY2023).")
     b = _ask(q, [PLAN, INCOME])
-    assert b.kind == "not_found" and b.text.startswith("Not computed: DPO") and "Participant" not in b.text
+    # a day count is computed now: without the balance sheet the block names the inputs missing, never a passage
+    assert b.kind == "not_found" and "accounts payable (balance sheet, 2023)" in b.text and "Participant" not in b.text
     assert judge_block(b.text, b.kind, "93.86")["verdict"] == "abstained"  # not wrong
+    total = _ask("What is ACME's FY2022 - FY2023 2 year total of dividends per share?", [PLAN, INCOME])
+    assert total.kind == "not_found" and total.text.startswith("Not computed: the 2 year total")
+    assert "Participant" not in total.text
 
 
 def test_a_document_ids_words_and_abbreviations_are_never_missing_names():

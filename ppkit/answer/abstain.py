@@ -10,7 +10,8 @@
 
 What never counts as missing: a name of a retrieved document's company (the name the question used to select
 it, :attr:`ppkit.retrieval.analyze.QueryFilters.company_docs`, or the document's own name: the filing may use its
-legal name where the question uses a short one), an abbreviation (``D&A``, ``P&L``, ``EPS``, ``FX``, or capitals
+legal name where the question uses a short one; capitals spelling its initials: ``JnJ``), a line item's name
+(``Revenue``, ``COGS``), an abbreviation (``D&A``, ``P&L``, ``EPS``, ``FX``, or capitals
 whose initials spell words of the sections: ``NIM`` for "net interest margin"), and the generic words that
 :func:`ppkit.retrieval.analyze.question_names` leaves out (Figure, Table, Note, Item, instruction verbs). A name
 written as the question's subject (``Intel's``) that selected no indexed company is missing even when a section
@@ -29,6 +30,7 @@ from __future__ import annotations
 import re
 
 from ..retrieval.analyze import Analysis
+from ..retrieval.metric_table import ITEM_WORDS
 from ..retrieval.types import Section
 
 __all__ = ["missing_from", "metric_answers", "abstention_line", "abstained"]
@@ -79,6 +81,26 @@ def _unknown_subjects(question: str, analysis: Analysis) -> list[str]:
     return [n for n in analysis.names if re.search(r"(?<![\w])" + re.escape(n) + r"['’]s\b", question)]
 
 
+def _initials(name: str, sections: list[Section]) -> bool:
+    """Whether the capitals of a mixed-case short name spell the initials of a retrieved document's name
+    ("JnJ" for JOHNSON_JOHNSON_2022_10K, "P&G" for PROCTER_GAMBLE_...): the company's own short name."""
+    caps = "".join(c for c in name if c.isupper())
+    if not 2 <= len(caps) <= 4 or len(name) > 6:
+        return False
+    for doc in {s.doc for s in sections}:
+        words = [w for w in re.findall(r"[^\W\d_]+", doc) if not re.fullmatch(r"(?i)q\d|k|q|earnings|\d+k", w)]
+        if "".join(w[0] for w in words).casefold() == caps.casefold():
+            return True
+    return False
+
+
+def _line_item(name: str) -> bool:
+    """Whether a capitalised word of the question is a line item's or a metric's name ("Revenue", "COGS" in "FY2019
+    Revenue"): no name of a company or a thing the sections must mention."""
+    low = name.casefold()
+    return any(re.fullmatch(rx, low) for rx in ITEM_WORDS.values())
+
+
 def missing_from(question: str, sections: list[Section], analysis: Analysis | None = None) -> dict[str, list]:
     """``{"names": [...], "years": [...]}``: what the question names that no section mentions (the names and
     years of ``analysis`` when given, else read from ``question``)."""
@@ -87,7 +109,8 @@ def missing_from(question: str, sections: list[Section], analysis: Analysis | No
     own = _own_names(sections, analysis)
     subjects = _unknown_subjects(question, analysis)
     names = [n for n in analysis.names
-             if n in subjects or not (n.casefold() in own or _abbreviation(n, hay)
+             if n in subjects or not (n.casefold() in own or _abbreviation(n, hay) or _initials(n, sections)
+                                      or _line_item(n)
                                       or re.search(r"(?<![\w])" + re.escape(n.casefold()) + r"(?![\w])", hay))]
     years = [y for y in dict.fromkeys(analysis.years) if not re.search(rf"(?<!\d){y}(?!\d)", hay)]
     return {"names": names, "years": years}

@@ -26,8 +26,16 @@ A measure companies define each their own way (free cash flow) is the company's 
 retrieved table ("Free cash flow, non-GAAP measure") when it is of the order of the general formula's value, and
 the block says so and cites the row; else the general formula.
 
-Deliberately not done: segment tables, notes, other non-GAAP reconciliations, multi-year averages and
-CAGRs (reported as unsupported), and guessing a line item from prose.
+Figures over years: a day count (DSO, DIO, DPO, the cash conversion cycle) over 365 days unless the question
+states others, DPO over purchases (cost of sales plus the change in inventories) when the question defines it so;
+a CAGR over the years the question names ("from FY2020 to FY2022"), its years stated; an average of a metric over
+years ("FY2017 - FY2019 3 year average of ..."), each year computed and cited, the years stated. A statement the PDF
+split over headings (the title holding the units and the years, then "Current assets", "Current liabilities") is
+read in its title's columns and unit; a line item a company may not hold (short-term investments) with no row in a
+balance sheet read whole is 0, and the block says so.
+
+Deliberately not done: segment tables, notes, other non-GAAP reconciliations, totals over years, and guessing a
+line item from prose.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ..retrieval.analyze import question_years
-from ..retrieval.metric_statements import statement_kind
+from ..retrieval.metric_statements import statement_kind, statement_kinds
 from ..retrieval.metric_table import (
     COMPONENTS,
     CONCEPTS,
@@ -49,8 +57,9 @@ from ..retrieval.metric_table import (
 )
 from ..retrieval.types import Section
 from .block import MAX_CHARS, AnswerBlock, BlockCitation, cite_line
+from .statement_rows import cell_value, header_years, scale_of, statement_rows
 
-__all__ = ["COSTS", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "question_year", "adjusted_block"]
+__all__ = ["COSTS", "OPTIONAL", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "metric_yes_no", "question_year", "adjusted_block"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,8 @@ class MetricResult:
     expr: str = ""  # the formula over the input values: "(4,835 + 1,020 + 4,126) / 6,369"
     scale: str = ""  # the amounts' unit: "millions" | "thousands" | "billions" | ""
     compare: MetricResult | None = None  # the same metric for the other year the question compares with
+    first_year: int | None = None  # the first year of a figure over years (an average of years, a CAGR)
+    zeros: tuple[str, ...] = ()  # optional line items the statement has no row of, taken as 0
 
     @property
     def ok(self) -> bool:
@@ -110,98 +121,16 @@ def question_year(question: str, years: Sequence[int] | None = None) -> int | No
     return max(years) if years else None
 
 
-_VALUE = re.compile(r"^\(?-?\$?\s?\(?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\)?\s?%?$")
-_DASH = {"—", "–", "-", "—%", "$—", "$ —", "$-"}
-_HEAD_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
-# the statement's unit: "(In millions)", "($ in millions, except per share data)", "(Millions, except ...)"
-_SCALE = re.compile(r"\bin (millions|thousands|billions)\b|\(\s*(?:\$|dollars|usd)?\s*(millions|thousands|billions)\b", re.I)
-
-
-def cell_value(cell: str) -> float | None:
-    """A table cell's value, sign kept ("(1,500)" -> -1500.0, "$ 6,043" -> 6043.0, a dash -> 0.0); None if none.
-
-    >>> cell_value("(1,500)"), cell_value("—"), cell_value("n/a"), cell_value("5,363 $")
-    (-1500.0, 0.0, None, 5363.0)
-    """
-    c = cell.replace("*", "").replace(" ", "").strip()
-    if len(c) > 1 and c.endswith("$"):  # a PDF table's "$" split off to the cell's end ("5,363 $")
-        c = c[:-1]
-    if c in {d.replace(" ", "") for d in _DASH}:
-        return 0.0
-    m = _VALUE.match(c)
-    if not m:
-        return None
-    v = float(m.group(1).replace(",", ""))
-    return -v if (c.startswith("(") or c.startswith("-") or c.startswith("$(")) else v
-
-
-_MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
-           r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
-# a text line that is only a statement's column header: years, or dates ("February 2, 2019 February 3, 2018")
-_YEARS_LINE = re.compile(rf"^(?:\([^)]*\)\s*)?(?:(?:(?:{_MONTHS})\.?\s+\d{{1,2}},?\s+)?(?:19|20)\d\d\s*)+$", re.I)
-_CELL = re.compile(r"^\(?-?\$?\(?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?\)?%?$|^[—–-]$")
-
-
-def flat_rows(line: str, n: int) -> list[list[str]]:
-    """The rows of a statement whose PDF text layer ran them into one line ("Total net sales 177,866 232,887
-    Operating expenses: Cost of sales 111,934 139,156"): each label followed by exactly ``n`` values (the years of
-    the header line above); a group heading ending in ":" is not part of the next label; a run of another number
-    of values (a footnote, "Level 2") is no row.
-
-    >>> flat_rows("Total net sales $ 177,866 $ 232,887 Operating expenses: Cost of sales (111,934) — Note 2 x", 2)
-    [['Total net sales', '177,866', '232,887'], ['Cost of sales', '(111,934)', '—']]
-    """
-    rows, label, vals = [], [], []
-    for tok in line.split() + [""]:
-        if tok == "$":
-            continue
-        if tok and _CELL.match(tok.replace("$", "")) and label:
-            vals.append(tok.replace("$", ""))
-            continue
-        if vals:
-            if len(vals) == n:
-                rows.append([" ".join(label).rsplit(":", 1)[-1].strip()] + vals)
-            label, vals = [], []
-        if tok:
-            label.append(tok)
-    return [r for r in rows if re.search(r"[A-Za-z]", r[0])]
-
-
-def _rows(section: Section):
-    """(source line, cells) of the table rows sent for ``section``, with the years of the header above each; a
-    statement the PDF text layer wrote as running text (a line of years, then lines of labels and values) is read
-    by :func:`flat_rows`."""
-    numbers = section.line_numbers or (section.line_start,) * len(section.text.split("\n"))
-    years: list[int] = []
-    for ln, raw in zip(numbers, section.text.split("\n")):
-        s = raw.strip()
-        if not s.startswith("|"):
-            if _YEARS_LINE.match(s) and len(_HEAD_YEAR.findall(s)) >= 2:
-                years = [int(y) for y in _HEAD_YEAR.findall(s)]
-            elif years and s and not s.startswith("#"):
-                for cells in flat_rows(s, len(years)):
-                    yield ln, cells, years
-            continue
-        cells = [c.strip() for c in s.strip("|").split("|")]
-        vals = [cell_value(c) for c in cells]
-        head = [int(y) for c in cells for y in _HEAD_YEAR.findall(c)]
-        # a header row: every cell holding a number is a year
-        if len(head) >= 2 and all(v is None or 1900 <= v <= 2100 for v in vals):
-            years = head
-            continue
-        yield ln, cells, years
-
-
 _MINORITY = re.compile(r"\b(?:non-?controlling|minority)\s+interests?$", re.I)
 
 
-def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
-    """(label, line, {year: value}, exact) of the rows of ``section`` whose label is the concept's (``exact``: a
+def _items(rows, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
+    """(label, line, {year: value}, exact) of the rows (:func:`ppkit.answer.statement_rows.statement_rows`) whose label is the concept's (``exact``: a
     pattern matches the whole label, not only its start)."""
     _, patterns, _ = CONCEPTS[concept]
     out = []
     context = ""  # the last label-only row above ("Earnings per share:"), for labels like "Diluted"
-    for ln, cells, years in _rows(section):
+    for ln, cells, years in rows:
         if not cells or cell_value(cells[0]) is not None:
             continue
         label = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip()
@@ -224,10 +153,10 @@ def _items(section: Section, concept: str) -> list[tuple[str, int, dict[int, flo
     return out
 
 
-def _component_rows(section: Section, concept: str, year: int) -> list[tuple[str, int, float]]:
-    """(label, line, value) of the rows of ``section`` that are components of ``concept`` (no total row)."""
+def _component_rows(rows, concept: str, year: int) -> list[tuple[str, int, float]]:
+    """(label, line, value) of the rows (:func:`ppkit.answer.statement_rows.statement_rows`) that are components of ``concept`` (no total row)."""
     out = []
-    for ln, cells, years in _rows(section):
+    for ln, cells, years in rows:
         if not cells or not years or cell_value(cells[0]) is not None:
             continue
         norm = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip().casefold().replace("’", "'").rstrip(":")
@@ -239,11 +168,11 @@ def _component_rows(section: Section, concept: str, year: int) -> list[tuple[str
     return out
 
 
-def _scale(section: Section) -> str:
-    m = _SCALE.search(section.text) or _SCALE.search(section.breadcrumb)
-    return (m.group(1) or m.group(2)).casefold() if m else ""
-
-
+# a tax row whose label brackets the expense ("(Provision) benefit for income taxes", "Benefit (provision)"): its
+# figures in brackets are the expense, others a benefit; a plain label's figure is the expense in either writing
+_BRACKETED_EXPENSE = re.compile(r"\((?:provision|expense)\)", re.I)
+# additive line items a company may not hold at all (no row on its balance sheet): 0 when the statement is read whole
+OPTIONAL = {"short_term_investments"}
 # costs a statement may write in brackets ("(11,969)"): always taken as their size, never added by a sign
 COSTS = {"cogs", "interest_expense"}
 _KIND_NAME = {"balance": "balance sheet", "operations": "income statement", "cash_flows": "cash flow statement",
@@ -278,6 +207,10 @@ def interim(section: Section) -> bool:
     return bool(_INTERIM.search(head)) and not _ANNUAL.search(head)
 
 
+_GAP = 6  # source lines between two sections of one statement: headings of no text ("ASSETS") and blank lines
+_NET = re.compile(r"[,—–-]\s*net\b|\bnet$", re.I)  # "Accounts receivable, net (of allowances ...)", "PP&E — net"
+
+
 class _Book:
     """The statement sections of one document, searched for line items (a statement of part of a year only when
     the question asks about part of one: ``part_year``)."""
@@ -286,12 +219,43 @@ class _Book:
         self.by_kind: dict[str, list[Section]] = {}
         self.shape: dict[str, list[Section]] = {}  # every statement, a part-year one too: what kind of company
         self.any = list(sections)  # a measure the company reports itself ("reported"): any table, by rank
+        self._rows: dict[str, list] = {}  # section id -> its rows (:func:`ppkit.answer.statement_rows.statement_rows`)
+        self._head: dict[str, list[int]] = {}  # section id -> the years of the statement's header before it
+        self._scale: dict[str, str] = {}  # section id -> the unit stated under the statement's title before it
         for s in sections:
-            kind = statement_kind(s)
-            if kind:
+            for kind in statement_kinds(s):
                 self.shape.setdefault(kind, []).append(s)
-            if kind and (part_year or kind == "balance" or not interim(s)):
-                self.by_kind.setdefault(kind, []).append(s)
+                if part_year or kind == "balance" or not interim(s):
+                    self.by_kind.setdefault(kind, []).append(s)
+        for kind, ss in self.by_kind.items():  # a statement itself before a summary of several (selected data)
+            ss.sort(key=lambda x: len(statement_kinds(x)) > 1)
+        for kind, ss in self.shape.items():
+            # a statement split over headings ("Current assets", "Current liabilities" after the title holding
+            # the years): a section with no header of its own reads in the columns of the one right before it
+            ss = sorted(ss, key=lambda x: x.line_start)
+            for prev, cur in zip(ss, ss[1:]):
+                if 0 <= cur.line_start - prev.line_end <= _GAP and not scale_of(cur):
+                    self._scale[cur.section_id] = self.scale(prev)  # "$ in millions" under the statement's title
+                if 0 <= cur.line_start - prev.line_end <= _GAP and cur.section_id not in self._head:
+                    last = [ys for _, _, ys in self.rows(prev)]
+                    if last and last[-1]:
+                        self._head[cur.section_id] = list(last[-1])
+                        self._rows.pop(cur.section_id, None)
+                    elif not last:
+                        head = header_years(prev.text, self._head.get(prev.section_id, []))
+                        if head:
+                            self._head[cur.section_id] = head
+                            self._rows.pop(cur.section_id, None)
+
+    def scale(self, s: Section) -> str:
+        """The unit of ``s``'s amounts: its own, or the statement's stated under the title before it."""
+        return scale_of(s) or self._scale.get(s.section_id, "")
+
+    def rows(self, s: Section) -> list:
+        """The rows of ``s`` (:func:`ppkit.answer.statement_rows.statement_rows`), in the columns of the statement's header before it when it has none."""
+        if s.section_id not in self._rows:
+            self._rows[s.section_id] = list(statement_rows(s, self._head.get(s.section_id, ())))
+        return self._rows[s.section_id]
 
     def find(self, concept: str, year: int) -> list[LineItem]:
         """The row of ``concept`` in ``year``'s column (best label first: a whole-label match, then the
@@ -299,28 +263,36 @@ class _Book:
         kind = CONCEPTS[concept][0]
         found = []
         for order, s in enumerate(self.any if kind == "reported" else self.by_kind.get(kind, [])):
-            for label, ln, vals, exact in _items(s, concept):
+            for label, ln, vals, exact in _items(self.rows(s), concept):
                 if year in vals and not (concept in OUTFLOWS and vals[year] > 0):  # an outflow is written in brackets
-                    found.append((not exact, order, ln, LineItem(concept, label, vals[year], year, s.doc, s.node_id,
-                                                                  s.breadcrumb, ln, _scale(s))))
+                    # a carrying amount "..., net" (a label the pattern begins) before the gross row above it
+                    net = bool(_NET.search(label))
+                    found.append((not (exact or net), order, not net, ln, LineItem(concept, label, vals[year], year, s.doc,
+                                                                          s.node_id, s.breadcrumb, ln, self.scale(s))))
         if found:
-            return [min(found, key=lambda f: f[:3])[3]]
+            return [min(found, key=lambda f: f[:4])[4]]
         for s in self.by_kind.get(kind, []) if concept in COMPONENTS else []:
-            parts = _component_rows(s, concept, year)
+            parts = _component_rows(self.rows(s), concept, year)
             if len(parts) >= 2:  # "Cost of products" + "Cost of services", with no total row
-                return [LineItem(concept, label, v, year, s.doc, s.node_id, s.breadcrumb, ln, _scale(s))
+                return [LineItem(concept, label, v, year, s.doc, s.node_id, s.breadcrumb, ln, self.scale(s))
                         for label, ln, v in parts]
         return []
 
     def labels(self, kind: str) -> list[str]:
         return [re.sub(r"\s+", " ", cells[0].replace("*", "")).strip().casefold()
-                for s in self.shape.get(kind, []) for _, cells, _ in _rows(s) if cells]
+                for s in self.shape.get(kind, []) for _, cells, _ in self.rows(s) if cells]
+
+    def whole(self, kind: str, year: int) -> bool:
+        """Whether the statement of ``kind`` was read whole (none of its sections trimmed) and has rows in
+        ``year``'s column: a line item it has no row of is none the company reports."""
+        ss = self.by_kind.get(kind, [])
+        return bool(ss) and not self.trimmed(kind) and any(year in ys for s in ss for _, _, ys in self.rows(s))
 
     def trimmed(self, kind: str) -> bool:
         return any(s.trimmed for s in self.by_kind.get(kind, []))
 
     def latest_year(self) -> int | None:
-        years = [y for ss in (self.by_kind or self.shape).values() for s in ss for _, _, ys in _rows(s) for y in ys]
+        years = [y for ss in (self.by_kind or self.shape).values() for s in ss for _, _, ys in self.rows(s) for y in ys]
         return max(years) if years else None
 
 
@@ -342,17 +314,23 @@ def _round_written(v: float) -> float:
 class _Eval:
     """Evaluates a formula over a document's statements, writing each step as the verifier reads it."""
 
-    def __init__(self, book: _Book, year: int):
+    def __init__(self, book: _Book, year: int, first: int | None = None):
         self.book, self.year = book, year
+        self.first = first  # the first year of a growth over years (a CAGR's), when the question names it
         self.inputs: list[LineItem] = []
         self.missing: list[str] = []
         self.missing_concepts: list[str] = []
+        self.zeros: list[str] = []  # optional line items the statement has no row of, taken as 0
         self.steps: list[str] = []
         self.reason = ""  # why the metric is not meaningful (a deficit under a ratio)
         self.scale = ""
 
     def item(self, concept: str, year: int, rows: list[LineItem] | None = None) -> tuple[float | None, str]:
         rows = self.book.find(concept, year) if rows is None else rows
+        if not rows and concept in OPTIONAL and self.book.whole(CONCEPTS[concept][0], year):
+            # a balance sheet read whole, in that year's column, with no such row: the company holds none
+            self.zeros.append(CONCEPTS[concept][2])
+            return 0.0, "0"
         if not rows:
             self.missing.append(f"{CONCEPTS[concept][2]} ({_KIND_NAME[CONCEPTS[concept][0]]}, {year})")
             self.missing_concepts.append(concept)
@@ -363,6 +341,8 @@ class _Eval:
                 self.inputs.append(li)
             # an outflow or a cost is read as its size: a cost row in brackets is subtracted by magnitude
             v = abs(li.value) if concept in OUTFLOWS or concept in COSTS else li.value
+            if concept == "income_tax":  # an expense, whichever way the statement writes it
+                v = -li.value if _BRACKETED_EXPENSE.search(li.label) else abs(li.value)
             if concept not in PER_SHARE and li.scale:  # one scale for every amount: the first input's
                 self.scale = self.scale or li.scale
                 v = _round_written(v * _FACTOR[li.scale] / _FACTOR[self.scale])
@@ -400,8 +380,23 @@ class _Eval:
         if op == "reported":
             rows = self._reported(node[1], node[2])
             return self.item(node[1], self.year, rows) if rows else self.run(node[2])
+        if op == "num":  # a constant of the formula (a year's days)
+            return float(node[1]), _fmt(float(node[1]))
         if op == "prev":
             return self.item(node[1], self.year - 1)
+        if op == "cagr":  # (last / first) ^ (1 / years) - 1, over the years the question names
+            first = self.first if self.first is not None and self.first < self.year else self.year - 1
+            (a, ea), (b, eb) = self.item(node[1], self.year), self.item(node[1], first)
+            if a is None or b is None:
+                return None, ""
+            if b <= 0 or a <= 0:
+                self.missing.append(f"positive {CONCEPTS[node[1]][2]} in both years")
+                return None, ""
+            n = self.year - first
+            r = ((a / b) ** (1 / n) - 1) * 100
+            r = round(r, 2) if abs(r) >= 1 else float(f"{r:.3g}")
+            self.steps.append(f"({_fmt(a)} / {_fmt(b)}) ^ (1 / {n}) - 1 = {_fmt(r)}%")
+            return r, f"({ea} / {eb}) ^ (1 / {n}) - 1"
         if op in ("avg", "chg"):
             (a, ea), (b, eb) = self.item(node[1], self.year), self.item(node[1], self.year - 1)
             if a is None or b is None:
@@ -435,15 +430,18 @@ class _Eval:
                 return None, ""
             r = _round_written(va / vb)
             expr = f"{_wrap(node[1], ea)} / {_wrap(node[2], eb)}"
+        elif op == "*":
+            r = _round_written(va * vb)
+            expr = f"{_wrap(node[1], ea)} × {_wrap(node[2], eb)}"
         else:
             r = _round_written(va + vb if op == "+" else va - vb)
             expr = f"{ea} {op} {_wrap(node[2], eb) if op == '-' else eb}"
-        self.steps.append(f"{_fmt(va)} {op} {_fmt(vb)} = {_fmt(r)}")
+        self.steps.append(f"{_fmt(va)} {'×' if op == '*' else op} {_fmt(vb)} = {_fmt(r)}")
         return r, expr
 
 
 def _wrap(node, expr: str) -> str:
-    return f"({expr})" if node[0] in ("+", "-", "avg") else expr
+    return f"({expr})" if node[0] in ("+", "-", "avg", "cagr") else expr
 
 
 def _not_meaningful(book: _Book, ev: _Eval, metric: Metric, doc: str) -> str:
@@ -469,6 +467,8 @@ def _not_meaningful(book: _Book, ev: _Eval, metric: Metric, doc: str) -> str:
 
 _COMPARE = re.compile(r"\b(compar\w*|chang\w*|vs\.?|versus|from\b.*\bto|between|trend|increas\w*|decreas\w*|declin\w*|"
                       r"improv\w*|deteriorat\w*|year[- ]over[- ]year|yoy)\b", re.I)
+_CHANGE = re.compile(r"\b(chang\w*|increas\w*|decreas\w*|declin\w*|improv\w*|grow\w*|shrink\w*|drop\w*|rise|rose)\b",
+                     re.I)
 _PRIOR = re.compile(r"\b(year[- ]over[- ]year|yoy|(the )?(prior|previous|preceding) (fiscal )?year)\b", re.I)
 # a question about the metric's course ("an improving margin", "historically consistent"): the year before too
 _TREND = re.compile(r"\b(improv\w*|deteriorat\w*|trend\w*|historically|consisten\w*|fluctuat\w*|stable|stability|"
@@ -484,11 +484,93 @@ def _other_year(question: str, years: Sequence[int], year: int | None, metric: M
     others = [y for y in years if y != year]
     if others:
         return max(others)
-    return year - 1 if _PRIOR.search(question) or _TREND.search(question) else None
+    # a change asked of one year ("what drove the margin change in FY2022") is from the year before
+    return year - 1 if _PRIOR.search(question) or _TREND.search(question) or _CHANGE.search(question) else None
 
 
-def _compute_one(metric: Metric, book: _Book, doc: str, y: int) -> MetricResult:
-    ev = _Eval(book, y)
+# a day count's days as the question states them ("360 * (average ...)", "using 360 days"); else 365
+_DAYS = re.compile(r"\b(360|364|365|366)\s*(?:\*|x\b|×|days?\b|-day\b)", re.I)
+# payables over purchases: the question defines the denominator as cost of sales plus the change in inventory
+_PURCHASES = re.compile(r"\b(?:cogs|costs? of (?:goods sold|sales|revenues?))\s*\+\s*(?:the )?change in inventor", re.I)
+# an average of a metric over years ("FY2017 - FY2019 3 year average of capex as a % of revenue")
+_YEARS_AVERAGE = re.compile(r"\b(\d|two|three|four|five)[- ]years?\s+average\b", re.I)
+_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
+_SPAN = re.compile(r"\b(\d|two|three|four|five)[- ]years?\b", re.I)
+
+
+def _tree_map(node, f):
+    """``node`` with ``f`` applied to every node, children first."""
+    if isinstance(node, tuple) and node and isinstance(node[0], str) and node[0] not in ("item", "prev", "avg", "chg",
+                                                                                         "num", "cagr"):
+        node = (node[0], *(_tree_map(n, f) if isinstance(n, tuple) else n for n in node[1:]))
+    return f(node)
+
+
+def _as_asked(metric: Metric, question: str) -> Metric:
+    """``metric`` with the days and the payables' denominator the question defines (a day count's formula); any
+    other metric as it is."""
+    if "num" not in str(metric.formula):
+        return metric
+    m = _DAYS.search(question)
+    days = int(m.group(1)) if m else 365
+    purchases = bool(_PURCHASES.search(question))
+
+    def f(node):
+        if node == ("num", 365):
+            return ("num", days)
+        if purchases and node[0] == "/" and node[1] == ("*", ("num", days), ("avg", "payables")):
+            return ("/", node[1], ("+", node[2], ("chg", "inventory")))
+        return node
+    definition = metric.definition.replace("365", str(days))
+    if purchases:
+        definition += "; DPO's cost of sales plus the change in inventories (purchases), as the question defines it"
+    return replace(metric, formula=_tree_map(metric.formula, f), definition=definition)
+
+
+def _span(question: str, years: Sequence[int], year: int | None) -> tuple[int, int] | None:
+    """(first, last) fiscal year of a figure over years: the years named ("from FY2020 to FY2022"), else the
+    last ``n`` years of a "n year" span ending at the year asked."""
+    if year is None:
+        return None
+    if len(set(years)) >= 2:
+        return min(years), max(years)
+    m = _SPAN.search(question)
+    if m is None:
+        return None
+    n = int(_NUMBER_WORDS.get(m.group(1).casefold(), m.group(1)))
+    return year - n + 1, year
+
+
+def _average_over(metric: Metric, book: _Book, doc: str, first: int, last: int) -> MetricResult:
+    """The mean of ``metric`` over the fiscal years ``first`` to ``last``, each year computed and cited; not ok
+    (naming the missing inputs) when a year's is not computable."""
+    per_year = [_compute_one(metric, book, doc, y) for y in range(first, last + 1)]
+    name = f"{last - first + 1}-year average {metric.name}"
+    avg = Metric(name, (), ("avg_years", metric.formula), metric.unit,
+                 f"the mean over FY{first}-FY{last} of {metric.definition}")
+    bad = [r for r in per_year if not r.ok]
+    inputs = tuple(dict.fromkeys(li for r in per_year for li in r.inputs))
+    if bad:
+        return MetricResult(avg, last, doc, missing=tuple(m for r in bad for m in r.missing) or
+                            (f"the {metric.name} of FY{bad[0].year}",), inputs=inputs, reason=bad[0].reason,
+                            statements=per_year[0].statements, first_year=first)
+    vals = [r.value for r in per_year]
+    steps = [st for r in per_year for st in r.steps]
+    pc = "%" if metric.unit == "percent" else ""
+    total = vals[0]
+    for v in vals[1:]:  # two operands a step, as the verifier re-derives them
+        nxt = _round_written(total + v)
+        steps.append(f"{_fmt(total)}{pc} + {_fmt(v)}{pc} = {_fmt(nxt)}{pc}")
+        total = nxt
+    mean = round(total / len(vals), 2) if metric.unit in ("percent", "days") else _round_written(total / len(vals))
+    steps.append(f"{_fmt(total)}{pc} / {len(vals)} = {_fmt(mean)}{pc}")
+    shown = "; ".join(f"FY{r.year}: {_fmt(r.value)}{'%' if metric.unit == 'percent' else ''}" for r in per_year)
+    return MetricResult(avg, last, doc, mean, tuple(steps), inputs, statements=per_year[0].statements,
+                        expr=shown, scale=per_year[0].scale, first_year=first)
+
+
+def _compute_one(metric: Metric, book: _Book, doc: str, y: int, first: int | None = None) -> MetricResult:
+    ev = _Eval(book, y, first)
     value, expr = ev.run(metric.formula)
     stmts = {k: [s.section_id for s in v] for k, v in book.by_kind.items()}
     ok = not ev.missing and not ev.reason and value is not None
@@ -499,7 +581,8 @@ def _compute_one(metric: Metric, book: _Book, doc: str, y: int) -> MetricResult:
     reason = "" if ok else _not_meaningful(book, ev, metric, doc)
     return MetricResult(metric, y, doc, value if ok else None, tuple(ev.steps), tuple(ev.inputs),
                         tuple(dict.fromkeys(ev.missing)), statements=stmts, reason=reason, expr=expr if ok else "",
-                        scale=ev.scale)
+                        scale=ev.scale, first_year=first if metric.formula[0] == "cagr" else None,
+                        zeros=tuple(dict.fromkeys(ev.zeros)))
 
 
 def compute_metric(question: str, sections: list[Section], metric: Metric | None = None, *,
@@ -522,9 +605,13 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
         return None
     years = question_years(question) if years is None else years
     year = question_year(question, years)
-    if UNSUPPORTED.search(question):
-        return MetricResult(metric, year, None, note="multi-year averages, CAGRs and day counts are not computed "
-                                                     "offline", missing=("a supported form of the metric",))
+    metric = _as_asked(metric, question)
+    span = _span(question, years, year)
+    averaged = bool(_YEARS_AVERAGE.search(question)) and span is not None and span[0] < span[1]
+    growth = metric.formula[0] == "cagr"
+    if UNSUPPORTED.search(question) and not (averaged or growth or metric.unit == "days"):
+        return MetricResult(metric, year, None, note="multi-year totals are not computed offline",
+                            missing=("a supported form of the metric",))
     docs = list(dict.fromkeys(s.doc for s in sections if statement_kind(s)))
     if not docs:
         return MetricResult(metric, year, None, missing=("the primary statements (no balance sheet, income "
@@ -536,15 +623,27 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
         y = year or book.latest_year()
         if y is None:
             continue
-        res = _compute_one(metric, book, doc, y)
-        if res.ok:
+        if averaged and span is not None:
+            res = _average_over(metric, book, doc, span[0], y)
+        else:
+            res = _compute_one(metric, book, doc, y, span[0] if growth and span else None)
+        if res.ok and not averaged:
             other = _other_year(question, years, y, metric)
             if other is not None:
                 prev = _compute_one(metric, book, doc, other)
                 res = replace(res, compare=prev)
             return res
+        if res.ok:
+            return res
         best = best or res
     return best or MetricResult(metric, year, None, missing=("a year column in the retrieved statements",))
+
+
+def _period(res: MetricResult) -> str:
+    """ "FY2022", "FY2020-FY2022" (a figure over years) or "the latest year"."""
+    if not res.year:
+        return "the latest year"
+    return f"FY{res.first_year}-FY{res.year}" if res.first_year is not None else f"FY{res.year}"
 
 
 def _value_text(res: MetricResult) -> str:
@@ -556,6 +655,8 @@ def _value_text(res: MetricResult) -> str:
         return f"{v}%"
     if unit == "per_share":
         return f"${v} per share"
+    if unit == "days":
+        return f"{v} days"
     return v
 
 
@@ -580,7 +681,7 @@ def format_metric(res: MetricResult) -> str:
     the reason it does not fit the company ("Not meaningful: ..."), or the abstention saying which inputs are
     missing."""
     m = res.metric
-    fy = f"FY{res.year}" if res.year else "the latest year"
+    fy = _period(res)
     found = ("Found: " + "; ".join(f"{li.name}, {li.year}: {_fmt(li.value)} ({li.doc}#{li.node_id} line {li.line})"
                                    for li in res.inputs) + ".") if res.inputs else ""
     if not res.ok:
@@ -617,6 +718,7 @@ def format_metric(res: MetricResult) -> str:
                                 else "")
         out.append(f"- {li.name}, {li.year}: {shown}, row \"{li.label}\" in {li.breadcrumb}, "
                    f"line {li.line} (ID: {li.node_id})")
+    out += [f"- {name}: 0 (the balance sheet, read whole, has no row of it)" for name in res.zeros]
     return "\n".join(out)
 
 
@@ -640,7 +742,7 @@ def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
     "AMD's quick ratio for FY2022 was 1.57 ((4,835 + 1,020 + 4,126) / 6,369, $ millions)"
     """
     m, who = result.metric, f"{result.doc}'s " if result.doc else "the "
-    fy = f"FY{result.year}" if result.year else "the latest year"
+    fy = _period(result)
     cites = _cites(result, sections)
     if not result.ok:
         if result.reason:
@@ -650,6 +752,8 @@ def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
     unit = f", $ {result.scale}" if result.scale and m.unit not in ("per_share",) and result.inputs else ""
     inputs = f" ({result.expr}{unit})" if result.expr and result.expr != _fmt(result.value) else ""
     text = f"{who}{m.name} for {fy} was {_value_text(result)}{inputs}"
+    if result.zeros:  # say which input is 0 and why
+        text += "; " + ", ".join(result.zeros) + ": no row in the balance sheet, so 0"
     own = next((li for li in result.inputs if CONCEPTS[li.concept][0] == "reported"), None)
     # a measure the company defines itself: say that the figure is its own, and which row
     said = f"; {result.doc}'s own figure, row \"{own.label}\"" if own is not None else ""
@@ -665,6 +769,31 @@ def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
     elif len(text) > MAX_CHARS:
         text = f"{who}{m.name} for {fy} was {_value_text(result)}{said}"
     return AnswerBlock(_clip(text), "computed", cites)
+
+
+_UP = re.compile(r"\b(?:increas\w*|grow\w*|grew|rise|rose|risen|higher|expand\w*)\b", re.I)
+_DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fall|fell|fallen|lower|shrink\w*|shrank|drop\w*|reduc\w*)\b", re.I)
+_SIGN = re.compile(r"\b(positive|negative)\b", re.I)
+
+
+def metric_yes_no(question: str, result: MetricResult | None) -> str | None:
+    """"Yes" or "No" when a yes/no question asks whether the computed figure is positive or negative ("Does it have
+    positive working capital?") or whether it rose or fell between the two years compared ("Did it grow its PP&E
+    between FY20 and FY21?"); None for any other question, a figure not computed, or a question naming both
+    directions ("improved or declined").
+
+    >>> metric_yes_no("Did Acme grow its net PP&E between FY2021 and FY2022?", result)  # doctest: +SKIP
+    'Yes'
+    """
+    if result is None or not result.ok:
+        return None
+    up, down, sign = _UP.search(question), _DOWN.search(question), _SIGN.search(question)
+    if sign and not (up or down):
+        return "Yes" if (result.value > 0) == (sign.group(1).casefold() == "positive") else "No"
+    c = result.compare
+    if bool(up) == bool(down) or c is None or not c.ok or c.value == result.value:
+        return None
+    return "Yes" if (result.value > c.value) == bool(up) else "No"
 
 
 def _clip(text: str) -> str:

@@ -108,10 +108,10 @@ def not_determined(asked: Asked, ranked: list) -> tuple[AnswerBlock, list[Passag
 
 def uncomputed_formula(question: str) -> str | None:
     """The abstention line of a question asking a formula the offline metrics do not compute (one it defines
-    itself, a day count, a CAGR, a multi-year average), or None.
+    itself over amounts no metric knows, a total over years), or None.
 
-    >>> uncomputed_formula("What is FY2018 DPO? DPO is defined as: 365 * (average accounts payable) / (COGS).")
-    'Not computed: DPO, as the question defines it, is a formula not computed offline; the retrieved sections do not state it.'
+    >>> uncomputed_formula("What is FY2018 CT? CT is defined as: 365 * (average total assets) / (revenue).")
+    'Not computed: CT, as the question defines it, is a formula not computed offline; the retrieved sections do not state it.'
     """
     m = _DEFINED.search(question)
     if m is not None:

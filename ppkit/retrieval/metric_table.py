@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["CONCEPTS", "COMPONENTS", "PER_SHARE", "OUTFLOWS", "ITEM_WORDS", "Metric", "METRICS", "UNSUPPORTED", "detect_metric", "formula_concepts",
-           "share_metric", "defined_metric"]
+           "share_metric", "defined_metric", "cagr_metric"]
 
 # concept -> (statement, label patterns matched against the row label from its start, what it is called)
 # statement: "balance" | "operations" | "cash_flows"; an outflow (capex, dividends) is read as its size.
@@ -23,7 +23,7 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "short_term_investments": ("balance", (r"short-term investments", r"marketable securities",
                                            r"short-term marketable"), "short-term investments"),
     "receivables": ("balance", (r"(trade )?accounts receivable", r"trade receivables", r"accounts and notes receivable",
-                                r"receivables, net"), "accounts receivable, net"),
+                                r"receivables, net", r"receivables$"), "accounts receivable, net"),
     "inventory": ("balance", (r"(merchandise )?inventor(y|ies)\b",), "inventories"),
     "current_assets": ("balance", (r"total current assets",), "total current assets"),
     "current_liabilities": ("balance", (r"total current liabilities",), "total current liabilities"),
@@ -31,18 +31,18 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "total_liabilities": ("balance", (r"total liabilities$",), "total liabilities"),
     "equity": ("balance", (r"total (stockholders|shareholders|shareowners)'? ?(equity|deficit)",
                            r"total (\w+ )?equity( \(deficit\))?$"), "total shareholders' equity"),
-    "ppe": ("balance", (r"property,? plant,? and equipment,? net", r"property and equipment,? net",
+    "ppe": ("balance", (r"property,? plant,? and equipment\s*[,—–-]?\s*net", r"property and equipment\s*[,—–-]?\s*net",
                         r"property, plant and equipment$"), "property, plant and equipment, net"),
     "payables": ("balance", (r"accounts payable\b",), "accounts payable"),
     "revenue": ("operations", (r"(total )?net revenues?$", r"(total )?net sales$", r"total revenues?( net)?$",
                            r"revenues?$", r"total net revenues?",
-                               r"total revenues? net of interest expense$"), "revenue"),
+                               r"total revenues? net of interest expense$", r"(total )?sales to customers$"), "revenue"),
     "cogs": ("operations", (r"(total )?costs? of (sales|revenues?|goods sold|products sold)$",), "cost of sales"),
     "operating_income": ("operations", (r"operating (income|profit|\(loss\)|loss)", r"(income|earnings) from operations",
                                     r"\(?(income|earnings|loss)\)?( ?/ ?\(?(income|earnings|loss)\)?)? from operations"),
                          "operating income"),
     "net_income": ("operations", (r"net (income|earnings|loss|\(loss\)/earnings|earnings/\(loss\))( \(loss\))?"
-                                  r"( attributable to [\w.,&'’ ]+)?$",),
+                                  r"( attributable to [\w.,&'’ -]+)?$",),
                    "net income"),
     "interest_expense": ("operations", (r"interest expense",), "interest expense"),
     "d_and_a": ("cash_flows", (r"depreciation(,| and) amortization", r"depreciation and amortization"),
@@ -70,7 +70,7 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "capex": ("cash_flows", (r"purchases? of property", r"capital (spending|expenditures?)", r"additions to property",
                        r"payments? for (the )?(purchase|acquisition) of property", r"property(, plant,?)? and equipment additions",
                        r"payments? to acquire property",
-                       r"purchases? of plant"), "capital expenditures"),
+                       r"purchases? of plant", r"purchases? of land,? buildings,? and equipment"), "capital expenditures"),
     "dividends": ("cash_flows", (r"(cash )?dividends paid", r"payments? of (cash )?dividends", r"dividends to shareholders",
                            r"cash dividends"), "dividends paid"),
     # a measure companies define each their own way (non-GAAP): the row the company reports under its name, in
@@ -101,7 +101,7 @@ class Metric:
     name: str
     patterns: tuple[str, ...]
     formula: tuple
-    unit: str  # "ratio" | "percent" | "usd" | "per_share"
+    unit: str  # "ratio" | "percent" | "usd" | "per_share" | "days"
     definition: str
 
 
@@ -113,9 +113,22 @@ _REV, _COGS, _OI = ("item", "revenue"), ("item", "cogs"), ("item", "operating_in
 _NI, _DA, _CAPEX, _CFO = ("item", "net_income"), ("item", "d_and_a"), ("item", "capex"), ("item", "cfo")
 _CL = ("item", "current_liabilities")
 _FCF = ("reported", "free_cash_flow", ("-", _CFO, _CAPEX))
+_YEAR_DAYS = ("num", 365)
+_DSO = ("/", ("*", _YEAR_DAYS, ("avg", "receivables")), _REV)
+_DIO = ("/", ("*", _YEAR_DAYS, ("avg", "inventory")), _COGS)
+_DPO = ("/", ("*", _YEAR_DAYS, ("avg", "payables")), _COGS)
 
 # Ordered: the first whose pattern the question matches wins (more specific phrases first).
 METRICS: tuple[Metric, ...] = (
+    # day counts: ("num", 365) is the year's days, replaced by the days a question states ("360 *")
+    _m("cash conversion cycle", [r"cash conversion cycle", r"\bccc\b"],
+       ("-", ("+", _DIO, _DSO), _DPO), "days", "DIO + DSO - DPO, each over 365 days"),
+    _m("days payable outstanding", [r"days payables? outstanding", r"\bdpo\b"], _DPO, "days",
+       "365 x average accounts payable / cost of sales (the year and the year before)"),
+    _m("days sales outstanding", [r"days sales outstanding", r"\bdso\b", r"days sales in (accounts )?receivables?"],
+       _DSO, "days", "365 x average accounts receivable / revenue (the year and the year before)"),
+    _m("days inventory outstanding", [r"days (of )?inventory outstanding", r"\bdio\b", r"days (sales )?in inventory"],
+       _DIO, "days", "365 x average inventories / cost of sales (the year and the year before)"),
     _m("quick ratio", [r"quick ratio", r"acid[- ]test"],
        ("/", ("+", ("+", ("item", "cash"), ("item", "short_term_investments")), ("item", "receivables")), _CL),
        "ratio", "(cash and cash equivalents + short-term investments + accounts receivable) / total current liabilities"),
@@ -186,7 +199,7 @@ METRICS: tuple[Metric, ...] = (
     _m("total current assets", [r"total current assets"], ("item", "current_assets"), "usd", "total current assets"),
     _m("total current liabilities", [r"total current liabilities"], _CL, "usd", "total current liabilities"),
     _m("total assets", [r"total assets"], ("item", "total_assets"), "usd", "total assets"),
-    _m("net PP&E", [r"net (ppne|pp&e|property, plant,? and equipment)", r"property, plant,? and equipment,? net"],
+    _m("net PP&E", [r"net (ppne|pp&e|property, plant,? and equipment)", r"property, plant,? and equipment,? net", r"\bppne\b"],
        ("item", "ppe"), "usd", "property, plant and equipment, net"),
     _m("inventories", [r"(total amount of )?inventor(y|ies)\b"], ("item", "inventory"), "usd", "inventories"),
     _m("accounts payable", [r"accounts payable"], ("item", "payables"), "usd", "accounts payable"),
@@ -220,6 +233,8 @@ ITEM_WORDS: dict[str, str] = {
 
 UNSUPPORTED = re.compile(r"\b(\d|three|two|five)[- ]year (average|total|cagr)|\bcagr\b|days payable|\bdpo\b|"
                           r"days sales|\bdso\b|\bdio\b", re.I)
+# a growth compounded over years ("2 year total revenue CAGR from FY2020 to FY2022")
+_CAGR = re.compile(r"\bcagr\b|compound(ed)? annual growth( rate)?", re.I)
 
 
 def _item_mentions(q: str) -> list[tuple[int, int, str]]:
@@ -387,6 +402,24 @@ def defined_metric(question: str) -> Metric | None:
     return Metric(name, (), node, "usd", body)
 
 
+def cagr_metric(question: str) -> Metric | None:
+    """The compound annual growth rate of the first line item a question asking for a CAGR names
+    (:data:`ITEM_WORDS`): ("cagr", concept), over the years the question names (computed in the answer stage).
+
+    >>> cagr_metric("What is the 2 year total revenue CAGR from FY2020 to FY2022?").formula
+    ('cagr', 'revenue')
+    """
+    q = question.casefold()
+    if not _CAGR.search(q):
+        return None
+    item = next((key for _, _, key in _item_mentions(q) if key in CONCEPTS), None)
+    if item is None:
+        return None
+    name = CONCEPTS[item][2]
+    return Metric(f"{name} CAGR", (), ("cagr", item), "percent",
+                  f"({name} in the last year / {name} in the first year) ^ (1 / years between them) - 1, x 100")
+
+
 def detect_metric(question: str) -> Metric | None:
     """The metric ``question`` asks for, or None: a share of one named amount in another
     (:func:`share_metric`), else the first of :data:`METRICS` whose phrase it uses.
@@ -396,6 +429,9 @@ def detect_metric(question: str) -> Metric | None:
     """
     q = question.casefold()
     general = bool(_GENERAL.search(q))  # the question fixes the definition: never the company's own figure
+    cagr = cagr_metric(question)
+    if cagr is not None:
+        return cagr
     share = defined_metric(question) or share_metric(question)
     if share is not None:
         return _as_general(share) if general else share
@@ -423,7 +459,7 @@ def _general(node):
     """``node`` with each company-reported measure replaced by its general formula."""
     if node[0] == "reported":
         return _general(node[2])
-    if node[0] in ("item", "prev", "avg", "chg"):
+    if node[0] in ("item", "prev", "avg", "chg", "num", "cagr"):
         return node
     return (node[0], *(_general(n) for n in node[1:]))
     return None
@@ -431,7 +467,9 @@ def _general(node):
 
 def formula_concepts(node) -> list[str]:
     """The line-item concepts a formula reads, in order (with repeats)."""
-    if node[0] in ("item", "prev", "avg", "chg"):
+    if node[0] == "num":
+        return []
+    if node[0] in ("item", "prev", "avg", "chg", "cagr"):
         return [node[1]]
     if node[0] == "reported":  # the statements the general formula reads
         return formula_concepts(node[2])

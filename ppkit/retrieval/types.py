@@ -134,6 +134,9 @@ class Section:
     # 1-based PDF pages of the non-blank lines in `text` (not of the whole section); () without a page map
     pages: tuple[int, ...] = ()
     page_lines: tuple[tuple[int, int, int], ...] = field(default=(), repr=False)  # (page, first, last line) sent
+    # the primary statements it holds as its document's tree shows them ("balance", ...; () when not read:
+    # :func:`ppkit.retrieval.metric_statements.with_statements`)
+    statements: tuple[str, ...] = field(default=(), repr=False)
 
     def page_of(self, line: int) -> int | None:
         """The 1-based PDF page of a source line of this section (None without a page map)."""
@@ -161,6 +164,7 @@ class Section:
         d.pop("line_numbers")
         d.pop("image_links")
         d.pop("page_lines")
+        d.pop("statements")
         d["section_id"] = self.section_id
         return d
 

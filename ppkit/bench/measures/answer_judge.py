@@ -4,7 +4,8 @@
 question set's reference answer, without a language model. It reads **figures** from both texts
 (:func:`figures`): a number with its unit (``percent``; ``amount``: money, a scale word or a bare number;
 a ratio such as ``1.57`` or ``0.24x`` is a bare amount) and its sign (a minus, parentheses, or a word
-of decrease written next to it: "declined 5.2%", "a loss of $1.2 billion"). These are **not** figures:
+of decrease written next to it: "declined 5.2%", "a loss of $1.2 billion"; a fall *by* a figure, words between:
+"a slight decline in gross margins by 0.8%" is -0.8). These are **not** figures:
 years (1900-2100 without a unit), days of the month ("December 31", "31 December"), note, item, section,
 page, line, table, exhibit and file numbers (:func:`ppkit.answer.verify.mask_references`), and figures
 glued to letters ("CET1", "FY22", "10-K", "Q3").
@@ -62,6 +63,15 @@ _NEG_AFTER = re.compile(r"^\s*(?:decrease|decline|drop|reduction|lower|loss)\b",
 _SIZE_BEFORE = re.compile(r"\b(?:increase[sd]?|decrease[sd]?|declin(?:e[sd]?|ing)|growth|grew|rise|rose|drop(?:ped)?|"
                           r"fell|change[sd]?|build-?up|impact|effect)\s*\(?\s*(?:of\s+|by\s+)?(?:about\s+|"
                           r"approximately\s+|roughly\s+|nearly\s+|~\s?)?[$]?$", re.I)
+# "a slight decline in gross margins by 0.8%", "fell sharply by $2 billion": a fall BY a figure is a change of minus
+# it (words between the fall and its "by", no figure or sentence end among them)
+_NEG_BY = re.compile(r"\b(?:decrease[sd]?|declin(?:e[sd]?|ing)|fell|fall(?:ing|s)?|drop(?:ped|s)?|lower(?:ed)?|"
+                     r"reduc(?:ed|tion)|contract(?:ed|ion))\b[^.;:\d%$]{0,60}?\bby\s+(?:about\s+|approximately\s+|"
+                     r"roughly\s+|nearly\s+|~\s?)?[$]?$", re.I)
+# a change of a percentage written in points ("-1.74 percentage points"): a percent
+_POINTS = re.compile(r"\s*(?:percentage\s+points?|pp\b|ppts?\b|%\s*pts?\b)", re.I)
+# an integer with a scale letter glued and no currency sign ("3M"): a name, not an amount ("$3M" is one)
+_GLUED_SCALE = re.compile(r"^\d+\s?[MBK]$")
 # "$3B+", "10+": at least the figure (a "+" not starting an addition)
 _AT_LEAST = re.compile(r"^\+(?!\s*[$(]?\d)")
 _RESULT = re.compile(r"[=≈]\s*[~$]*\s*$")
@@ -90,13 +100,16 @@ def figures(text: str, *, scale: float | None = None) -> list[dict]:
         if plain and 1900 <= n["value"] <= 2100 and "," not in n["text"]:
             continue  # a year
         a, b = n["span"]
-        neg = n["negative"] or bool(_NEG_BEFORE.search(masked[max(0, a - 40):a])) or bool(_NEG_AFTER.match(masked[b:]))
+        if re.search(r"[A-Za-z]-$", masked[max(0, a - 2):a]) or (_GLUED_SCALE.match(n["text"]) and not n["currency"]):
+            continue  # "COVID-19", a name like "3M": glued to letters, no figure
+        by = bool(_NEG_BY.search(masked[max(0, a - 90):a]))
+        neg = n["negative"] or by or bool(_NEG_BEFORE.search(masked[max(0, a - 40):a])) or bool(_NEG_AFTER.match(masked[b:]))
         if masked[max(0, a - 1):a] == "+":
             neg = False
-        unit = "percent" if n["percent"] else "amount"
+        unit = "percent" if n["percent"] or _POINTS.match(masked[b:]) else "amount"
         sc = n["scale"] if n["scale"] else (scale if unit == "amount" else None)
         out.append({"text": n["text"], "value": n["value"], "decimals": n["decimals"], "unit": unit, "scale": sc,
-                    "negative": neg, "size": bool(_SIZE_BEFORE.search(masked[max(0, a - 40):a])),
+                    "negative": neg, "size": not by and bool(_SIZE_BEFORE.search(masked[max(0, a - 40):a])),
                     "at_least": bool(_AT_LEAST.match(masked[b:])),
                     "result": bool(_RESULT.search(masked[max(0, a - 5):a])) and not _OPERATOR.match(masked[b:])})
     return out

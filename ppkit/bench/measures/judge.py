@@ -71,7 +71,8 @@ def stated_result(answer: str) -> dict | None:
     """The number an answer gives as its result (see the module docstring), with its line."""
     lines = [ln for ln in answer.split("\n") if ln.strip() and not ln.lstrip().startswith("[")]
     picks = [ln for ln in lines if re.match(r"\W*(computed|answer)\b", ln, re.I)]
-    picks += [ln for ln in lines if "=" in ln][:1]
+    # a "Formula: ... x 100" line defines the metric: its numbers are no result
+    picks += [ln for ln in lines if "=" in ln and not re.match(r"\W*formula\b", ln, re.I)][:1]
     for ln in picks:
         tail = ln.rsplit("=", 1)[-1] if "=" in ln else ln
         n = _first_number(tail)
