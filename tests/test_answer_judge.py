@@ -147,3 +147,14 @@ def test_at_least_precision_and_size(text, reference, expected):
 def test_a_plus_between_two_numbers_is_an_addition():
     f = figures("(24,177 + 24,118) / 67,580")
     assert not any(x["at_least"] for x in f)
+
+
+def test_a_quarterly_report_or_release_is_its_own_filing_when_indexed_under_its_name():
+    from ppkit.bench.runs.computed import indexed_doc
+
+    meta = {"ACME_2023Q2_10Q": {"company": "Acme Corp", "fiscal_year": 2023, "form_type": "10-Q"},
+            "ACME_2022_10K": {"company": "Acme Corp", "fiscal_year": 2022, "form_type": "10-K"}}
+    index = SimpleNamespace(docs=list(meta), manifest={"documents": [{"doc": d, "metadata": m} for d, m in meta.items()]})
+    assert indexed_doc(index, "ACME_2023Q2_10Q") == "ACME_2023Q2_10Q"
+    assert indexed_doc(index, "ACME_2022_10K") == "ACME_2022_10K"
+    assert indexed_doc(index, "ACME_2023Q4_EARNINGS") is None  # not indexed: never another filing of Acme

@@ -23,7 +23,7 @@ import re
 
 from ...indexing.index import SearchIndex
 from ..measures.judge import judge_numeric
-from ..data.loaders import resolve_doc_name
+from ..data.loaders import norm_name, resolve_doc_name
 
 __all__ = ["run_metric_bench", "metric_markdown", "indexed_doc"]
 
@@ -34,6 +34,8 @@ def indexed_doc(index: SearchIndex, doc_name: str) -> str | None:
     doc = resolve_doc_name(doc_name, index.docs, metadata=meta)
     if doc is None:
         return None
+    if norm_name(doc) == norm_name(doc_name):
+        return doc  # the filing itself, under its own name (a 10-Q, an 8-K or a release of the shelf too)
     years = re.findall(r"(?<!\d)((?:19|20)\d\d)(?!\d)", doc_name)
     fy = meta.get(doc, {}).get("fiscal_year")
     if years and fy and int(years[0]) != int(fy):
