@@ -53,6 +53,9 @@ _AMOUNT = re.compile(r"\b(?:how\s+much|how\s+many|calculate|compute|quantify|wha
 # a change asked as a difference: "By how much did X increase?", "how many percentage points did X rise?"
 _BY = re.compile(r"\bby how (?:much|many)\b|\bhow (?:much|many (?:percentage|basis) points?) (?:did|has|have|was|were|"
                  r"is|will)\b[^?]*\b(?:increase|decrease|rise|raise|grow|fall|decline|drop|change|lower|cut)", re.I)
+# a figure per share or per unit asked: "each shareholder", "per share", "per unit"
+_PER_SHARE = re.compile(r"\bper (?:common |diluted |basic )?(?:share|unit)\b|\beach (?:common )?(?:share|shareholder|"
+                        r"stockholder|unit)\b", re.I)
 FIGURE_TYPES = ("amount", "share", "change", "count")
 
 
@@ -61,13 +64,15 @@ class Asked:
     """What a question asks for: ``kind`` (drivers, share, change, count, amount, date, name, list, other),
     whether it is a yes/no question, the years it names, ``unit``: the figure's unit asked ("percent",
     "ratio", "amount"; "" when it asks no figure), and ``by``: a change is asked as a difference ("By how much
-    did it increase?"), which a level alone ("increased to $5 billion") does not answer."""
+    did it increase?"), which a level alone ("increased to $5 billion") does not answer; ``per_share``: a figure per
+    share or unit is asked ("how much could each shareholder get?")."""
 
     kind: str
     yes_no: bool = False
     years: tuple[int, ...] = ()
     unit: str = ""
     by: bool = field(default=False, repr=False)  # a change asked as a difference ("by how much ...?")
+    per_share: bool = field(default=False, repr=False)  # a figure per share or unit ("each shareholder")
 
     @property
     def figure(self) -> bool:
@@ -93,4 +98,4 @@ def asked_type(question: str, years=None) -> Asked:
     unit = ("ratio" if _RATIO.search(q) else "percent" if _PERCENT.search(q)
             else "amount" if _AMOUNT.search(q) else "")
     ys = tuple(years) if years is not None else tuple(sorted(set(question_years(q))))
-    return Asked(kind, yes_no, ys, unit, bool(_BY.search(q)))
+    return Asked(kind, yes_no, ys, unit, bool(_BY.search(q)), bool(_PER_SHARE.search(q)))

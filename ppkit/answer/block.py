@@ -24,7 +24,7 @@ from ..retrieval.types import Section
 from .asked import Asked
 from .passages import Passage, prose_figure, stated_change
 
-__all__ = ["AnswerBlock", "BlockCitation", "KINDS", "MAX_CHARS", "cite_line", "change_block"]
+__all__ = ["AnswerBlock", "BlockCitation", "KINDS", "MAX_CHARS", "cite_line", "change_block", "not_stated"]
 
 KINDS = ("computed", "figure", "passage", "yes_no", "not_found", "not_meaningful", "inputs")
 MAX_CHARS = 400
@@ -109,3 +109,16 @@ def change_block(p: Passage, asked: Asked, q_terms: set[str], cites) -> AnswerBl
 
 def _plain(v: float) -> str:
     return f"{v:,.0f}" if v == int(v) else f"{v:,}"
+
+
+def not_stated(asked: Asked, shown: str, cites) -> AnswerBlock:
+    """The honest block when the closest passage holds figures of another kind than asked
+    (:func:`ppkit.answer.passages.other_kind`): the asked figure is not stated, then that passage (``inputs``).
+
+    >>> not_stated(Asked("amount", unit="amount"), "We had 118,400 employees.", ()).text
+    'The amount asked is not stated in the passages found; the closest passage: We had 118,400 employees.'
+    """
+    what = "change" if asked.by else "figure per share" if asked.per_share else "amount"
+    text = f"The {what} asked is not stated in the passages found; the closest passage: {shown}"
+    return AnswerBlock(text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rstrip() + "…", "inputs",
+                       tuple(cites))

@@ -422,6 +422,7 @@ _PREVIOUSLY = re.compile(rf"(?P<new>{_FIG})\s*\(\s*(?:previously|formerly|prior(
                          rf"versus|vs\.?)\s+(?P<old>{_FIG})\s*\)", re.I)
 _FROM_TO = re.compile(rf"\bfrom\s+(?P<old>{_FIG})\s+to\s+(?P<new>{_FIG})", re.I)
 # a change stated as one figure: "increased $16 million", "rose by 3%", "an increase of $2 billion", "up 5%"
+_UNSCALED_DOLLARS = re.compile(r"\$\s?\d[\d,]*\.\d{2}\b(?!\s*(?:thousand|million|billion|trillion)\b)", re.I)
 _CHANGE_FIG = re.compile(rf"\b(?:increase[sd]?|decrease[sd]?|rose|fell|grew|declined?|dropped|raised|lowered|reduced|"
                          rf"up|down)\s+(?:by\s+|of\s+)?(?:approximately\s+|about\s+|nearly\s+|almost\s+)?(?P<f>{_FIG})|"
                          rf"(?P<g>{_FIG})\s+(?:increase|decrease|decline|rise|drop|higher|lower|more|less)\b", re.I)
@@ -480,13 +481,16 @@ def states_change(p: Passage) -> bool:
 
 def other_kind(p: Passage, asked: Asked) -> bool:
     """Whether sentence ``p`` holds figures, but none of the kind asked: an amount of money asked and only
-    counts or plain numbers stated ("118,400 employees"), or a change asked as a difference ("by how much")
+    counts or plain numbers stated ("118,400 employees"), a figure per share asked and only totals stated
+    ("$2.8 trillion"), or a change asked as a difference ("by how much")
     and only levels stated ("to up to $4.95 billion"). Rows and questions asking no figure are never
     "other"; :func:`ppkit.answer.quantity.not_of_asked_kind` checks percents, ratios and a row's years."""
     if p.kind == "row" or asked.yes_no or not asked.figure:
         return False
     if asked.by:
         return not states_change(p)
+    if asked.per_share:  # a figure per share: one written per share, or a dollar figure with no scale word
+        return not (_PER_SHARE.search(p.text) or _UNSCALED_DOLLARS.search(p.text))
     if asked.kind == "amount" and asked.unit == "amount":
         numbers = [n for n in _NUMBER.findall(_DATE.sub("", p.text)) if not _YEAR.fullmatch(n.strip("()$"))
                    and not re.fullmatch(r"\d{1,2}", n)]

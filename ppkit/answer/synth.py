@@ -34,7 +34,7 @@ from ..documents.tree import Image
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Section, Trace, pages_label, pages_line
 from .abstain import abstention_line, metric_answers, missing_from
-from .block import MAX_CHARS, AnswerBlock, change_block, cite_line
+from .block import MAX_CHARS, AnswerBlock, change_block, cite_line, not_stated
 from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
 from .metrics import adjusted_block, compute_metric, format_metric, metric_block, metric_yes_no
@@ -448,7 +448,9 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
     if total is not None:
         text = f"{render_row(total, asked.years)} ({best.text.rstrip(' :')})"
         return AnswerBlock(clip(text, MAX_CHARS), "figure", _cite(total) + _cite(best)), [total, best]
-    if not_of_asked_kind(best, asked) or other_kind(best, asked):  # never another quantity as the answer line
+    if other_kind(best, asked):  # a count where money is asked, a level where a change is: not the answer
+        return not_stated(asked, best.text, _cite(best)), [best]
+    if not_of_asked_kind(best, asked):  # never another quantity as the answer line
         shown = render_row(best, asked.years) if best.kind == "row" else best.text
         return not_computed(asked, shown, best, _cite(best)), [best]
     if best.kind == "row":
