@@ -421,11 +421,14 @@ _FIG = r"\$?\s?\d[\d,]*(?:\.\d+)?(?:\s?%|\s+percent\b|\s+(?:thousand|million|bil
 _PREVIOUSLY = re.compile(rf"(?P<new>{_FIG})\s*\(\s*(?:previously|formerly|prior(?: year)?:?|compared (?:to|with)|"
                          rf"versus|vs\.?)\s+(?P<old>{_FIG})\s*\)", re.I)
 _FROM_TO = re.compile(rf"\bfrom\s+(?P<old>{_FIG})\s+to\s+(?P<new>{_FIG})", re.I)
-# a change stated as one figure: "increased $16 million", "rose by 3%", "an increase of $2 billion", "up 5%"
+# a change stated as one figure: "increased $16 million", "rose by 3%", "up 5%", "a 5% increase", "increased the
+# commitments by $400 million"
 _UNSCALED_DOLLARS = re.compile(r"\$\s?\d[\d,]*\.\d{2}\b(?!\s*(?:thousand|million|billion|trillion)\b)", re.I)
 _CHANGE_FIG = re.compile(rf"\b(?:increase[sd]?|decrease[sd]?|rose|fell|grew|declined?|dropped|raised|lowered|reduced|"
                          rf"up|down)\s+(?:by\s+|of\s+)?(?:approximately\s+|about\s+|nearly\s+|almost\s+)?(?P<f>{_FIG})|"
-                         rf"(?P<g>{_FIG})\s+(?:increase|decrease|decline|rise|drop|higher|lower|more|less)\b", re.I)
+                         rf"(?P<g>{_FIG})\s+(?:increase|decrease|decline|rise|drop|higher|lower|more|less)\b|"
+                         rf"\b(?:increase[sd]?|decrease[sd]?|rose|fell|grew|declined?|dropped|raised|lowered|reduced)\b"
+                         rf"[^.;:]{{0,80}}?\bby\s+(?:approximately\s+|about\s+|nearly\s+|almost\s+)?(?P<h>{_FIG})", re.I)
 
 
 def prose_figure(text: str) -> tuple[float, bool, str] | None:
@@ -474,7 +477,7 @@ def states_change(p: Passage) -> bool:
     quantity's two values (:func:`stated_change`); a level alone ("increased to $5 billion") does not."""
     if p.kind == "row":
         return False
-    if any(prose_figure(m.group("f") or m.group("g")) for m in _CHANGE_FIG.finditer(p.text)):
+    if any(prose_figure(m.group("f") or m.group("g") or m.group("h")) for m in _CHANGE_FIG.finditer(p.text)):
         return True
     return stated_change(p) is not None
 
