@@ -50,6 +50,16 @@ def test_not_figures_years_days_references_and_glued():
     assert verdict("See Note 12 and Item 7 of the 10-K for FY2022 (page 45).", "passage", "1.57") == "missing"
 
 
+def test_a_period_length_and_list_markers_are_no_figures():
+    ref = "Lower marketing expenses. FY2023 here is the 12 months ended on January 28, 2023 (the three months ended too)."
+    assert [f["text"] for f in figures(ref)] == []
+    assert [f["text"] for f in figures("Two closed: (1) Current Health and (2) Two Peaks, for $47 million")] == ["$47 million"]
+    # a figure before "months" that no "ended" follows, and a lone bracketed figure, are figures
+    assert [(f["value"], f["negative"]) for f in figures("Backlog covers 12 months; a loss of (1) million")] == [
+        (12.0, False), (1.0, True)]
+    assert judge_block("SG&A fell $16 million.", "passage", ref)["verdict"] == "unjudged"
+
+
 def test_signs_in_words_and_explicit_plus():
     got = figures("FCF declined 18%, a loss of $2 billion, a 10% decrease, +$6,543 million")
     assert [(f["value"], f["negative"]) for f in got] == [(18.0, True), (2.0, True), (10.0, True), (6543.0, False)]

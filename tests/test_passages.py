@@ -137,3 +137,33 @@ def test_the_gemini_synthesizer_fills_the_same_block(gemini):
     assert [(c.node, c.line_start, c.line_end) for c in block.citations] == [(sid, secs[0].line_start, secs[0].line_end)]
     answer_events = [e for e in events if e.type == "answer"]
     assert [e.data() for e in answer_events] == [block.to_dict()] and text.startswith("Answer: Total revenue")
+
+
+def _prose(*texts: str) -> list[Section]:
+    """One-paragraph sections of a made-up filing, ranked in order."""
+    return [Section("Acme_2023_8K", f"{i:04d}", f"Acme > Item {i}", 1, 1, t, i, 1.0) for i, t in enumerate(texts, 1)]
+
+
+def test_a_difference_asked_is_computed_from_the_two_values_a_sentence_states():
+    secs = _prose("We now expect full-year sales to increase 8 percent (previously 6 percent) and core EPS to "
+                  "increase 11 percent (previously 8 percent), the company said.")
+    block = ExtractiveSynthesizer().synthesize("By how many percentage points did Acme raise its core EPS guidance?",
+                                               secs)[1]["block"]
+    assert block.kind == "computed"  # the EPS pair, not the sales pair the sentence states first
+    assert block.text.startswith("Up 3.00 percentage points, to 11 percent from 8 percent (11 - 8): ")
+    assert [(c.doc, c.node) for c in block.citations] == [("Acme_2023_8K", "0001")]
+
+
+def test_a_level_or_a_count_is_never_given_as_the_difference_or_the_amount_asked():
+    level = _prose("Acme may increase the commitments under the credit agreement to up to $4,950,000,000.")
+    block = ExtractiveSynthesizer().synthesize("By how much did Acme increase its credit agreement?", level)[1]["block"]
+    assert (block.kind, block.text.split(";")[0]) == ("inputs", "The change asked is not stated in the passages found")
+    stated = _prose("Acme increased the commitments under the credit agreement by $400 million.")
+    block = ExtractiveSynthesizer().synthesize("By how much did Acme increase its credit agreement?", stated)[1]["block"]
+    assert (block.kind, block.text) == ("passage", stated[0].text)
+    counts = _prose("Acme had 118,400 employees and 187,000 retirees eligible for its benefit plans.")
+    block = ExtractiveSynthesizer().synthesize("How much does Acme expect to pay its retirees?", counts)[1]["block"]
+    assert block.text.startswith("The amount asked is not stated in the passages found; the closest passage: Acme had")
+    totals = _prose("Client assets of $2.8 trillion were up 32%, and each shareholder of Acme gained.")
+    block = ExtractiveSynthesizer().synthesize("How much could each shareholder of Acme get?", totals)[1]["block"]
+    assert block.text.startswith("The figure per share asked is not stated")

@@ -13,7 +13,7 @@ question's. This module reads the question only; it looks at no section.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..retrieval.analyze import question_years
 
@@ -50,19 +50,29 @@ _PERCENT = re.compile(r"\b(?:percent(?:age)?|margin|rate|share\s+of|growth\s+rat
 _AMOUNT = re.compile(r"\b(?:how\s+much|how\s+many|calculate|compute|quantify|what\s+(?:is|was|were)\s+the\s+"
                      r"(?:\w+\s+){0,6}?(?:amount|total|value|revenue|revenues|income|expenses?|costs?|sales|"
                      r"cash|debt|capex|capital\s+expenditures?|eps|dividends?|change))\b", re.I)
+# a change asked as a difference: "By how much did X increase?", "how many percentage points did X rise?"
+_BY = re.compile(r"\bby how (?:much|many)\b|\bhow (?:much|many (?:percentage|basis) points?) (?:did|has|have|was|were|"
+                 r"is|will)\b[^?]*\b(?:increase|decrease|rise|raise|grow|fall|decline|drop|change|lower|cut)", re.I)
+# a figure per share or per unit asked: "each shareholder", "per share", "per unit"
+_PER_SHARE = re.compile(r"\bper (?:common |diluted |basic )?(?:share|unit)\b|\beach (?:common )?(?:share|shareholder|"
+                        r"stockholder|unit)\b", re.I)
 FIGURE_TYPES = ("amount", "share", "change", "count")
 
 
 @dataclass(frozen=True)
 class Asked:
     """What a question asks for: ``kind`` (drivers, share, change, count, amount, date, name, list, other),
-    whether it is a yes/no question, the years it names, and ``unit``: the figure's unit asked ("percent",
-    "ratio", "amount"; "" when it asks no figure)."""
+    whether it is a yes/no question, the years it names, ``unit``: the figure's unit asked ("percent",
+    "ratio", "amount"; "" when it asks no figure), and ``by``: a change is asked as a difference ("By how much
+    did it increase?"), which a level alone ("increased to $5 billion") does not answer; ``per_share``: a figure per
+    share or unit is asked ("how much could each shareholder get?")."""
 
     kind: str
     yes_no: bool = False
     years: tuple[int, ...] = ()
     unit: str = ""
+    by: bool = field(default=False, repr=False)  # a change asked as a difference ("by how much ...?")
+    per_share: bool = field(default=False, repr=False)  # a figure per share or unit ("each shareholder")
 
     @property
     def figure(self) -> bool:
@@ -79,6 +89,8 @@ def asked_type(question: str, years=None) -> Asked:
     True
     >>> asked_type("What is the ratio of share repurchases to dividends?").unit
     'ratio'
+    >>> asked_type("By how much did the credit line increase?").by
+    True
     """
     q = question.strip()
     yes_no = bool(_YES_NO.match(q)) and not _WH.search(q.split(",")[-1])
@@ -86,4 +98,4 @@ def asked_type(question: str, years=None) -> Asked:
     unit = ("ratio" if _RATIO.search(q) else "percent" if _PERCENT.search(q)
             else "amount" if _AMOUNT.search(q) else "")
     ys = tuple(years) if years is not None else tuple(sorted(set(question_years(q))))
-    return Asked(kind, yes_no, ys, unit)
+    return Asked(kind, yes_no, ys, unit, bool(_BY.search(q)), bool(_PER_SHARE.search(q)))

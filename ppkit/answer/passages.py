@@ -33,7 +33,8 @@ from ..retrieval.boilerplate import asks_for, boilerplate_kind
 from ..retrieval.types import Section
 from .asked import Asked, asked_type
 
-__all__ = ["Passage", "Asked", "asked_type", "section_passages", "rank_passages", "render_row", "cells"]
+__all__ = ["Passage", "Asked", "asked_type", "section_passages", "rank_passages", "render_row", "cells",
+           "stated_change", "states_change", "other_kind", "prose_figure"]
 
 # page furniture between the halves of a sentence cut by a page break: "16", "<u>Table of Contents</u>"
 _FURNITURE = re.compile(r"^\s*(?:\d{1,3}|[ivxlc]{1,6}|page \d+(?: of \d+)?|\[?(?:<u>)?table of contents(?:</u>)?"
@@ -411,3 +412,90 @@ def yes_or_no(question: str, passage: Passage, q_terms: set[str]) -> str | None:
     neg_p = bool(_NEGATION.search(passage.text))
     neg_q = bool(_NEGATION.search(question))
     return "No" if neg_p != neg_q else "Yes"
+
+
+# a figure as prose writes it: "$4.2 billion", "9 percent", "12.5%", "1,600"
+_FIG = r"\$?\s?\d[\d,]*(?:\.\d+)?(?:\s?%|\s+percent\b|\s+(?:thousand|million|billion|trillion)\b)?"
+# one quantity's two values in a sentence: the new one first ("9 percent (previously 8 percent)"), or the old
+# one first ("from $3.8 billion to $4.2 billion")
+_PREVIOUSLY = re.compile(rf"(?P<new>{_FIG})\s*\(\s*(?:previously|formerly|prior(?: year)?:?|compared (?:to|with)|"
+                         rf"versus|vs\.?)\s+(?P<old>{_FIG})\s*\)", re.I)
+_FROM_TO = re.compile(rf"\bfrom\s+(?P<old>{_FIG})\s+to\s+(?P<new>{_FIG})", re.I)
+# a change stated as one figure: "increased $16 million", "rose by 3%", "up 5%", "a 5% increase", "increased the
+# commitments by $400 million"
+_UNSCALED_DOLLARS = re.compile(r"\$\s?\d[\d,]*\.\d{2}\b(?!\s*(?:thousand|million|billion|trillion)\b)", re.I)
+_CHANGE_FIG = re.compile(rf"\b(?:increase[sd]?|decrease[sd]?|rose|fell|grew|declined?|dropped|raised|lowered|reduced|"
+                         rf"up|down)\s+(?:by\s+|of\s+)?(?:approximately\s+|about\s+|nearly\s+|almost\s+)?(?P<f>{_FIG})|"
+                         rf"(?P<g>{_FIG})\s+(?:increase|decrease|decline|rise|drop|higher|lower|more|less)\b|"
+                         rf"\b(?:increase[sd]?|decrease[sd]?|rose|fell|grew|declined?|dropped|raised|lowered|reduced)\b"
+                         rf"[^.;:]{{0,80}}?\bby\s+(?:approximately\s+|about\s+|nearly\s+|almost\s+)?(?P<h>{_FIG})", re.I)
+
+
+def prose_figure(text: str) -> tuple[float, bool, str] | None:
+    """(value, percent?, scale word) of a figure as prose writes it; None for a bare year."""
+    t = text.strip()
+    m = re.search(r"\d[\d,]*(?:\.\d+)?", t)
+    if not m or _YEAR.fullmatch(m.group()) and not re.search(r"[$%]|percent|illion|thousand", t, re.I):
+        return None
+    scale = re.search(r"thousand|million|billion|trillion", t, re.I)
+    return (float(m.group().replace(",", "")), bool(re.search(r"%|percent", t, re.I)),
+            scale.group().casefold() if scale else "")
+
+
+def stated_change(p: Passage, q_terms: set[str] = frozenset()) -> tuple[str, str] | None:
+    """The (old, new) figures of one quantity a sentence states both of ("9 percent (previously 8 percent)",
+    "from $3.8 billion to $4.2 billion"), both percents or both of one scale; of several, the one whose
+    preceding words share most of ``q_terms``. None for a row or when there is none.
+
+    >>> from ppkit.retrieval.types import Section
+    >>> s = Section("D", "0001", "D > Outlook", 1, 1, "Sales to rise 8 percent (previously 6 percent).", 1, 1.0)
+    >>> stated_change(section_passages(s)[0])
+    ('6 percent', '8 percent')
+    """
+    if p.kind == "row":
+        return None
+    found = []
+    for rx in (_PREVIOUSLY, _FROM_TO):
+        for m in rx.finditer(p.text):
+            old, new = prose_figure(m.group("old")), prose_figure(m.group("new"))
+            if old and new and old[1:] == new[1:]:
+                found.append((m.start(), m.group("old").strip(), m.group("new").strip()))
+    if not found:
+        return None
+    found.sort()
+    best, best_n, prev = None, -1, 0
+    for at, old, new in found:  # the words since the previous pair name this pair's quantity
+        n = len(set(stems(p.text[prev:at])) & set(q_terms))
+        if n > best_n:
+            best, best_n = (old, new), n
+        prev = at
+    return best
+
+
+def states_change(p: Passage) -> bool:
+    """Whether a sentence states a change as a figure ("increased $16 million", "up 5%") or states one
+    quantity's two values (:func:`stated_change`); a level alone ("increased to $5 billion") does not."""
+    if p.kind == "row":
+        return False
+    if any(prose_figure(m.group("f") or m.group("g") or m.group("h")) for m in _CHANGE_FIG.finditer(p.text)):
+        return True
+    return stated_change(p) is not None
+
+
+def other_kind(p: Passage, asked: Asked) -> bool:
+    """Whether sentence ``p`` holds figures, but none of the kind asked: an amount of money asked and only
+    counts or plain numbers stated ("118,400 employees"), a figure per share asked and only totals stated
+    ("$2.8 trillion"), or a change asked as a difference ("by how much")
+    and only levels stated ("to up to $4.95 billion"). Rows and questions asking no figure are never
+    "other"; :func:`ppkit.answer.quantity.not_of_asked_kind` checks percents, ratios and a row's years."""
+    if p.kind == "row" or asked.yes_no or not asked.figure:
+        return False
+    if asked.by:
+        return not states_change(p)
+    if asked.per_share:  # a figure per share: one written per share, or a dollar figure with no scale word
+        return not (_PER_SHARE.search(p.text) or _UNSCALED_DOLLARS.search(p.text))
+    if asked.kind == "amount" and asked.unit == "amount":
+        numbers = [n for n in _NUMBER.findall(_DATE.sub("", p.text)) if not _YEAR.fullmatch(n.strip("()$"))
+                   and not re.fullmatch(r"\d{1,2}", n)]
+        return bool(numbers) and not _MONEY.search(p.text) and not _PERCENT.search(p.text)
+    return False

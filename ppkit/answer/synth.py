@@ -34,11 +34,12 @@ from ..documents.tree import Image
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Section, Trace, pages_label, pages_line
 from .abstain import abstention_line, metric_answers, missing_from
-from .block import MAX_CHARS, AnswerBlock, cite_line
+from .block import MAX_CHARS, AnswerBlock, change_block, cite_line, not_stated
 from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
 from .metrics import adjusted_block, compute_metric, format_metric, metric_block, metric_yes_no
-from .passages import Asked, Passage, asked_type, rank_passages, render_row, yes_or_no
+from .passages import (Asked, Passage, asked_type, other_kind, rank_passages, render_row, stated_change,
+                       states_change, yes_or_no)
 from .quantity import compute_quantity, impact_on_margin, not_computed, not_of_asked_kind, table_total
 from .verify import summary_line
 from .which import not_determined, selects, uncomputed_formula, which_block
@@ -436,10 +437,19 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
         shown = render_row(best, asked.years) if best.kind == "row" else best.text
         return AnswerBlock(clip(f"The sources do not say; the closest passage: {shown}", MAX_CHARS), "inputs",
                            _cite(best)), [best]
+    if asked.by:  # a difference asked: a close passage stating the quantity's two values, or a change figure
+        close = [p for sc, p in ranked[:5] if sc >= 0.6 * ranked[0][0]]
+        best = next((p for p in close if stated_change(p, q_terms)), None) or next(
+            (p for p in close if states_change(p)), best)
+        changed = change_block(best, asked, q_terms, _cite(best))
+        if changed is not None:
+            return changed, [best]
     total = table_total(best, asked)  # a sentence introducing a table ("... is as follows:"): its total row
     if total is not None:
         text = f"{render_row(total, asked.years)} ({best.text.rstrip(' :')})"
         return AnswerBlock(clip(text, MAX_CHARS), "figure", _cite(total) + _cite(best)), [total, best]
+    if other_kind(best, asked):  # a count where money is asked, a level where a change is: not the answer
+        return not_stated(asked, best.text, _cite(best)), [best]
     if not_of_asked_kind(best, asked):  # never another quantity as the answer line
         shown = render_row(best, asked.years) if best.kind == "row" else best.text
         return not_computed(asked, shown, best, _cite(best)), [best]

@@ -76,6 +76,8 @@ _GLUED_SCALE = re.compile(r"^\d+\s?[MBK]$")
 _AT_LEAST = re.compile(r"^\+(?!\s*[$(]?\d)")
 _RESULT = re.compile(r"[=≈]\s*[~$]*\s*$")
 _OPERATOR = re.compile(r"^\s*[/+×*÷−-]\s*[$(]?\d")
+# a period's length ("the 12 months ended", "52-week period ending"): no figure
+_PERIOD_LENGTH = re.compile(r"^[\s-]*(?:months?|weeks?)\s+(?:period\s+)?end(?:ed|ing)\b", re.I)
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.I)
 _NOT_APPLICABLE = re.compile(r"\bnot\s+(?:a\s+)?(?:meaningful|relevant|applicable|useful|appropriate|"
                              r"well[- ]defined)\b|\bdoes\s+not\s+apply\b|\bis\s+undefined\b|"
@@ -88,7 +90,8 @@ def figures(text: str, *, scale: float | None = None) -> list[dict]:
 
     ``unit`` is ``"percent"`` or ``"amount"``; ``scale`` the multiplier a scale word gives (``scale``,
     the question's unit, for an amount without one; None: unknown); ``result``: written after ``=`` or
-    ``≈``. Years, days of the month, references and figures glued to letters are left out.
+    ``≈``. Years, days of the month, a period's length ("12 months ended"), a list's markers ("(1) ..., (2) ..."),
+    references and figures glued to letters are left out.
 
     >>> [(f["value"], f["unit"], f["negative"]) for f in figures("In FY2022 (Note 7) margin fell 5.2% to $1.2 billion")]
     [(5.2, 'percent', True), (1.2, 'amount', False)]
@@ -102,6 +105,11 @@ def figures(text: str, *, scale: float | None = None) -> list[dict]:
         a, b = n["span"]
         if re.search(r"[A-Za-z]-$", masked[max(0, a - 2):a]) or (_GLUED_SCALE.match(n["text"]) and not n["currency"]):
             continue  # "COVID-19", a name like "3M": glued to letters, no figure
+        if plain and _PERIOD_LENGTH.match(masked[b:]):
+            continue  # "the 12 months ended January 28, 2023": a period, like a year
+        if plain and re.fullmatch(r"\(\d{1,2}\)", n["text"].strip()) and re.match(r"\s+[A-Za-z]", masked[b:]) and \
+                any(f"({int(n['value']) + d})" in masked for d in (-1, 1)):
+            continue  # "(1) Current Health and (2) Two Peaks": a list's markers, not minus one
         by = bool(_NEG_BY.search(masked[max(0, a - 90):a]))
         neg = n["negative"] or by or bool(_NEG_BEFORE.search(masked[max(0, a - 40):a])) or bool(_NEG_AFTER.match(masked[b:]))
         if masked[max(0, a - 1):a] == "+":
