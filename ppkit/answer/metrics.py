@@ -35,6 +35,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from ..retrieval.analyze import question_years
 from ..retrieval.metric_statements import statement_kind
@@ -117,6 +118,7 @@ _HEAD_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _SCALE = re.compile(r"\bin (millions|thousands|billions)\b|\(\s*(?:\$|dollars|usd)?\s*(millions|thousands|billions)\b", re.I)
 
 
+@lru_cache(maxsize=32_768)  # a statement's cells are read again for every concept and question
 def cell_value(cell: str) -> float | None:
     """A table cell's value, sign kept ("(1,500)" -> -1500.0, "$ 6,043" -> 6043.0, a dash -> 0.0); None if none.
 
@@ -167,7 +169,22 @@ def flat_rows(line: str, n: int) -> list[list[str]]:
     return [r for r in rows if re.search(r"[A-Za-z]", r[0])]
 
 
-def _rows(section: Section):
+_ROWS: dict[tuple, tuple] = {}  # (text, line numbers, first line) -> _scan_rows of it; a section's text comes back
+_ROWS_KEPT = 512                # question after question (the statements): scanned once, the oldest dropped first
+
+
+def _rows(section: Section) -> tuple:
+    """:func:`_scan_rows` of ``section``, scanned once per text (the rows are read, never changed, by the callers)."""
+    key = (section.text, section.line_numbers, section.line_start)
+    rows = _ROWS.get(key)
+    if rows is None:
+        rows = _ROWS[key] = tuple(_scan_rows(section))
+        if len(_ROWS) > _ROWS_KEPT:
+            _ROWS.pop(next(iter(_ROWS)), None)
+    return rows
+
+
+def _scan_rows(section: Section):
     """(source line, cells) of the table rows sent for ``section``, with the years of the header above each; a
     statement the PDF text layer wrote as running text (a line of years, then lines of labels and values) is read
     by :func:`flat_rows`."""
