@@ -14,6 +14,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 
@@ -22,12 +23,13 @@ import uvicorn  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 import ppkit  # noqa: E402
-from ppkit.answer.events import Delta  # noqa: E402
+from ppkit.answer.events import AnalysisEvent, Delta  # noqa: E402
 from ppkit.answer.synth import ExtractiveSynthesizer  # noqa: E402
 from ppkit.cli import main  # noqa: E402
 from ppkit.core.config import ServeSettings  # noqa: E402
 from ppkit.core.errors import InvalidInput  # noqa: E402
-from ppkit.serve.app import create_app  # noqa: E402
+from ppkit.serve.admission import Admission  # noqa: E402
+from ppkit.serve.app import _started, create_app  # noqa: E402
 from ppkit.serve.cli import is_loopback  # noqa: E402
 from ppkit.serve.engine import Engine  # noqa: E402
 
@@ -391,3 +393,103 @@ def test_workers_each_listen_and_share_the_connections(tmp_path):
     assert proc.returncode == 0
     for pid in seen:  # the workers stopped with the supervisor
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+
+
+# -- admission: answer work first come, first served (ppkit.serve.admission) --------------------------------
+
+def test_slots_go_in_arrival_order_and_a_late_or_cancelled_waiter_leaves_no_slot_taken():
+    order: list[str] = []
+
+    async def main():
+        admission = Admission(1, late=lambda: TimeoutError("late"))
+        release = await admission.acquire()
+
+        async def take(name, until=None):
+            try:
+                async with admission.slot(until):
+                    order.append(name)
+            except TimeoutError:
+                order.append(f"{name} late")
+
+        async with anyio.create_task_group() as tg:
+            for name in ("a", "b", "c"):
+                tg.start_soon(take, name)
+                await anyio.wait_all_tasks_blocked()
+            tg.start_soon(take, "d", anyio.current_time() - 1)  # already past its deadline (monotonic clock)
+            await anyio.wait_all_tasks_blocked()
+            with anyio.CancelScope() as scope:  # a waiter whose client went away
+                scope.cancel()
+                await admission.acquire()
+            assert admission.waiting() == 3
+            release()
+        async with admission.slot():  # every slot given back
+            order.append("e")
+
+    anyio.run(main)
+    assert order == ["d late", "a", "b", "c", "e"]
+
+
+def test_a_stream_queued_past_its_deadline_ends_with_the_deadline_error(index):
+    engine, pulled = Engine(index, deadline=0.3), []
+
+    def events():  # the first event, then what must not run: the request never leaves the queue
+        yield AnalysisEvent({})
+        pulled.append("the rest")
+        yield Delta("never")
+
+    async def main():
+        admission = Admission(1, late=engine.deadline_error)
+        release = await admission.acquire()  # another request answering
+        failed, rest = await _started(engine, admission, events(), time.monotonic() - 1)  # arrived 1 s ago
+        got = [event async for event in rest]
+        release()
+        return failed, got
+
+    failed, got = anyio.run(main)
+    assert failed is None and [e.type for e in got] == ["analysis", "error"] and pulled == []
+    assert engine.error_data(got[1].error) == {
+        "error": "DeadlineExceeded", "message": "the answer took longer than this server's deadline of 0.3 s; ask a "
+        "narrower question, or start the server with a longer --deadline"}
+
+
+class Slow(ExtractiveSynthesizer):
+    """The first answer in ``pieces`` deltas ``delay`` seconds apart (each its own step), the others at once;
+    counts the answers started."""
+
+    def __init__(self, pieces: int, delay: float):
+        super().__init__()
+        self.pieces, self.delay, self.started = pieces, delay, 0
+
+    def stream(self, question, sections, analysis=None):
+        self.started += 1
+        text, info = self.synthesize(question, sections, analysis)
+        for _ in range(self.pieces if self.started == 1 else 1):
+            threading.Event().wait(self.delay if self.started == 1 else 0)
+            yield Delta(".")
+        return text, info
+
+
+def test_a_client_gone_while_queued_never_runs_and_the_next_keeps_its_turn(index):
+    slow = Slow(pieces=3, delay=0.25)
+    with live_server(create_app(Engine(index, synthesizer=slow, deadline=0), ServeSettings())) as url:
+        first: list = []
+
+        def ask_first():
+            with httpx.Client(base_url=url, timeout=30) as http:
+                first.append(parse_sse(http.post("/v1/ask/stream", json={"question": Q2}).text))
+
+        t = threading.Thread(target=ask_first)
+        t.start()
+        for _ in range(3000):  # a bound for a stuck server, not a timing assertion
+            if slow.started:
+                break
+            threading.Event().wait(0.01)
+        with httpx.Client(base_url=url, timeout=30) as http:
+            with http.stream("POST", "/v1/ask/stream", json={"question": Q2}) as r:
+                for line in r.iter_lines():
+                    if line == "event: analysis":
+                        break  # queued behind the first answer (0.75 s): its client goes away
+            after = http.post("/v1/ask", json={"question": Q2})  # queued after the one that left
+        t.join(30)
+    assert after.status_code == 200 and [e for e, _ in first[0]][-1] == "done"
+    assert slow.started == 2  # the first and the last: the one that left never started its answer

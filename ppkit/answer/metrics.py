@@ -57,7 +57,7 @@ from ..retrieval.metric_table import (
 )
 from ..retrieval.types import Section
 from .block import MAX_CHARS, AnswerBlock, BlockCitation, cite_line
-from .statement_rows import cell_value, header_years, scale_of, statement_rows
+from .statement_rows import cell_value, header_years, rows_of, scale_of
 
 __all__ = ["COSTS", "OPTIONAL", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "metric_yes_no", "question_year", "adjusted_block"]
 
@@ -219,7 +219,7 @@ class _Book:
         self.by_kind: dict[str, list[Section]] = {}
         self.shape: dict[str, list[Section]] = {}  # every statement, a part-year one too: what kind of company
         self.any = list(sections)  # a measure the company reports itself ("reported"): any table, by rank
-        self._rows: dict[str, list] = {}  # section id -> its rows (:func:`ppkit.answer.statement_rows.statement_rows`)
+        self._rows: dict[str, tuple] = {}  # section id -> its rows (:func:`ppkit.answer.statement_rows.statement_rows`)
         self._head: dict[str, list[int]] = {}  # section id -> the years of the statement's header before it
         self._scale: dict[str, str] = {}  # section id -> the unit stated under the statement's title before it
         for s in sections:
@@ -251,10 +251,10 @@ class _Book:
         """The unit of ``s``'s amounts: its own, or the statement's stated under the title before it."""
         return scale_of(s) or self._scale.get(s.section_id, "")
 
-    def rows(self, s: Section) -> list:
+    def rows(self, s: Section) -> tuple:
         """The rows of ``s`` (:func:`ppkit.answer.statement_rows.statement_rows`), in the columns of the statement's header before it when it has none."""
         if s.section_id not in self._rows:
-            self._rows[s.section_id] = list(statement_rows(s, self._head.get(s.section_id, ())))
+            self._rows[s.section_id] = rows_of(s, self._head.get(s.section_id, ()))
         return self._rows[s.section_id]
 
     def find(self, concept: str, year: int) -> list[LineItem]:

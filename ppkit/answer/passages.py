@@ -26,7 +26,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
 
 from ..core.text import sentences, stems
 from ..retrieval.boilerplate import asks_for, boilerplate_kind
@@ -115,12 +116,6 @@ def _is_header(row_cells: list[str]) -> bool:
     return bool(vals) and not any(_has_value(_DATE.sub("", _YEAR.sub("", re.sub(r"\b(?:fy|q\d)\s*\d{2,4}\b", "", c,
                                                                                      flags=re.I))))
                                   for c in vals)
-
-
-def _numbered(section: Section) -> list[tuple[int, str]]:
-    raw = section.text.split("\n")
-    nums = section.line_numbers or tuple(section.line_start + i for i in range(len(raw)))
-    return list(zip(nums, raw))
 
 
 def _prose_blocks(lines: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
@@ -267,9 +262,20 @@ def _columns(header_rows: list[tuple[int, list[str]]], width: int) -> list[str]:
 
 def section_passages(section: Section) -> list[Passage]:
     """Every quotable passage of ``section``: sentences, sentence pairs, and table rows that hold a value."""
-    lines = _numbered(section)
-    out = [p for para in _prose_blocks(lines) for p in _sentence_passages(section, para)]
-    return out + _row_passages(section, lines)
+    return [Passage(section, *f) for f in _passage_fields(section.text, section.line_numbers, section.line_start)]
+
+
+_FIELDS = tuple(f.name for f in fields(Passage) if f.name != "section")
+
+
+@lru_cache(maxsize=512)  # the sections of a document come back question after question; ~40 KB an entry at most
+def _passage_fields(text: str, line_numbers: tuple[int, ...], line_start: int) -> tuple[tuple, ...]:
+    """The passages of a section's text, each as its fields but the section (they depend on nothing else; a
+    section retrieved again, at another rank, gets them bound to it)."""
+    raw = text.split("\n")
+    lines = list(zip(line_numbers or tuple(line_start + i for i in range(len(raw))), raw))
+    out = [p for para in _prose_blocks(lines) for p in _sentence_passages(None, para)] + _row_passages(None, lines)
+    return tuple(tuple(getattr(p, name) for name in _FIELDS) for p in out)
 
 
 def _year_fit(p: Passage, years: tuple[int, ...]) -> float:

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from ..retrieval.types import Section
 
-__all__ = ["cell_value", "flat_rows", "header_years", "scale_of", "statement_rows"]
+__all__ = ["cell_value", "flat_rows", "header_years", "scale_of", "statement_rows", "rows_of"]
 
 _VALUE = re.compile(r"^\(?-?\$?\s?\(?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\)?\s?%?$")
 _DASH = {"—", "–", "-", "—%", "$—", "$ —", "$-"}
@@ -24,6 +25,7 @@ _HEAD_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 _SCALE = re.compile(r"\bin (millions|thousands|billions)\b|\(\s*(?:\$|dollars|usd)?\s*(millions|thousands|billions)\b", re.I)
 
 
+@lru_cache(maxsize=32_768)  # a statement's cells are read again for every concept and question
 def cell_value(cell: str) -> float | None:
     """A table cell's value, sign kept ("(1,500)" -> -1500.0, "$ 6,043" -> 6043.0, a dash -> 0.0); None if none.
 
@@ -129,6 +131,22 @@ def statement_rows(section: Section, years: Sequence[int] = ()):
         cont = cells[0] if cells and _HANGING.search(cells[0]) and all(v is None for v in vals[1:]) \
             and not any(c.strip() for c in cells[1:]) else ""
         yield ln, cells, years
+
+
+_ROWS: dict[tuple, tuple] = {}  # (text, line numbers, first line, years) -> its rows; a statement comes back
+_ROWS_KEPT = 512                # question after question: read once, the oldest dropped first
+
+
+def rows_of(section: Section, years: Sequence[int] = ()) -> tuple:
+    """:func:`statement_rows` of ``section`` as a tuple, read once per text and header years in a process (the
+    callers read the rows, never change them)."""
+    key = (section.text, section.line_numbers, section.line_start, tuple(years))
+    rows = _ROWS.get(key)
+    if rows is None:
+        rows = _ROWS[key] = tuple(statement_rows(section, years))
+        if len(_ROWS) > _ROWS_KEPT:
+            _ROWS.pop(next(iter(_ROWS)), None)
+    return rows
 
 
 # a label a PDF table broke over two rows ends in a word that needs what follows

@@ -21,8 +21,10 @@ Streams are pulled one event at a time from a worker thread; a client that goes 
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -38,7 +40,8 @@ from ..core.config import Config, ServeSettings, index_dir_override, serve_setti
 from ..core.errors import InvalidInput, PpkitError
 from ..pipeline import load_index
 from .compare_route import add_compare_route
-from .engine import Engine, error_body, sources_of, status_of
+from .admission import ANSWER_SLOTS, Admission
+from .engine import DeadlineExceeded, Engine, error_body, sources_of, status_of
 from .documents import add_document_routes
 from .models import AskRequest, ChatRequest
 from .web import add_web_page, is_public
@@ -66,37 +69,107 @@ class _ClosingStream(StreamingResponse):
                 await self.body_iterator.aclose()
 
 
-async def _pulled(events: Iterator[Event]) -> AsyncIterator[Event]:
-    """``events`` stepped in worker threads; closing this closes them (in a thread: a step may be running)."""
-    try:
+async def _close(events: Iterator[Event]) -> None:
+    """Close ``events`` in a worker thread (it takes the index's lock), whatever cancels the caller."""
+    with anyio.CancelScope(shield=True):
+        await anyio.to_thread.run_sync(events.close)
+
+
+class _Failed:
+    """An error the producer's thread raised, handed to the loop to be raised there."""
+
+    def __init__(self, error: BaseException):
+        self.error = error
+
+
+class _Producer:
+    """The rest of a stream's events, stepped by one thread of its own from start to end without waiting for
+    the response (each event handed to the event loop as it comes: no thread hop between two steps); ``release``
+    (the admission's slot) is called in the loop when the steps end. Made and iterated in the event loop."""
+
+    def __init__(self, events: Iterator[Event], release):
+        self._loop = asyncio.get_running_loop()
+        self._queue: asyncio.Queue = asyncio.Queue()
+        self._stop, self._ended = threading.Event(), False
+        self._events, self._release = events, release
+        threading.Thread(target=self._run, name="ppkit-answer", daemon=True).start()
+
+    def _hand(self, item) -> None:
+        try:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, item)
+        except RuntimeError:  # the loop is closed: the server stopped
+            pass
+
+    def _run(self) -> None:
+        try:
+            for event in self._events:
+                self._hand(event)
+                if self._stop.is_set():
+                    break
+        except BaseException as e:  # noqa: BLE001 - raised again in the loop
+            self._hand(_Failed(e))
+        finally:
+            try:
+                self._events.close()
+            finally:
+                self._hand(_END)
+                try:
+                    self._loop.call_soon_threadsafe(self._release)
+                except RuntimeError:
+                    pass
+
+    async def __aiter__(self) -> AsyncIterator[Event]:
         while True:
-            event = await anyio.to_thread.run_sync(next, events, _END)
-            if event is _END:
+            item = await self._queue.get()
+            if item is _END:
+                self._ended = True
                 return
-            yield event
-    finally:
+            if isinstance(item, _Failed):
+                raise item.error
+            yield item
+
+    async def stop(self) -> None:
+        """Stop the thread after its current step and wait for it (its client gone, say)."""
+        self._stop.set()
         with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(events.close)
+            while not self._ended:
+                self._ended = await self._queue.get() is _END
 
 
-async def _started(engine: Engine, events: Iterator[Event]) -> tuple[JSONResponse | None, AsyncIterator[Event]]:
-    """The stream's first event taken before the response starts: a stream that fails at once (an empty
-    question, say) is an error response with its status, not a 200 with an ``error`` event."""
-    pulled = _pulled(events)
-    first = await anext(pulled, None)
+async def _started(engine: Engine, admission: Admission, events: Iterator[Event], start: float
+                   ) -> tuple[JSONResponse | None, AsyncIterator[Event] | None]:
+    """The stream's first event taken in a worker thread before the response starts and before the queue
+    (:mod:`ppkit.serve.admission`), the rest once admitted (:class:`_Producer`): a stream that fails at once (an
+    empty question, say) is an error response with its status, not a 200 with an ``error`` event; one still
+    queued at its deadline ends with an ``error`` event. Closing the iterator returned stops the work."""
+    try:
+        first = await anyio.to_thread.run_sync(next, events, _END)
+    except BaseException:
+        await _close(events)
+        raise
     if isinstance(first, ErrorEvent):
-        await pulled.aclose()
+        await _close(events)
         data = engine.error_data(first.error)
-        return _error(status_of(first.error), data["error"], data["message"]), pulled
+        return _error(status_of(first.error), data["error"], data["message"]), None
 
     async def rest():
         try:
-            if first is not None:
-                yield first
-            async for event in pulled:
-                yield event
+            if first is _END:
+                return
+            yield first
+            try:
+                release = await admission.acquire(engine.until(start))
+            except DeadlineExceeded as e:  # still queued at the deadline
+                yield ErrorEvent(e)
+                return
+            producer = _Producer(events, release)
+            try:
+                async for event in producer:
+                    yield event
+            finally:
+                await producer.stop()
         finally:
-            await pulled.aclose()
+            await _close(events)
 
     return None, rest()
 
@@ -197,8 +270,9 @@ def _chat_turns(req: ChatRequest) -> tuple[str, list[dict] | None]:
     return last.text(), history or None
 
 
-def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI:
-    """The ASGI app over ``engine`` (``settings``: default :func:`ppkit.core.config.serve_settings`).
+def create_app(engine: Engine, settings: ServeSettings | None = None, *, slots: int = ANSWER_SLOTS) -> FastAPI:
+    """The ASGI app over ``engine`` (``settings``: default :func:`ppkit.core.config.serve_settings`; ``slots``:
+    requests answering at a time, the others queued in arrival order, :mod:`ppkit.serve.admission`).
 
     >>> app = create_app(Engine(ppkit.load_index("/tmp/amd-index")))  # doctest: +SKIP
     """
@@ -208,6 +282,7 @@ def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI
     app = FastAPI(title="ppkit", version="1", summary="Proxy-Pointer RAG: cited answers over an index of documents",
                   description="Streamed, cited answers from the conductor; see docs/serve.md.")
     app.add_middleware(_Guard, settings=settings)
+    admission = Admission(slots, late=engine.deadline_error)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -247,8 +322,9 @@ def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI
     @app.post("/v1/ask")
     async def ask(req: AskRequest):
         """The answer: the same JSON as ``ppkit ask --json``."""
-        opts = engine.options(k=req.k, docs=req.docs, history=_history(req.history))
-        events, answer = await anyio.to_thread.run_sync(engine.ask, req.question, opts)
+        start, opts = time.monotonic(), engine.options(k=req.k, docs=req.docs, history=_history(req.history))
+        async with admission.slot(engine.until(start)):  # a 504 when still queued at the deadline
+            events, answer = await anyio.to_thread.run_sync(lambda: engine.ask(req.question, opts, start=start))
         if answer is None:
             error = events[-1].error if events and isinstance(events[-1], ErrorEvent) else RuntimeError("no answer")
             data = engine.error_data(error)
@@ -260,8 +336,8 @@ def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI
     async def ask_stream(req: AskRequest):
         """The conductor's events as Server-Sent Events: analysis, sections, answer, delta..., citation...,
         verification, done; or error instead of the rest."""
-        opts = engine.options(k=req.k, docs=req.docs, history=_history(req.history))
-        failed, events = await _started(engine, engine.events(req.question, opts))
+        start, opts = time.monotonic(), engine.options(k=req.k, docs=req.docs, history=_history(req.history))
+        failed, events = await _started(engine, admission, engine.events(req.question, opts, start=start), start)
         if failed is not None:
             return failed
 
@@ -280,11 +356,12 @@ def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI
         sources, citations and answer block in the extra field ``ppkit`` (once: in the last chunk when
         streaming)."""
         question, history = _chat_turns(req)
-        opts = engine.options(k=req.k, docs=req.docs, history=history)
+        start, opts = time.monotonic(), engine.options(k=req.k, docs=req.docs, history=history)
         ident, created, model = f"chatcmpl-{uuid.uuid4().hex}", int(time.time()), req.model or "ppkit"
         head = {"id": ident, "created": created, "model": model}
         if not req.stream:
-            events, answer = await anyio.to_thread.run_sync(engine.ask, question, opts)
+            async with admission.slot(engine.until(start)):
+                events, answer = await anyio.to_thread.run_sync(lambda: engine.ask(question, opts, start=start))
             if answer is None:
                 error = events[-1].error
                 data = engine.error_data(error)
@@ -294,7 +371,7 @@ def create_app(engine: Engine, settings: ServeSettings | None = None) -> FastAPI
                                  "finish_reason": "stop"}],
                     "usage": _usage(answer), "ppkit": _extra(events)}
 
-        failed, events = await _started(engine, engine.events(question, opts))
+        failed, events = await _started(engine, admission, engine.events(question, opts, start=start), start)
         if failed is not None:
             return failed
 

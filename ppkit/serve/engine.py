@@ -209,19 +209,27 @@ class Engine:
                 raise InvalidInput(str(e)) from None
         return AskOptions.of(k=k, docs=docs, history=history or None)
 
-    def events(self, question: str, options: AskOptions) -> Iterator[Event]:
-        """The conductor's events for ``question``, each step taken under the index's lock; past the deadline,
-        an ``error`` event (:class:`DeadlineExceeded`) ends it. The first step is urgent (:class:`FairLock`). Closing
-        this generator closes the stream."""
-        start = time.monotonic()
+    def until(self, start: float) -> float | None:
+        """The ``time.monotonic()`` instant a request that arrived at ``start`` must be done by (None: no deadline)."""
+        return start + self.deadline if self.deadline else None
+
+    def deadline_error(self) -> DeadlineExceeded:
+        """The error of a request past its deadline (running or still queued)."""
+        return DeadlineExceeded(f"the answer took longer than this server's deadline of {self.deadline:g} s; ask a "
+                                "narrower question, or start the server with a longer --deadline")
+
+    def events(self, question: str, options: AskOptions, *, start: float | None = None) -> Iterator[Event]:
+        """The conductor's events for ``question``, each step taken under the index's lock; past the deadline
+        (counted from ``start``, a ``time.monotonic()`` instant, default the first step), an ``error`` event
+        (:class:`DeadlineExceeded`) ends it. The first step is urgent (:class:`FairLock`). Closing this
+        generator closes the stream."""
+        start = time.monotonic() if start is None else start
         steps = stream(self.index, question, options, synthesizer=self.synthesizer)
         first = True
         try:
             while True:
                 if self.deadline and time.monotonic() - start > self.deadline:
-                    yield ErrorEvent(DeadlineExceeded(
-                        f"the answer took longer than this server's deadline of {self.deadline:g} s; ask a "
-                        "narrower question, or start the server with a longer --deadline"))
+                    yield ErrorEvent(self.deadline_error())
                     return
                 with self._lock.hold(urgent=first):
                     try:
@@ -234,9 +242,10 @@ class Engine:
             with self._lock.hold():
                 steps.close()
 
-    def ask(self, question: str, options: AskOptions) -> tuple[list[Event], Answer | None]:
+    def ask(self, question: str, options: AskOptions, *, start: float | None = None
+            ) -> tuple[list[Event], Answer | None]:
         """All of :meth:`events` and the Answer (None when the last event is an ``error``)."""
-        events = list(self.events(question, options))
+        events = list(self.events(question, options, start=start))
         last = events[-1] if events else None
         return events, (last.answer if isinstance(last, Done) else None)
 
@@ -270,9 +279,9 @@ class Engine:
                 "truncated": len(shown) < len(lines)}
 
     def warm(self) -> None:
-        """Load what the first question would (the embedder, BM25, the re-ranker's vectors) before serving."""
-        docs = self.index.docs[:1]
-        for _ in self.events("What was the total revenue?", self.options(k=1, docs=docs)):
+        """Load what the first question would (the embedder, BM25, the re-ranker's vectors, every document's
+        statement map) before serving: one question over all the documents."""
+        for _ in self.events("What was the total revenue?", self.options(k=1)):
             pass
 
 
