@@ -47,10 +47,11 @@ def onnx_path(model_dir: Path) -> Path:
     return cache_dir() / "onnx" / f"minilm-int8-{h.hexdigest()[:20]}.onnx"
 
 
-def export_int8(model_dir: Path, out: Path) -> Path:
+def export_int8(model_dir: Path, out: Path, *, keep_fp32: Path | None = None) -> Path:
     """Export ``model_dir`` (a sentence-transformers MiniLM folder) to ``out``: float32 ONNX (opset 17, dynamic
     batch and length, inputs ``input_ids``/``attention_mask``, output ``embedding``: the unit-length mean of the
     token states), then int8 weights per output channel. Written atomically (a temp file, then renamed).
+    ``keep_fp32``: also keep the float32 graph there (for measurements).
 
     Raises:
         MissingDependency: torch, transformers, onnx or onnxruntime is not installed.
@@ -89,6 +90,8 @@ def export_int8(model_dir: Path, out: Path) -> Path:
         # per-channel int8 weights: cosine to float32 min 0.98 on shelf chunks, per-tensor 0.88 (speed.md)
         quantize_dynamic(str(tmp32), str(tmp8), weight_type=QuantType.QInt8, per_channel=True)
         os.replace(tmp8, out)
+        if keep_fp32 is not None:
+            os.replace(tmp32, keep_fp32)
     except Exception as e:
         if type(e).__name__ == "OnnxExporterError" or isinstance(e, ImportError):
             raise MissingDependency(f"exporting MiniLM to int8 ONNX failed ({e}): {_EXTRA}") from None
@@ -131,15 +134,17 @@ class OnnxMiniLM:
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-waiting on a shared machine
         self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
         self.workers = workers or min(2, os.cpu_count() or 1)
+        self.dim = int(self.session.get_outputs()[0].shape[-1])
 
     def _one(self, ids: list[int]) -> np.ndarray:
         x = np.asarray([ids], dtype=np.int64)
         return self.session.run(None, {"input_ids": x, "attention_mask": np.ones_like(x)})[0][0]
 
     def embed(self, texts: list[str], *, progress=None) -> np.ndarray:
-        """Unit-length vectors ``(len(texts), 384)`` float32; ``progress(n)`` is called as texts finish."""
+        """Unit-length vectors ``(len(texts), dim)`` float32 (384 for MiniLM); ``progress(n)`` is called as texts
+        finish."""
         if not texts:
-            return np.zeros((0, 384), dtype=np.float32)
+            return np.zeros((0, self.dim), dtype=np.float32)
         encodings = [e.ids for e in self.tokenizer.encode_batch(list(texts))]
         pool = ThreadPoolExecutor(self.workers) if self.workers > 1 and len(encodings) > 1 else None
         rows = []
