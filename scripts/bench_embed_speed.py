@@ -83,19 +83,16 @@ def _onnx(path: str, threads: int, batch: int):
 
 
 def _export_variants(folder: Path) -> None:
-    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     from ppkit.indexing.minilm_onnx import export_int8
 
     folder.mkdir(parents=True, exist_ok=True)
-    export_int8(MODEL, folder / "int8-pc.onnx", keep_fp32=folder / "fp32.onnx")
+    export_int8(MODEL, folder / "int8-pc-ffn-out-fp32.onnx", keep_fp32=folder / "fp32.onnx")  # ppkit's
     fp32 = str(folder / "fp32.onnx")
-    ffn_out = [n.name for n in onnx.load(fp32).graph.node
-               if n.op_type == "MatMul" and "/output/dense/" in n.name and "attention" not in n.name]
-    for name, kw in {"int8": {}, "uint8": {"weight_type": QuantType.QUInt8},
-                     "int8-pc-reduce-range": {"per_channel": True, "reduce_range": True},
-                     "int8-pc-ffn-out-fp32": {"per_channel": True, "nodes_to_exclude": ffn_out}}.items():
+    for name, kw in {"int8": {}, "uint8": {"weight_type": QuantType.QUInt8}, "int8-pc": {"per_channel": True},
+                     "uint8-pc": {"weight_type": QuantType.QUInt8, "per_channel": True},
+                     "int8-pc-reduce-range": {"per_channel": True, "reduce_range": True}}.items():
         quantize_dynamic(fp32, str(folder / f"{name}.onnx"), **{"weight_type": QuantType.QInt8, **kw})
     print("wrote", sorted(p.name for p in folder.glob("*.onnx")))
 

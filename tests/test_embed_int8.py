@@ -64,6 +64,7 @@ def _torch_vectors(model, tokenizer, texts):
     return np.stack(out)
 
 
+@pytest.mark.model
 def test_int8_graph_close_to_float32_and_each_text_alone(tiny_bert, tmp_path, monkeypatch):
     from ppkit.indexing.minilm_onnx import OnnxMiniLM, onnx_path
 
