@@ -85,10 +85,10 @@ def _onnx(path: str, threads: int, batch: int):
 def _export_variants(folder: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from ppkit.indexing.minilm_onnx import export_int8
+    from ppkit.indexing.minilm_onnx import export_onnx
 
     folder.mkdir(parents=True, exist_ok=True)
-    export_int8(MODEL, folder / "int8-pc-ffn-out-fp32.onnx", keep_fp32=folder / "fp32.onnx")  # ppkit's
+    export_onnx(MODEL, folder / "int8-pc-ffn-out-fp32.onnx", keep_fp32=folder / "fp32.onnx")  # ppkit's
     fp32 = str(folder / "fp32.onnx")
     for name, kw in {"int8": {}, "uint8": {"weight_type": QuantType.QUInt8}, "int8-pc": {"per_channel": True},
                      "uint8-pc": {"weight_type": QuantType.QUInt8, "per_channel": True},

