@@ -5,8 +5,9 @@ downloaded) to ONNX with torch's exporter, mean pooling and L2 normalisation ins
 the matrix products with a weight to int8 with ONNX Runtime's dynamic quantizer (weights per output channel,
 activations per tensor at run time), all but each layer's feed-forward output (its input, the GELU of the
 1,536-wide layer, quantizes worst: kept float32). ``precision="fp32"`` keeps the float32 graph: the same
-vectors as torch's to float32 rounding, less CPU because of how it is run (below). That needs ``torch`` and ``onnx`` once; the file is cached under
-``<PPKIT_CACHE_DIR>/onnx/`` (:func:`onnx_path`), and running it needs only ``onnxruntime`` and ``tokenizers``.
+vectors as torch's to float32 rounding, less CPU because of how it is run (below). Exporting needs ``torch``
+and ``onnx`` once; the file is cached under ``<PPKIT_CACHE_DIR>/onnx/`` (:func:`onnx_path`), and running it
+needs only ``onnxruntime`` and ``tokenizers``.
 
 :class:`OnnxMiniLM` runs each text alone: no padding, and a vector does not depend on the other texts
 (dynamic quantization picks each activation's scale from the whole input tensor, so a shared batch would
@@ -39,8 +40,8 @@ _EXTRA = "pip install 'ppkit[int8]' (onnxruntime; exporting the model once also 
 
 
 def onnx_path(model_dir: Path, precision: str = "int8") -> Path:
-    """Where the ``precision`` graph of ``model_dir`` is cached, keyed by its :data:`RECIPES` entry, the model's ``config.json`` and
-    ``tokenizer.json``, and its weights file's size and header (as :func:`ppkit.indexing.static.table_path`)."""
+    """Where the ``precision`` graph of ``model_dir`` is cached, keyed by its :data:`RECIPES` entry, the model's
+    ``config.json`` and ``tokenizer.json``, and its weights file's size and header (as :func:`ppkit.indexing.static.table_path`)."""
     model_dir = Path(model_dir)
     h = hashlib.sha256(RECIPES[precision].encode())
     for name in ("config.json", "tokenizer.json"):
