@@ -23,7 +23,9 @@ real shelf chunks; docs/results/speed.md), so its embedder has its own name (``+
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -41,7 +43,8 @@ _EXTRA = "pip install 'ppkit[int8]' (onnxruntime; exporting the model once also 
 
 def onnx_path(model_dir: Path, precision: str = "int8") -> Path:
     """Where the ``precision`` graph of ``model_dir`` is cached, keyed by its :data:`RECIPES` entry, the model's
-    ``config.json`` and ``tokenizer.json``, and its weights file's size and header (as :func:`ppkit.indexing.static.table_path`)."""
+    ``config.json`` and ``tokenizer.json``, and its weights file's size and header (as
+    :func:`ppkit.indexing.static.table_path`)."""
     model_dir = Path(model_dir)
     h = hashlib.sha256(RECIPES[precision].encode())
     for name in ("config.json", "tokenizer.json"):
@@ -88,33 +91,40 @@ def export_onnx(model_dir: Path, out: Path, *, precision: str = "int8", keep_fp3
     bert = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
     ids = torch.ones(1, 8, dtype=torch.long)
     tmp32, tmp8 = out.with_suffix(f".fp32.{os.getpid()}.tmp"), out.with_suffix(f".{os.getpid()}.tmp")
-    try:
-        # the TorchScript exporter (dynamo=False): needs onnx, not onnxscript
-        torch.onnx.export(_Pooled(bert), (ids, torch.ones_like(ids)), str(tmp32), dynamo=False, opset_version=17,
-                          input_names=["input_ids", "attention_mask"], output_names=["embedding"],
-                          dynamic_axes={"input_ids": {0: "batch", 1: "tokens"},
-                                        "attention_mask": {0: "batch", 1: "tokens"}, "embedding": {0: "batch"}})
-        if precision == "fp32":
-            os.replace(tmp32, out)
-            return out
-        # per-channel int8 weights, feed-forward outputs in float32: cosine to float32 min 0.987 on shelf chunks;
-        # those quantized too 0.981, per-tensor weights 0.88 (docs/results/speed.md)
-        import onnx
+    with warnings.catch_warnings():
+        root, level = logging.getLogger(), logging.getLogger().level
+        try:
+            # once per model, by the index command: the tracer's and the quantizer's advice (warnings, root-logger
+            # lines) is about export-time choices this recipe has made, not something its user can act on
+            warnings.simplefilter("ignore")
+            root.setLevel(logging.ERROR)
+            # the TorchScript exporter (dynamo=False): needs onnx, not onnxscript
+            torch.onnx.export(_Pooled(bert), (ids, torch.ones_like(ids)), str(tmp32), dynamo=False,
+                              opset_version=17, input_names=["input_ids", "attention_mask"], output_names=["embedding"],
+                              dynamic_axes={"input_ids": {0: "batch", 1: "tokens"},
+                                            "attention_mask": {0: "batch", 1: "tokens"}, "embedding": {0: "batch"}})
+            if precision == "fp32":
+                os.replace(tmp32, out)
+                return out
+            # per-channel int8 weights, feed-forward outputs in float32: cosine to float32 min 0.987 on shelf
+            # chunks; those quantized too 0.981, per-tensor weights 0.88 (docs/results/speed.md)
+            import onnx
 
-        ffn_out = [n.name for n in onnx.load(str(tmp32)).graph.node
-                   if n.op_type == "MatMul" and "/output/dense/" in n.name and "attention" not in n.name]
-        quantize_dynamic(str(tmp32), str(tmp8), weight_type=QuantType.QInt8, per_channel=True,
-                         nodes_to_exclude=ffn_out)
-        os.replace(tmp8, out)
-        if keep_fp32 is not None:
-            os.replace(tmp32, keep_fp32)
-    except Exception as e:
-        if type(e).__name__ == "OnnxExporterError" or isinstance(e, ImportError):
-            raise MissingDependency(f"exporting MiniLM to ONNX failed ({e}): {_EXTRA}") from None
-        raise
-    finally:
-        for t in (tmp32, tmp8):
-            t.unlink(missing_ok=True)
+            ffn_out = [n.name for n in onnx.load(str(tmp32)).graph.node
+                       if n.op_type == "MatMul" and "/output/dense/" in n.name and "attention" not in n.name]
+            quantize_dynamic(str(tmp32), str(tmp8), weight_type=QuantType.QInt8, per_channel=True,
+                             nodes_to_exclude=ffn_out)
+            os.replace(tmp8, out)
+            if keep_fp32 is not None:
+                os.replace(tmp32, keep_fp32)
+        except Exception as e:
+            if type(e).__name__ == "OnnxExporterError" or isinstance(e, ImportError):
+                raise MissingDependency(f"exporting MiniLM to ONNX failed ({e}): {_EXTRA}") from None
+            raise
+        finally:
+            root.setLevel(level)
+            for t in (tmp32, tmp8):
+                t.unlink(missing_ok=True)
     return out
 
 
