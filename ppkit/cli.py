@@ -3,7 +3,7 @@
     ppkit tree FILE.md [--json] [--check]
     ppkit extract PDF... --out DIR [--pages 1-20] [--backend auto|offline|layout|llamaparse] [--overwrite]
     ppkit index DOCS... [--index DIR] [--fresh] [--replace]
-                        [--embedder local|local-fp32|local-bf16|static|gemini|hash]
+                        [--embedder local|local-fp32|local-bf16|local-int8|static|gemini|hash]
                         [--store faiss|qdrant|...] [--qdrant-url URL] [--extracted DIR] [--workers 2]   (DOCS: Markdown and PDFs)
     ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images] [--evidence all]
               [--deadline SECONDS] [--llm-timeout SECONDS]
@@ -198,7 +198,7 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     i.add_argument("--fresh", action="store_true", help="rebuild from scratch")
     i.add_argument("--embedder", choices=list(EMBEDDERS),
                    help="default: local MiniLM (bf16 where the CPU has it natively; local-fp32: float32; "
-                        "static: word-piece vectors distilled from it)")
+                        "local-int8: int8 weights in ONNX Runtime, the int8 extra; static: word-piece vectors distilled from it)")
     i.add_argument("--quiet", action="store_true", help="no progress bars")
     i.add_argument("--store", choices=stores.names(),
                    help=f"vector store (default: what the index uses, else {stores.DEFAULT}; qdrant: a local collection "

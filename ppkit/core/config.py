@@ -251,8 +251,8 @@ class Config:
     Attributes:
         online: the LLM roles run on Gemini (``from_env``: a key is set and ``PPKIT_OFFLINE``
             is not). Each role can be kept offline on its own with the ``*_online`` fields.
-        embedder: ``"local"`` (MiniLM shipped in a wheel; ``"local-fp32"``/``"local-bf16"`` pin its precision),
-            ``"gemini"``, or ``"hash"``
+        embedder: ``"local"`` (MiniLM shipped in a wheel; ``"local-fp32"``/``"local-bf16"``/``"local-int8"`` pin
+            its precision), ``"gemini"``, or ``"hash"``
             (a tiny deterministic embedder for plumbing tests only).
         chunk_size / chunk_overlap: characters per chunk and overlap between chunks.
         recall_chunks: stage-1 chunk recall (200 in the reference).

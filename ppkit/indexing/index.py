@@ -615,7 +615,7 @@ def built_with(manifest: dict) -> dict:
     emb = manifest["embedder"]
     kind = emb.get("kind", emb["name"].split(":")[0].split("-")[0])
     if kind == "local":  # the resolved precision is in the name (see LocalEmbedder)
-        kind += "-bf16" if "+bf16" in emb["name"] else "-fp32"
+        kind += "-int8" if "+int8" in emb["name"] else "-bf16" if "+bf16" in emb["name"] else "-fp32"
     settings = {k: manifest["settings"][k] for k in INDEX_TIME_FIELDS if k in manifest["settings"]}
     return {"embedder": kind, **settings}
 
