@@ -240,8 +240,9 @@ def test_compare_view_alignment_and_side_by_side(index):
 
 def test_a_comparison_searches_an_agreement_without_demoting_its_legal_text(tmp_path):
     """An agreement's guarantee article that carries the signature pages ("/s/") looks like a filing's
-    signature page to retrieval's boilerplate rule; inside one agreement it is content, so a comparison's search
-    keeps the re-ranker's order, where an ordinary retrieval moves it below the content."""
+    signature page to retrieval's boilerplate rule; inside one agreement it is content: a comparison's search
+    keeps the re-ranker's order, and an ordinary retrieval demotes boilerplate only in filings (an agreement has
+    no filing form type; tests/test_boilerplate.py demotes the same shape in a 10-K)."""
     from ppkit.retrieval.retrieve import RetrieveOptions, retrieve
 
     doc = tmp_path / "gamma.md"
@@ -256,5 +257,5 @@ def test_a_comparison_searches_an_agreement_without_demoting_its_legal_text(tmp_
     top = lambda **o: [s.breadcrumb.rsplit(" > ", 1)[-1] for s in retrieve(  # noqa: E731
         index, query, RetrieveOptions(k=3, docs=["gamma"], auto_filter=False, **o)).sections]
     assert top(boilerplate=False)[0] == "Article 3 Company Guarantee"
-    assert top()[-1] == "Article 3 Company Guarantee"  # a filing's rule: signatures below the content
+    assert top()[0] == "Article 3 Company Guarantee"  # no filing: a filing's rule does not apply
     assert index.trees["gamma"][_one_doc_search(index)(query, "gamma", 3)[0][0]].title == "Article 3 Company Guarantee"
