@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.text import clip
 from ..retrieval.types import Section
 from .asked import Asked
 from .passages import Passage, prose_figure, stated_change
@@ -103,8 +104,7 @@ def change_block(p: Passage, asked: Asked, q_terms: set[str], cites) -> AnswerBl
     money = "$" if "$" in pair[1] else ""
     head = f"{'Up' if diff >= 0 else 'Down'} {money}{_num(abs(diff))}{unit}, to {pair[1]} from {pair[0]}"
     text = f"{head} ({_plain(new[0])} - {_plain(old[0])}): {p.text}"
-    return AnswerBlock(text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rstrip() + "…", "computed",
-                       tuple(cites))
+    return AnswerBlock(clip(text, MAX_CHARS), "computed", tuple(cites))
 
 
 def _plain(v: float) -> str:
@@ -120,5 +120,4 @@ def not_stated(asked: Asked, shown: str, cites) -> AnswerBlock:
     """
     what = "change" if asked.by else "figure per share" if asked.per_share else "amount"
     text = f"The {what} asked is not stated in the passages found; the closest passage: {shown}"
-    return AnswerBlock(text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rstrip() + "…", "inputs",
-                       tuple(cites))
+    return AnswerBlock(clip(text, MAX_CHARS), "inputs", tuple(cites))

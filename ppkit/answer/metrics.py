@@ -234,9 +234,11 @@ class _Book:
             # the years): a section with no header of its own reads in the columns of the one right before it
             ss = sorted(ss, key=lambda x: x.line_start)
             for prev, cur in zip(ss, ss[1:]):
-                if 0 <= cur.line_start - prev.line_end <= _GAP and not scale_of(cur):
+                if not 0 <= cur.line_start - prev.line_end <= _GAP:  # not the same statement continued
+                    continue
+                if not scale_of(cur):
                     self._scale[cur.section_id] = self.scale(prev)  # "$ in millions" under the statement's title
-                if 0 <= cur.line_start - prev.line_end <= _GAP and cur.section_id not in self._head:
+                if cur.section_id not in self._head:
                     last = [ys for _, _, ys in self.rows(prev)]
                     if last and last[-1]:
                         self._head[cur.section_id] = list(last[-1])
