@@ -166,7 +166,9 @@ _REASONS = re.compile(r"\b(?:what|which)\s+(?:factors?\s+)?(?:drove|drives|cause
                       r"\breasons?\s+(?:for|behind)\b", re.I)
 # a measure the company defines beside the statements: adjusted, non-GAAP, organic or constant-currency figures,
 # or a figure with effects taken out ("excluding the impact of FX"); its reconciliation tables report it
-_ADJUSTED = re.compile(r"\b(?:adjusted|non[- ]?gaap|organic|constant[- ]currency|pro[- ]forma|excluding|excludes?)\b", re.I)
+# ("excluding leases" takes out a line, not an effect: the statements still report it)
+_ADJUSTED = re.compile(r"\b(?:adjusted|non[- ]?gaap|organic|constant[- ]currency|pro[- ]forma)\b|"
+                       r"\bexclud(?:e|es|ing)\s+(?:the\s+)?(?:impacts?|effects?)\b", re.I)
 
 
 def asks_for_reasons(question: str) -> bool:
@@ -189,6 +191,8 @@ def asks_for_adjusted(question: str) -> bool:
     >>> asks_for_adjusted("What was the adjusted non-GAAP EBITDA for FY2023?")
     True
     >>> asks_for_adjusted("What was the FY2023 EBITDA?")
+    False
+    >>> asks_for_adjusted("What was total debt excluding operating leases?")
     False
     """
     return bool(_ADJUSTED.search(question))
