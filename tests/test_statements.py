@@ -8,7 +8,7 @@ import ppkit
 from ppkit.documents.tree import build_tree, read_lines
 from ppkit.retrieval.recall import section_statements
 from ppkit.retrieval.rerank import StructuralReranker
-from ppkit.retrieval.statements import (_NOTE, asks_for_part, figure_lines, section_statement_kinds, statement_kind,
+from ppkit.retrieval.statements import (_NOTE, asks_for_adjusted, asks_for_part, asks_for_reasons, figure_lines, section_statement_kinds, statement_kind,
                                       statements_asked)
 from ppkit.retrieval.types import Candidate
 
@@ -174,6 +174,25 @@ def test_a_question_about_a_part_gets_no_statement_match():
     reranker = StructuralReranker(statement_kinds=lambda doc, node_id: kinds[node_id])
     assert list(reranker.features("What were net sales?", cands)["statement"]) == [1.0, 0.0]
     assert list(reranker.features("What were US sales and international sales?", cands)["statement"]) == [0.0, 0.0]
+    # the causes of a change and an adjusted measure are in the discussion or the reconciliation, not the statements
+    assert list(reranker.features("What drove the change in net sales?", cands)["statement"]) == [0.0, 0.0]
+    assert list(reranker.features("What were adjusted net sales?", cands)["statement"]) == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("question, reasons, adjusted", [
+    ("What drove operating margin change as of FY2022?", True, False),
+    ("Why did the company raise its full year guidance?", True, False),
+    ("What are the drivers of the decline in gross margin?", True, False),
+    ("What was the operating margin? If it is not a useful metric, then state that and explain why.", False, False),
+    ("Did operating income increase? What was the reason?", False, False),  # "the reason" alone: no cause asked for
+    ("What was the Adjusted Non GAAP EBITDA for FY 2023?", False, True),
+    ("What was the change in sales if we exclude the impact of FX movement?", False, True),
+    ("What was organic sales growth?", False, True),
+    ("What was total debt excluding operating lease liabilities?", False, False),  # a line taken out, no effect
+    ("What was net income attributable to shareholders?", False, False),
+])
+def test_questions_the_statements_do_not_answer(question, reasons, adjusted):
+    assert (asks_for_reasons(question), asks_for_adjusted(question)) == (reasons, adjusted)
 
 
 def test_a_title_line_over_prose_is_a_subtitle_not_the_statement(tmp_path):

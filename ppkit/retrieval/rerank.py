@@ -21,9 +21,9 @@ weights (never tuned to particular questions):
   in an extracted PDF: an empty title heading before it, a title line in its body) (current ratio -> balance sheet / statement of
   financial position; operating margin -> statement of operations; capex, dividends
   paid -> statement of cash flows). General accounting knowledge, the kind an LLM
-  re-ranker brings; it is zero on documents without such statements, and for a question about a part of
-  the company (a segment, a region: :func:`ppkit.retrieval.statements.asks_for_part`), which the
-  consolidated statements do not break out;
+  re-ranker brings; it is zero on documents without such statements, and for a question the statements
+  cannot answer (:func:`ppkit.retrieval.statements.beyond_statements`: a part of the company, which the
+  consolidated statements do not break out; the causes of a change; an adjusted or non-GAAP measure);
 * ``anchor``   - when the question names an anchor ("Figure 5", "Table I", "Eq. 3",
   "Section 4.2"), 2 if the section defines it, 1 if it mentions or encloses it
   (:mod:`ppkit.documents.anchors`). It is not added to the score: sections with an anchor are
@@ -49,7 +49,7 @@ from ..core.text import stems
 from ..documents.anchors import anchor_tiers
 from ..indexing.lexical import bm25_scores, lexical_tokens
 from .recall import section_statements
-from .statements import asks_for_part, statement_kind, statements_asked
+from .statements import beyond_statements, statement_kind, statements_asked
 from .types import Candidate
 
 __all__ = ["Reranker", "StructuralReranker", "Stage1Reranker", "AnchorPriority", "apply_anchor_priority", "zscore"]
@@ -221,7 +221,7 @@ class StructuralReranker:
                                         counts=[self._counts(c) for c in candidates]).astype(float)
         quant = bool(_QUANT.search(question))
         feats["numeric"] = np.array([_numeric_density(c.text) if quant else 0.0 for c in candidates])
-        asked = set() if asks_for_part(question) else statements_asked(question)
+        asked = set() if beyond_statements(question) else statements_asked(question)
         feats["statement"] = np.array([_statement_match(asked, self._statements(c)) for c in candidates])
         feats["anchor"] = np.array(anchor_tiers(question, candidates), dtype=float)
         return feats

@@ -272,17 +272,28 @@ def _trimmed(sections: list[Section]) -> list[dict]:
             for s in sections if s.trimmed]
 
 
-def merge_round_robin(lists: list[list], k: int) -> list:
-    """Take from each list in turn (first items first) until ``k`` items, at least one per list.
+def _section_id(x) -> str:
+    return x.section_id
+
+
+def merge_round_robin(lists: list[list], k: int, key=None) -> list:
+    """Take from each list in turn (first items first) until ``k`` items, at least one per list; with ``key``,
+    an item whose key was taken already is skipped (two sub-retrievals over one filing send its section once).
 
     >>> merge_round_robin([["a1", "a2", "a3"], ["b1"]], 3)
     ['a1', 'b1', 'a2']
+    >>> merge_round_robin([["x", "a"], ["x", "b"]], 3, key=str)
+    ['x', 'a', 'b']
     """
     k = max(k, sum(1 for x in lists if x))
-    out, depth = [], 0
+    out, seen, depth = [], set(), 0
     while len(out) < k and any(depth < len(x) for x in lists):
         for x in lists:
             if depth < len(x) and len(out) < k:
+                if key is not None:
+                    if key(x[depth]) in seen:
+                        continue
+                    seen.add(key(x[depth]))
                 out.append(x[depth])
         depth += 1
     return out
@@ -311,8 +322,10 @@ def retrieve_decomposed(index: SearchIndex, question: str, filters: QueryFilters
         sub_q = f"For {filters.matched.get(doc) or doc}: {filters.search_text}"
         subs.append(retrieve(index, sub_q, replace(opts, k=k, docs=None, decompose=False), reranker=reranker,
                              analysis=Analysis.of(sub_q, sub_filters)))
-    sections = [replace(s, rank=i) for i, s in enumerate(merge_round_robin([r.sections for r in subs], k), start=1)]
-    cands = merge_round_robin([r.candidates for r in subs], sum(len(r.candidates) for r in subs))
+    # two company names can resolve to one filing ("Foot Locker" and "Footlocker"): its sections sent once
+    sections = [replace(s, rank=i) for i, s in enumerate(merge_round_robin([r.sections for r in subs], k,
+                                                                           key=_section_id), start=1)]
+    cands = merge_round_robin([r.candidates for r in subs], sum(len(r.candidates) for r in subs), key=_section_id)
     first, traces = subs[0].trace, [r.trace for r in subs]
     sent = {s.section_id for s in sections}
     trace = Trace(

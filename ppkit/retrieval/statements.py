@@ -47,7 +47,8 @@ from functools import lru_cache
 
 from ..core.markup import figure_rows, render
 
-__all__ = ["statement_kind", "statements_asked", "asks_for_part", "section_statement_kinds", "figure_lines",
+__all__ = ["statement_kind", "statements_asked", "asks_for_part", "asks_for_reasons", "asks_for_adjusted",
+           "beyond_statements", "section_statement_kinds", "figure_lines",
            "STATEMENT_KINDS"]
 
 # Which primary financial statement reports a concept (general accounting knowledge, the kind an
@@ -156,6 +157,52 @@ def asks_for_part(question: str) -> bool:
     False
     """
     return bool(_PART.search(question))
+
+
+# a question that asks what caused a change ("What drove operating margin change", "Why did ... raise guidance"):
+# the statements give the figures, the discussion (MD&A, a release's commentary) gives the causes
+_REASONS = re.compile(r"\b(?:what|which)\s+(?:factors?\s+)?(?:drove|drives|caused|causes|led to)\b|"
+                      r"\bdrivers?\s+(?:of|behind)\b|\bwhy\s+(?:did|has|have|was|were|is|are|does|do)\b|"
+                      r"\breasons?\s+(?:for|behind)\b", re.I)
+# a measure the company defines beside the statements: adjusted, non-GAAP, organic or constant-currency figures,
+# or a figure with effects taken out ("excluding the impact of FX"); its reconciliation tables report it
+# ("excluding leases" takes out a line, not an effect: the statements still report it)
+_ADJUSTED = re.compile(r"\b(?:adjusted|non[- ]?gaap|organic|constant[- ]currency|pro[- ]forma)\b|"
+                       r"\bexclud(?:e|es|ing)\s+(?:the\s+)?(?:impacts?|effects?)\b", re.I)
+
+
+def asks_for_reasons(question: str) -> bool:
+    """Whether the question asks what caused a change (its drivers, its reasons), which the discussion of the
+    figures answers, not the statements that report them.
+
+    >>> asks_for_reasons("What drove gross margin change as of FY2022?")
+    True
+    >>> asks_for_reasons("If gross margin is not a useful metric, then state that and explain why.")
+    False
+    """
+    return bool(_REASONS.search(question))
+
+
+def asks_for_adjusted(question: str) -> bool:
+    """Whether the question asks for a measure defined beside the primary statements: an adjusted, non-GAAP,
+    organic or constant-currency figure, or one with effects excluded. The statements report GAAP figures; the
+    company's reconciliation or its discussion reports these.
+
+    >>> asks_for_adjusted("What was the adjusted non-GAAP EBITDA for FY2023?")
+    True
+    >>> asks_for_adjusted("What was the FY2023 EBITDA?")
+    False
+    >>> asks_for_adjusted("What was total debt excluding operating leases?")
+    False
+    """
+    return bool(_ADJUSTED.search(question))
+
+
+def beyond_statements(question: str) -> bool:
+    """Whether the primary statements cannot answer the question although it names a concept they report: it asks
+    about a part of the company (:func:`asks_for_part`), the causes of a change (:func:`asks_for_reasons`) or an
+    adjusted measure (:func:`asks_for_adjusted`). The structural re-ranker gives no statement match then."""
+    return asks_for_part(question) or asks_for_reasons(question) or asks_for_adjusted(question)
 
 
 def _title_lines(lines: list[str]) -> list[str]:
