@@ -1,0 +1,155 @@
+"""Yes/no judgements decided from computed figures: "Yes" or "No", then the figures with their periods.
+
+A yes/no question about a financial measure ("Does it have a healthy liquidity profile based on its quick
+ratio?", "Has it increased its debt between FY2022 and FY2023?", "Is it a high growth company?") is answered
+from the measure :func:`ppkit.answer.metrics.compute_metric` computed, by one of three general tests:
+
+* **a direction** between the two periods compared: the question's verb (increase, decrease, improve,
+  deteriorate...) against the sign of the change; "improve" only for a measure where more is better
+  (:data:`BETTER_HIGHER`);
+* **a sign**: "positive" or "negative" (working capital, free cash flow);
+* **a textbook threshold**, written in the answer with the figure (:data:`THRESHOLDS`):
+
+  - quick ratio 1.0: liquid assets (cash, short-term investments, receivables) cover current liabilities
+    (the acid test; Brealey, Myers & Marcus, *Fundamentals of Corporate Finance*, "Measuring liquidity");
+  - current ratio 1.0: current assets cover current liabilities (same source; the older 2:1 rule of Graham &
+    Dodd's *Security Analysis* is stricter: a ratio between 1 and 2 is not judged either way);
+  - revenue growth for "a high growth company": at least 20% a year is high growth, under 10% is not
+    (Eurostat-OECD *Manual on Business Demography Statistics*, 2007, defines high-growth enterprises by 20%
+    annual growth; the 2017 revision by 10%): a growth between the two is not judged.
+
+A question naming both directions ("increase or decrease?") or no test here gets no Yes/No: the caller's
+usual block stands. Nothing is decided from a passage's wording or from absence; nothing names a company, a
+filing or a question, and nothing is fitted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..core.text import clip
+from .block import MAX_CHARS, AnswerBlock
+
+__all__ = ["BETTER_HIGHER", "THRESHOLDS", "first_question", "is_yes_no", "judge_metric", "judgement_block"]
+
+# the first question of a text ("Does it ...? If the quick ratio is not relevant, explain why."): the one judged
+_FIRST = re.compile(r"^[^?]*\?")
+# a yes/no question: an auxiliary verb first, after any lead-in ("For AMD,", "Looking at VaR,", "As of Q2'2023,")
+_AUX = re.compile(r"^\W*(?:(?:for|in|at|as of|based on|according to|looking at|considering|regarding)\b[^,?]{0,80},+"
+                  r"\s*)*(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b", re.I)
+_WH = re.compile(r"\b(?:how|what|which|why|when|who|whom|where)\b", re.I)
+# both directions named: the question asks which one, not yes or no
+_EITHER = re.compile(r"\b(?:increas\w*|improv\w*|ris\w*|grow\w*|up)\s+or\s+(?:decreas\w*|declin\w*|deteriorat\w*|"
+                     r"fall\w*|fell|shrink\w*|down|not)\b|\b(?:decreas\w*|declin\w*)\s+or\s+(?:increas\w*|improv\w*)\b",
+                     re.I)
+_UP = re.compile(r"\b(?:increas\w*|grow(?!th)\w*|grew|rise|rose|risen|higher|expand\w*|raise[sd]?)\b", re.I)
+_DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fall|fell|fallen|lower|shrink\w*|shrank|drop\w*|reduc\w*|cut)\b", re.I)
+_BETTER = re.compile(r"\bimprov\w*\b", re.I)
+_WORSE = re.compile(r"\b(?:deteriorat\w*|worsen\w*|weaken\w*)\b", re.I)
+_SIGN = re.compile(r"\b(positive|negative)\b", re.I)
+# a judgement of health or strength ("a reasonably healthy liquidity profile", "adequate liquidity")
+_HEALTHY = re.compile(r"\b(?:health\w*|strong|solid|adequate|sufficient|good|comfortable|sound|liquid)\b", re.I)
+_UNHEALTHY = re.compile(r"\b(?:unhealthy|weak|poor|inadequate|insufficient|strained|illiquid)\b", re.I)
+_HIGH_GROWTH = re.compile(r"\bhigh[- ]growth\b", re.I)
+
+# a measure where more is better: "improving" means up (margins, returns, cover, turnover, cash generation)
+BETTER_HIGHER = re.compile(r"(?<!cogs )(?<!d&a )margin$|^return on|turnover$|coverage$|conversion$|^free cash flow$|"
+                           r"^cash from operations$|^quick ratio$|^current ratio$|^operating cash flow ratio$|"
+                           r"^net working capital$|growth$", re.I)
+# metric name -> (No below, Yes at or above, the threshold's words); between the two: not judged
+THRESHOLDS: dict[str, tuple[float, float, str]] = {
+    "quick ratio": (1.0, 1.0, "the textbook floor of 1.0"),
+    "current ratio": (1.0, 2.0, "the textbook floor of 1.0 (2.0 for a clear yes)"),
+}
+_GROWTH = (10.0, 20.0, "the 10% a year under which growth is not high (20% and more is high growth)")
+
+
+def first_question(question: str) -> str:
+    """The first question of ``question`` (a second sentence often asks to explain).
+
+    >>> first_question("Does it have positive working capital? If not relevant, explain why.")
+    'Does it have positive working capital?'
+    """
+    m = _FIRST.match(question.strip())
+    return m.group() if m else question.strip()
+
+
+def is_yes_no(question: str) -> bool:
+    """Whether ``question``'s first question asks yes or no: an auxiliary verb first, no wh-word in its last
+    clause, and not both directions named ("Did it increase or decrease?" asks which one).
+
+    >>> is_yes_no("Looking at VaR, did the risk decrease compared to the prior year?")
+    True
+    >>> is_yes_no("Did wages as a percent of sales increase or decrease in FY2023?")
+    False
+    """
+    q = first_question(question)
+    return bool(_AUX.match(q)) and not _WH.search(q.split(",")[-1]) and not _EITHER.search(q)
+
+
+def _fmt(v: float) -> str:
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.1f}" if abs(v) >= 10 else f"{v:,.2f}"
+
+
+def judge_metric(question: str, result) -> tuple[str, str] | None:
+    """("Yes" or "No", why in words) for a yes/no ``question`` about the computed ``result``
+    (:class:`ppkit.answer.metrics.MetricResult`), by a direction, a sign or a textbook threshold (see the
+    module docstring); None when the question is not yes/no, the figure is not computed, or no test applies.
+
+    >>> from ppkit.answer.metrics import MetricResult
+    >>> from ppkit.retrieval.metric_table import detect_metric
+    >>> q = "Does Acme have a healthy liquidity profile based on its quick ratio?"
+    >>> judge_metric(q, MetricResult(detect_metric(q), 2022, "ACME", value=0.54))
+    ('No', 'below the textbook floor of 1.0')
+    """
+    if result is None or not result.ok or not is_yes_no(question):
+        return None
+    q = first_question(question)
+    name, value = result.metric.name, result.value
+    c = result.compare if result.compare is not None and result.compare.ok else None
+    up, down = bool(_UP.search(q)), bool(_DOWN.search(q))
+    better, worse = bool(_BETTER.search(q)), bool(_WORSE.search(q))
+    if (better or worse) and not (up or down) and BETTER_HIGHER.search(name):
+        up, down = better, worse  # "improving" a measure where more is better: up
+    if up != down and c is not None and c.value != value:
+        rose = value > c.value
+        return ("Yes" if rose == up else "No"), ("up" if rose else "down") + f" from FY{c.year}"
+    if up or down or better or worse:
+        return None  # a direction asked and no second period computed: never a level's yes or no
+    sign = _SIGN.search(q)
+    if sign:
+        positive = sign.group(1).casefold() == "positive"
+        if value == 0:
+            return None
+        return ("Yes" if (value > 0) == positive else "No"), ("positive" if value > 0 else "negative")
+    if _HIGH_GROWTH.search(q) and name == "revenue growth":
+        no_below, yes_from, words = _GROWTH
+    elif name in THRESHOLDS and (_HEALTHY.search(q) or _UNHEALTHY.search(q)):
+        no_below, yes_from, words = THRESHOLDS[name]
+    else:
+        return None
+    if no_below <= value < yes_from:
+        return None
+    healthy = value >= yes_from
+    if _UNHEALTHY.search(q) and not _HIGH_GROWTH.search(q):
+        healthy = not healthy
+    return ("Yes" if healthy else "No"), ("at or above " if value >= yes_from else "below ") + words
+
+
+def judgement_block(question: str, result, block: AnswerBlock) -> AnswerBlock | None:
+    """The ``yes_no`` block of a yes/no ``question`` judged from ``result`` (:func:`judge_metric`): "Yes" or
+    "No", why, then the metric's own ``block`` (its figures, periods and inputs) with its citations; None when
+    not judged.
+
+    >>> from ppkit.answer.metrics import MetricResult
+    >>> from ppkit.retrieval.metric_table import detect_metric
+    >>> q = "Does Acme have positive working capital?"
+    >>> judgement_block(q, MetricResult(detect_metric(q), 2022, "ACME", value=-5.0),
+    ...                 AnswerBlock("ACME's net working capital for FY2022 was -$5 million", "computed")).text
+    "No (negative): ACME's net working capital for FY2022 was -$5 million"
+    """
+    judged = judge_metric(question, result)
+    if judged is None:
+        return None
+    word, why = judged
+    return AnswerBlock(clip(f"{word} ({why}): {block.text}", MAX_CHARS), "yes_no", block.citations)
