@@ -19,8 +19,13 @@ from the measure :func:`ppkit.answer.metrics.compute_metric` computed, by one of
     annual growth; the 2017 revision by 10%): a growth between the two is not judged.
 
 A question naming both directions ("increase or decrease?") or no test here gets no Yes/No: the caller's
-usual block stands. Nothing is decided from a passage's wording or from absence; nothing names a company, a
-filing or a question, and nothing is fitted.
+usual block stands.
+
+**Existence** ("Has it paid dividends in FY2022?", "Has it reported any ongoing legal battles?", "Is it
+spinning off a segment?"): "Yes" and the sentence that states it (:func:`existence_block`), for a few general
+kinds of event (:data:`EVENTS`): the sentence names the event and states it as a fact (no negation, no "could"
+or "may", one of the years asked when the question names years). Never "No" from absence: a sentence not found
+leaves the caller's "not stated" block. Nothing names a company, a filing or a question, and nothing is fitted.
 """
 
 from __future__ import annotations
@@ -28,9 +33,9 @@ from __future__ import annotations
 import re
 
 from ..core.text import clip
-from .block import MAX_CHARS, AnswerBlock
+from .block import MAX_CHARS, AnswerBlock, cite_line
 
-__all__ = ["BETTER_HIGHER", "THRESHOLDS", "first_question", "is_yes_no", "judge_metric", "judgement_block"]
+__all__ = ["BETTER_HIGHER", "EVENTS", "THRESHOLDS", "existence_block", "first_question", "is_yes_no", "judge_metric", "judgement_block"]
 
 # the first question of a text ("Does it ...? If the quick ratio is not relevant, explain why."): the one judged
 _FIRST = re.compile(r"^[^?]*\?")
@@ -56,12 +61,12 @@ _HIGH_GROWTH = re.compile(r"\bhigh[- ]growth\b", re.I)
 BETTER_HIGHER = re.compile(r"(?<!cogs )(?<!d&a )margin$|^return on|turnover$|coverage$|conversion$|^free cash flow$|"
                            r"^cash from operations$|^quick ratio$|^current ratio$|^operating cash flow ratio$|"
                            r"^net working capital$|growth$", re.I)
-# metric name -> (No below, Yes at or above, the threshold's words); between the two: not judged
-THRESHOLDS: dict[str, tuple[float, float, str]] = {
-    "quick ratio": (1.0, 1.0, "the textbook floor of 1.0"),
-    "current ratio": (1.0, 2.0, "the textbook floor of 1.0 (2.0 for a clear yes)"),
+# metric name -> (No below, Yes at or above, why a No, why a Yes); between the two: not judged
+THRESHOLDS: dict[str, tuple[float, float, str, str]] = {
+    "quick ratio": (1.0, 1.0, "below the textbook floor of 1.0", "at or above the textbook floor of 1.0"),
+    "current ratio": (1.0, 2.0, "below the textbook floor of 1.0", "at or above the textbook 2.0"),
 }
-_GROWTH = (10.0, 20.0, "the 10% a year under which growth is not high (20% and more is high growth)")
+_GROWTH = (10.0, 20.0, "under the 10% a year of a high-growth firm", "at or above the 20% a year of a high-growth firm")
 
 
 def first_question(question: str) -> str:
@@ -123,9 +128,9 @@ def judge_metric(question: str, result) -> tuple[str, str] | None:
             return None
         return ("Yes" if (value > 0) == positive else "No"), ("positive" if value > 0 else "negative")
     if _HIGH_GROWTH.search(q) and name == "revenue growth":
-        no_below, yes_from, words = _GROWTH
+        no_below, yes_from, below, above = _GROWTH
     elif name in THRESHOLDS and (_HEALTHY.search(q) or _UNHEALTHY.search(q)):
-        no_below, yes_from, words = THRESHOLDS[name]
+        no_below, yes_from, below, above = THRESHOLDS[name]
     else:
         return None
     if no_below <= value < yes_from:
@@ -133,7 +138,7 @@ def judge_metric(question: str, result) -> tuple[str, str] | None:
     healthy = value >= yes_from
     if _UNHEALTHY.search(q) and not _HIGH_GROWTH.search(q):
         healthy = not healthy
-    return ("Yes" if healthy else "No"), ("at or above " if value >= yes_from else "below ") + words
+    return ("Yes" if healthy else "No"), (above if value >= yes_from else below)
 
 
 def judgement_block(question: str, result, block: AnswerBlock) -> AnswerBlock | None:
@@ -153,3 +158,56 @@ def judgement_block(question: str, result, block: AnswerBlock) -> AnswerBlock | 
         return None
     word, why = judged
     return AnswerBlock(clip(f"{word} ({why}): {block.text}", MAX_CHARS), "yes_no", block.citations)
+
+
+# kind of event -> (the question asks whether it happened, a sentence states it happened, dated: the sentence must
+# name a year asked, as a payment is of a period; a pending lawsuit or a planned spin-off is stated as of the filing)
+EVENTS: dict[str, tuple[re.Pattern, re.Pattern, bool]] = {
+    "dividends": (re.compile(r"\b(?:pa(?:y|id|ying)|declared?|distribut\w*)\s+(?:any\s+)?(?:cash\s+|quarterly\s+)?"
+                             r"dividends?\b", re.I),
+                  # the company's own dividend is stated per share (a subsidiary's distribution to its holders is not)
+                  re.compile(r"(?=.*\bper\s+(?:common\s+)?share\b)(?:.*\b(?:paid|declared)\b[^.;]{0,60}\bdividends?\b|"
+                             r".*\bdividends?\b[^.;]{0,60}\b(?:paid|declared)\b)", re.I), True),
+    "litigation": (re.compile(r"\blegal\s+(?:battles?|proceedings?|disputes?|actions?|matters?|challenges?)\b|"
+                              r"\blitigation\b|\blawsuits?\b|\bsued\b", re.I),
+                   re.compile(r"\b(?:involved\s+in|party\s+to|defend\w*|(?:were|was|have\s+been|has\s+been)\s+filed|"
+                              r"pending\s+against|ongoing)\b[^.;]{0,80}\b(?:legal\s+proceedings?|litigation|lawsuits?|"
+                              r"class\s+actions?|complaints?|claims)\b|\b(?:legal\s+proceedings?|litigation|lawsuits?|"
+                              r"class\s+action\s+complaints?|complaints?)\b[^.;]{0,80}\b(?:(?:were|was|have\s+been|has\s+been)"
+                              r"\s+filed|are\s+pending|pending\s+against)\b", re.I), False),
+    "spin-off": (re.compile(r"\bspin(?:ning)?[- ]?offs?\b|\bspun[- ]off\b", re.I),
+                 re.compile(r"\bspin[- ]?off\b|\bspun[- ]off\b", re.I), False),
+}
+# a sentence that says what may happen, not what did: never evidence that it did
+_HEDGED = re.compile(r"\b(?:could|may|might|would|if|whether|any\s+such|risks?)\b", re.I)
+_NEGATED = re.compile(r"\b(?:not|no|never|none|neither|nor|without)\b|n't\b", re.I)
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def existence_block(question: str, passages, years=()) -> tuple[AnswerBlock, list] | None:
+    """("Yes" and the first of ``passages`` (:class:`ppkit.answer.passages.Passage`, best first) that states the
+    event a yes/no ``question`` asks about (:data:`EVENTS`), cited; [that passage]) or None: not yes/no, no
+    kind of event asked, or no sentence states it as a fact (in one of ``years`` when given).
+
+    >>> from ppkit.retrieval.types import Section
+    >>> from ppkit.answer.passages import section_passages
+    >>> s = Section("D", "0001", "D > Equity", 1, 1, "In 2022 we paid dividends of $0.25 per share.", 1, 1.0)
+    >>> existence_block("Has Acme paid dividends in FY2022?", section_passages(s), (2022,))[0].text
+    'Yes: In 2022 we paid dividends of $0.25 per share.'
+    """
+    if not is_yes_no(question):
+        return None
+    q = first_question(question)
+    kinds = [(said, dated) for asks, said, dated in EVENTS.values() if asks.search(q)]
+    if not kinds:
+        return None
+    for p in passages:  # one sentence each (a pair of sentences may join another matter's figures)
+        t = p.text
+        if p.kind != "sentence" or _NEGATED.search(t) or _HEDGED.search(t):
+            continue
+        dated = [d for k, d in kinds if k.search(t)]
+        if not dated or all(dated) and years and not any(int(y) in years for y in _YEAR.findall(t)):
+            continue
+        return (AnswerBlock(clip(f"Yes: {t}", MAX_CHARS), "yes_no", (cite_line(p.section, p.line, p.line_end),)),
+                [p])
+    return None
