@@ -31,9 +31,11 @@ leaves the caller's "not stated" block. Nothing names a company, a filing or a q
 from __future__ import annotations
 
 import re
+from itertools import chain
 
 from ..core.text import clip
 from .block import MAX_CHARS, AnswerBlock, cite_line
+from .passages import section_passages
 
 __all__ = ["BETTER_HIGHER", "EVENTS", "THRESHOLDS", "existence_block", "first_question", "is_yes_no", "judge_metric", "judgement_block"]
 
@@ -172,7 +174,7 @@ EVENTS: dict[str, tuple[re.Pattern, re.Pattern, bool]] = {
                               r"\blitigation\b|\blawsuits?\b|\bsued\b", re.I),
                    re.compile(r"\b(?:involved\s+in|party\s+to|defend\w*|(?:were|was|have\s+been|has\s+been)\s+filed|"
                               r"pending\s+against|ongoing)\b[^.;]{0,80}\b(?:legal\s+proceedings?|litigation|lawsuits?|"
-                              r"class\s+actions?|complaints?|claims)\b|\b(?:legal\s+proceedings?|litigation|lawsuits?|"
+                              r"class\s+actions?|complaints?)\b|\b(?:legal\s+proceedings?|litigation|lawsuits?|"
                               r"class\s+action\s+complaints?|complaints?)\b[^.;]{0,80}\b(?:(?:were|was|have\s+been|has\s+been)"
                               r"\s+filed|are\s+pending|pending\s+against)\b", re.I), False),
     "spin-off": (re.compile(r"\bspin(?:ning)?[- ]?offs?\b|\bspun[- ]off\b", re.I),
@@ -184,10 +186,12 @@ _NEGATED = re.compile(r"\b(?:not|no|never|none|neither|nor|without)\b|n't\b", re
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
-def existence_block(question: str, passages, years=()) -> tuple[AnswerBlock, list] | None:
+def existence_block(question: str, passages, years=(), sections=()) -> tuple[AnswerBlock, list] | None:
     """("Yes" and the first of ``passages`` (:class:`ppkit.answer.passages.Passage`, best first) that states the
     event a yes/no ``question`` asks about (:data:`EVENTS`), cited; [that passage]) or None: not yes/no, no
-    kind of event asked, or no sentence states it as a fact (in one of ``years`` when given).
+    kind of event asked, or no sentence states it as a fact (in one of ``years`` when given). The sentences of
+    ``sections`` (retrieved for the question) are read after ``passages``: the sentence stating an event often
+    shares no word with the question ("legal battles" asked, "class action complaints were filed" said).
 
     >>> from ppkit.retrieval.types import Section
     >>> from ppkit.answer.passages import section_passages
@@ -201,7 +205,8 @@ def existence_block(question: str, passages, years=()) -> tuple[AnswerBlock, lis
     kinds = [(said, dated) for asks, said, dated in EVENTS.values() if asks.search(q)]
     if not kinds:
         return None
-    for p in passages:  # one sentence each (a pair of sentences may join another matter's figures)
+    rest = (p for s in sections for p in section_passages(s))
+    for p in chain(passages, rest):  # one sentence each (a pair of sentences may join another matter's figures)
         t = p.text
         if p.kind != "sentence" or _NEGATED.search(t) or _HEDGED.search(t):
             continue

@@ -434,7 +434,7 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
             yes = yes_or_no(question, p, q_terms)
             if yes is not None:
                 return AnswerBlock(clip(f"{yes}. {p.text}", MAX_CHARS), "yes_no", _cite(p)), [p]
-        said = existence_block(question, [p for _, p in ranked], asked.years)  # "Has it paid dividends?": the sentence
+        said = existence_block(question, [p for _, p in ranked], asked.years, sections)  # "Has it paid dividends?": the sentence
         if said is not None:
             return said
         shown = render_row(best, asked.years) if best.kind == "row" else best.text
