@@ -271,9 +271,17 @@ _NOT_A_BALANCE = re.compile(r"\b(changes? in|buildup|build-up|impact|effect|whet
 _REMAINING = re.compile(r"\b(?:remain\w*|left|was left) after\b")
 
 
+# a yes/no question's own verb ("Did net earnings as a percent of sales increase?"): what it asks, not a change
+_ASKED_VERB = re.compile(r"^\W*(?:did|does|do|has|have|had|will|would|is|are|was|were)\b")
+_VERB_AFTER = re.compile(r"\s*(?:increase|change|decline|decrease|rise)\s*(?:\?|$|(?:in|during|for)\s+(?:q[1-4]\b|fy|fiscal|"
+                         r"\d{4}|the (?:first|second|third|fourth|last|latest|quarter|year|period))|compared|from|between|"
+                         r"over|year)")
+
+
 def _operand(key: str, q: str, end: int):
-    """The formula node of a named operand (its change when "growth"/"increase" follows it); None if unknown."""
-    change = bool(_CHANGE_AFTER.match(q, end))
+    """The formula node of a named operand (its change when "growth"/"increase" follows it, unless that word is a
+    yes/no question's verb: "did X as a percent of sales increase?"); None if unknown."""
+    change = bool(_CHANGE_AFTER.match(q, end)) and not (_ASKED_VERB.match(q) and _VERB_AFTER.match(q, end))
     if key in CONCEPTS:
         return ("chg", key) if change else ("item", key)
     metric = next((m for m in METRICS if m.name == key and m.unit == "usd"), None)
