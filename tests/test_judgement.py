@@ -95,3 +95,12 @@ def test_an_event_is_yes_only_when_a_sentence_states_it(question, text, said):
     assert (got is not None) == said
     if said:
         assert got[0].text == f"Yes: {text}" and got[0].citations[0].node == "0020"
+
+
+def test_an_event_of_another_filing_is_not_this_companys():
+    from ppkit.answer.passages import section_passages
+    other = Section(doc="Globex", node_id="0030", breadcrumb="Globex > Equity", line_start=1, line_end=1,
+                    text="In 2023 we paid dividends of $0.10 per share.", rank=2, score=0.5)
+    mine = _text("We expect growth.")
+    got = existence_block("Has Initech paid dividends in FY2023?", section_passages(other), (2023,), mine + [other])
+    assert got is None

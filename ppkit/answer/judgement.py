@@ -192,7 +192,8 @@ def existence_block(question: str, passages, years=(), sections=()) -> tuple[Ans
     event a yes/no ``question`` asks about (:data:`EVENTS`), cited; [that passage]) or None: not yes/no, no
     kind of event asked, or no sentence states it as a fact (in one of ``years`` when given). The sentences of
     ``sections`` (retrieved for the question) are read after ``passages``: the sentence stating an event often
-    shares no word with the question ("legal battles" asked, "class action complaints were filed" said).
+    shares no word with the question ("legal battles" asked, "class action complaints were filed" said). With
+    ``sections``, only sentences of the first section's document count (the company asked about).
 
     >>> from ppkit.retrieval.types import Section
     >>> from ppkit.answer.passages import section_passages
@@ -207,9 +208,10 @@ def existence_block(question: str, passages, years=(), sections=()) -> tuple[Ans
     if not kinds:
         return None
     rest = (p for s in sections for p in section_passages(s))
+    own = sections[0].doc if sections else None  # a shared store's other filings speak of other companies
     for p in chain(passages, rest):  # one sentence each (a pair of sentences may join another matter's figures)
         t = p.text
-        if p.kind != "sentence" or _NEGATED.search(t) or _HEDGED.search(t):
+        if p.kind != "sentence" or _NEGATED.search(t) or _HEDGED.search(t) or own and p.section.doc != own:
             continue
         dated = [d for k, d in kinds if k.search(t)]
         if not dated or all(dated) and years and not any(int(y) in years for y in _YEAR.findall(t)):
