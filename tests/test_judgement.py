@@ -67,6 +67,8 @@ def test_between_the_thresholds_and_a_direction_without_a_second_period_nothing_
     q = "Does Acme have a healthy liquidity profile based on its current ratio?"
     assert judge_metric(q, MetricResult(detect_metric(q), 2022, "ACME", value=1.5)) is None  # between 1.0 and 2.0
     assert judge_metric(q, MetricResult(detect_metric(q), 2022, "ACME", value=2.4))[0] == "Yes"
+    q = "Did Acme's revenue grow faster than its operating income between FY2021 and FY2022?"
+    assert judge_metric(q, MetricResult(detect_metric(q), 2022, "ACME", value=5.0)) is None  # another quantity
     q = "Did Acme's quick ratio improve?"
     assert judge_metric(q, MetricResult(detect_metric(q), 2022, "ACME", value=2.4)) is None  # a level, not a change
 

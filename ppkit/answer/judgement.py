@@ -61,6 +61,8 @@ _SIGN = re.compile(r"\b(positive|negative)\b", re.I)
 _HEALTHY = re.compile(r"\b(?:health\w*|strong|solid|adequate|sufficient|good|comfortable|sound|liquid)\b", re.I)
 _UNHEALTHY = re.compile(r"\b(?:unhealthy|weak|poor|inadequate|insufficient|strained|illiquid)\b", re.I)
 _HIGH_GROWTH = re.compile(r"\bhigh[- ]growth\b", re.I)
+# a comparison with another quantity or a stated figure ("grow faster than revenue", "above 40%"): not judged here
+_THAN = re.compile(r"\b(?:than|exceed\w*|outpac\w*)\b|\b(?:above|below|over|under)\s+(?:\$|\d)", re.I)
 
 # a measure where more is better: "improving" means up (margins, returns, cover, turnover, cash generation)
 BETTER_HIGHER = re.compile(r"(?<!cogs )(?<!d&a )margin$|^return on|turnover$|coverage$|conversion$|^free cash flow$|"
@@ -113,6 +115,8 @@ def judge_metric(question: str, result) -> tuple[str, str] | None:
     if result is None or not result.ok or not is_yes_no(question):
         return None
     q = first_question(question)
+    if _THAN.search(q):
+        return None
     name, value = result.metric.name, result.value
     c = result.compare if result.compare is not None and result.compare.ok else None
     up, down = bool(_UP.search(q)), bool(_DOWN.search(q))
