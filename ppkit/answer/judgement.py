@@ -11,7 +11,7 @@ from the measure :func:`ppkit.answer.metrics.compute_metric` computed, by one of
 * **a textbook threshold**, written in the answer with the figure (:data:`THRESHOLDS`):
 
   - quick ratio 1.0: liquid assets (cash, short-term investments, receivables) cover current liabilities
-    (the acid test; Brealey, Myers & Marcus, *Fundamentals of Corporate Finance*, "Measuring liquidity");
+    (the acid test; e.g. Brealey, Myers & Marcus, *Fundamentals of Corporate Finance*, on liquidity ratios);
   - current ratio 1.0: current assets cover current liabilities (same source; the older 2:1 rule of Graham &
     Dodd's *Security Analysis* is stricter: a ratio between 1 and 2 is not judged either way);
   - revenue growth for "a high growth company": at least 20% a year is high growth, under 10% is not (the
