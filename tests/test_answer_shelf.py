@@ -115,7 +115,9 @@ def test_a_document_ids_words_and_abbreviations_are_never_missing_names():
 
 def test_a_margins_course_is_compared_with_the_year_before():
     b = _ask("Does ACME have an improving gross margin profile as of FY2023?", [INCOME])
-    assert b.kind == "computed" and "18.54%" in b.text and "19.39%" in b.text  # 2,820 / 14,544 in 2022
+    # "improving" a margin is its rise: No, with both years' figures
+    assert b.kind == "yes_no" and b.text.startswith("No (down from FY2022): ")
+    assert "18.54%" in b.text and "19.39%" in b.text  # 2,820 / 14,544 in 2022
     assert "a change of -0.850 percentage points" in b.text
     assert judge_block(b.text, b.kind, "No, there has been a minor decline of 0.8% in gross margins.")["verdict"] \
         == "correct"

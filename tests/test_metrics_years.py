@@ -159,12 +159,12 @@ def test_a_label_broken_over_two_rows_and_a_title_whose_years_precede_its_captio
 
 
 def test_a_yes_no_question_on_a_figures_sign_or_course():
-    from ppkit.answer.metrics import metric_yes_no
+    from ppkit.answer.judgement import judge_metric
     q = "Did Acme grow its PPNE between FY2021 and FY2022?"
     res = compute_metric(q, [BAL])  # net PP&E 900 in 2022, 850 in 2021
-    assert metric_yes_no(q, res) == "Yes"
-    assert metric_yes_no("Did Acme's PPNE decline between FY2021 and FY2022?", compute_metric(q, [BAL])) == "No"
-    assert metric_yes_no("Has Acme's PPNE grown or declined between FY2021 and FY2022?", res) is None
+    assert judge_metric(q, res) == ("Yes", "up from FY2021")
+    assert judge_metric("Did Acme's PPNE decline between FY2021 and FY2022?", compute_metric(q, [BAL]))[0] == "No"
+    assert judge_metric("Has Acme's PPNE grown or declined between FY2021 and FY2022?", res) is None
     wc = compute_metric("Does Acme have positive working capital in FY2022?", [_section("0010", "Balance Sheets", [
         "| | 2022 | 2021 |", "| Total current assets | 700 | 600 |", "| Total current liabilities | 900 | 300 |"], 1)])
-    assert wc.value == -200 and metric_yes_no("Does Acme have positive working capital in FY2022?", wc) == "No"
+    assert wc.value == -200 and judge_metric("Does Acme have positive working capital in FY2022?", wc) == ("No", "negative")

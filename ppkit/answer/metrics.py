@@ -59,7 +59,7 @@ from ..retrieval.types import Section
 from .block import MAX_CHARS, AnswerBlock, BlockCitation, cite_line
 from .statement_rows import cell_value, header_years, rows_of, scale_of
 
-__all__ = ["COSTS", "OPTIONAL", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "metric_yes_no", "question_year", "adjusted_block"]
+__all__ = ["COSTS", "OPTIONAL", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "question_year", "adjusted_block"]
 
 
 @dataclass(frozen=True)
@@ -172,7 +172,7 @@ def _component_rows(rows, concept: str, year: int) -> list[tuple[str, int, float
 # figures in brackets are the expense, others a benefit; a plain label's figure is the expense in either writing
 _BRACKETED_EXPENSE = re.compile(r"\((?:provision|expense)\)", re.I)
 # additive line items a company may not hold at all (no row on its balance sheet): 0 when the statement is read whole
-OPTIONAL = {"short_term_investments"}
+OPTIONAL = {"short_term_investments", "current_debt"}
 # costs a statement may write in brackets ("(11,969)"): always taken as their size, never added by a sign
 COSTS = {"cogs", "interest_expense"}
 _KIND_NAME = {"balance": "balance sheet", "operations": "income statement", "cash_flows": "cash flow statement",
@@ -771,31 +771,6 @@ def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
     elif len(text) > MAX_CHARS:
         text = f"{who}{m.name} for {fy} was {_value_text(result)}{said}"
     return AnswerBlock(_clip(text), "computed", cites)
-
-
-_UP = re.compile(r"\b(?:increas\w*|grow\w*|grew|rise|rose|risen|higher|expand\w*)\b", re.I)
-_DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fall|fell|fallen|lower|shrink\w*|shrank|drop\w*|reduc\w*)\b", re.I)
-_SIGN = re.compile(r"\b(positive|negative)\b", re.I)
-
-
-def metric_yes_no(question: str, result: MetricResult | None) -> str | None:
-    """"Yes" or "No" when a yes/no question asks whether the computed figure is positive or negative ("Does it have
-    positive working capital?") or whether it rose or fell between the two years compared ("Did it grow its PP&E
-    between FY20 and FY21?"); None for any other question, a figure not computed, or a question naming both
-    directions ("improved or declined").
-
-    >>> metric_yes_no("Did Acme grow its net PP&E between FY2021 and FY2022?", result)  # doctest: +SKIP
-    'Yes'
-    """
-    if result is None or not result.ok:
-        return None
-    up, down, sign = _UP.search(question), _DOWN.search(question), _SIGN.search(question)
-    if sign and not (up or down):
-        return "Yes" if (result.value > 0) == (sign.group(1).casefold() == "positive") else "No"
-    c = result.compare
-    if bool(up) == bool(down) or c is None or not c.ok or c.value == result.value:
-        return None
-    return "Yes" if (result.value > c.value) == bool(up) else "No"
 
 
 def _clip(text: str) -> str:

@@ -37,7 +37,8 @@ from .abstain import abstention_line, metric_answers, missing_from
 from .block import MAX_CHARS, AnswerBlock, change_block, cite_line, not_stated
 from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
-from .metrics import adjusted_block, compute_metric, format_metric, metric_block, metric_yes_no
+from .judgement import existence_block, judgement_block
+from .metrics import adjusted_block, compute_metric, format_metric, metric_block
 from .passages import (Asked, Passage, asked_type, other_kind, rank_passages, render_row, stated_change,
                        states_change, yes_or_no)
 from .quantity import compute_quantity, impact_on_margin, not_computed, not_of_asked_kind, table_total
@@ -414,9 +415,8 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
     if adjusted is not None:
         return adjusted, []
     if metric is not None and (metric.ok or metric.reason):
-        block = metric_block(metric, sections)
-        yn = metric_yes_no(question, metric) if asked.yes_no else None  # "Did it grow ...?": the figures' answer
-        return (AnswerBlock(clip(f"{yn}: {block.text}", MAX_CHARS), "yes_no", block.citations) if yn else block), []
+        block = metric_block(metric, sections)  # "Did it grow ...?", "a healthy quick ratio?": the figures' yes or no
+        return judgement_block(question, metric, block) or block, []
     computed = compute_quantity(question, asked, sections)  # a share, ratio or change of the rows found
     if computed is not None:
         return computed
@@ -434,6 +434,9 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
             yes = yes_or_no(question, p, q_terms)
             if yes is not None:
                 return AnswerBlock(clip(f"{yes}. {p.text}", MAX_CHARS), "yes_no", _cite(p)), [p]
+        said = existence_block(question, [p for _, p in ranked], asked.years, sections)  # "Has it paid dividends?": the sentence
+        if said is not None:
+            return said
         shown = render_row(best, asked.years) if best.kind == "row" else best.text
         return AnswerBlock(clip(f"The sources do not say; the closest passage: {shown}", MAX_CHARS), "inputs",
                            _cite(best)), [best]

@@ -73,6 +73,12 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
                        r"purchases? of plant", r"purchases? of land,? buildings,? and equipment"), "capital expenditures"),
     "dividends": ("cash_flows", (r"(cash )?dividends paid", r"payments? of (cash )?dividends", r"dividends to shareholders",
                            r"cash dividends"), "dividends paid"),
+    # the debt on the balance sheet: the long-term debt row and the debt due within a year (absent: none held)
+    "long_term_debt": ("balance", (r"long-term debt(,? (net|less|excluding|net of)\b.*)?$", r"long-term borrowings$"),
+                       "long-term debt"),
+    "current_debt": ("balance", (r"(current portion|current maturities) of long-term (debt|borrowings)",
+                                 r"debt maturing within one year", r"short-term (debt|borrowings)$",
+                                 r"short-term borrowings and current"), "debt due within one year"),
     # a measure companies define each their own way (non-GAAP): the row the company reports under its name, in
     # any retrieved table ("Free cash flow, non-GAAP measure"); the name alone or with a qualifier after a comma or
     # in brackets, never a longer name ("Free cash flow conversion")
@@ -143,6 +149,8 @@ METRICS: tuple[Metric, ...] = (
     _m("EBITDA margin", [r"ebitda (% )?margin"], ("pct", ("/", ("+", _OI, _DA), _REV)), "percent",
        "(operating income + D&A) / revenue x 100"),
     _m("EBITDA", [r"ebitda"], ("+", _OI, _DA), "usd", "operating income + D&A (cash flow statement)"),
+    _m("free cash flow conversion", [r"free cash ?flow conversion", r"\bfcf conversion"], ("pct", ("/", _FCF, _NI)),
+       "percent", "free cash flow / net income x 100"),
     _m("free cash flow", [r"free cash flow", r"\bfcf\b"], _FCF, "usd",
        "the company's own free cash flow row where retrieved, else cash from operations - capital expenditures"),
     _m("capex as % of revenue", [r"cap(ital )?ex(penditures?)? (as a )?% of (total )?revenue",
@@ -175,6 +183,10 @@ METRICS: tuple[Metric, ...] = (
     _m("debt-to-equity ratio", [r"debt[- ]to[- ]equity", r"\bd/e\b", r"\bdebt to (?:total )?equity\b"],
        ("/", ("item", "total_liabilities"), ("item", "equity")), "ratio",
        "total liabilities / total shareholders' equity"),
+    _m("total debt", [r"\btotal debt\b", r"\bdebt on (?:the |its |their )?balance sheet\b",
+                      r"\b(?:increas|decreas|reduc|rais|cut)\w* (?:its |their |the company's |total )*debt\b"],
+       ("+", ("item", "long_term_debt"), ("item", "current_debt")), "usd",
+       "long-term debt + debt due within one year (balance sheet)"),
     _m("effective tax rate", [r"effective (income )?tax rate", r"\betr\b"],
        ("pct", ("/", ("item", "income_tax"), ("item", "pretax_income"))), "percent",
        "provision for income taxes / income before income taxes x 100"),
@@ -184,7 +196,8 @@ METRICS: tuple[Metric, ...] = (
        "the cash flow statement's net change in cash"),
     _m("interest coverage", [r"interest coverage"], ("/", _OI, ("item", "interest_expense")), "ratio",
        "operating income / interest expense"),
-    _m("revenue growth", [r"(revenue|net sales) growth", r"(change|growth) in (total )?(net )?(revenue|net sales)"],
+    _m("revenue growth", [r"(revenue|net sales) growth", r"(change|growth) in (total )?(net )?(revenue|net sales)",
+                          r"\bhigh[- ]growth\b"],
        ("pct", ("/", ("-", _REV, ("prev", "revenue")), ("prev", "revenue"))), "percent",
        "(revenue this year - revenue the year before) / revenue the year before x 100"),
     _m("operating income growth", [r"change in (unadjusted )?operating income(?! %)", r"operating income growth"],
@@ -258,9 +271,17 @@ _NOT_A_BALANCE = re.compile(r"\b(changes? in|buildup|build-up|impact|effect|whet
 _REMAINING = re.compile(r"\b(?:remain\w*|left|was left) after\b")
 
 
+# a yes/no question's own verb ("Did net earnings as a percent of sales increase?"): what it asks, not a change
+_ASKED_VERB = re.compile(r"^\W*(?:did|does|do|has|have|had|will|would|is|are|was|were)\b")
+_VERB_AFTER = re.compile(r"\s*(?:increase|change|decline|decrease|rise)\s*(?:\?|$|(?:in|during|for)\s+(?:q[1-4]\b|fy|fiscal|"
+                         r"\d{4}|the (?:first|second|third|fourth|last|latest|quarter|year|period))|compared|from|between|"
+                         r"over|year)")
+
+
 def _operand(key: str, q: str, end: int):
-    """The formula node of a named operand (its change when "growth"/"increase" follows it); None if unknown."""
-    change = bool(_CHANGE_AFTER.match(q, end))
+    """The formula node of a named operand (its change when "growth"/"increase" follows it, unless that word is a
+    yes/no question's verb: "did X as a percent of sales increase?"); None if unknown."""
+    change = bool(_CHANGE_AFTER.match(q, end)) and not (_ASKED_VERB.match(q) and _VERB_AFTER.match(q, end))
     if key in CONCEPTS:
         return ("chg", key) if change else ("item", key)
     metric = next((m for m in METRICS if m.name == key and m.unit == "usd"), None)
