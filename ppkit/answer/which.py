@@ -17,13 +17,17 @@ The rules are general wording, never a particular question's.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
+from ..core.ids import breadcrumb_titles
 from ..core.text import clip, stems
+from ..retrieval.types import Section
 from ..retrieval.metric_table import UNSUPPORTED
 from .asked import Asked
-from .block import MAX_CHARS, AnswerBlock, cite_line
+from .block import MAX_CHARS, AnswerBlock, _num, cite_line
 from .passages import Passage, render_row, section_passages
-from .quantity import _latest, _plain, _value
+from .quantity import _fmt, _latest, _plain, _year_col
+from .statement_rows import cell_value
 
 __all__ = ["selects", "which_block", "not_determined", "uncomputed_formula"]
 
@@ -33,6 +37,25 @@ _WHICH = re.compile(r"\bwhich\b(?!\s+(?:years?|dates?|quarters?|months?|periods?
 _BETWEEN = re.compile(r"\b(?:vs\.?|versus|compar\w*|between)\s", re.I)
 _HIGH = re.compile(r"\b(?:highest|largest|biggest|greatest|most|top|maximum|best)\b", re.I)
 _LOW = re.compile(r"\b(?:lowest|smallest|least|fewest|minimum|worst)\b", re.I)
+# the change asked: a fall (the lowest change) or a rise (the highest)
+_DROP = re.compile(r"\b(?:drop(?:ped|s)?|declin(?:e[sd]?|ing)|decrease[sd]?|fell|fall(?:s|ing)?|shr[ua]nk|"
+                   r"dragged\s+down|contract(?:ed|ion))\b", re.I)
+_GROW = re.compile(r"\b(?:gr[eo]w(?:th|n|s)?|increase[sd]?|rose|rise|risen|expan(?:d|ded|sion))\b", re.I)
+_PERFORM = re.compile(r"\bperform(?:ed|ance|s)?\b", re.I)
+_DIRECTION_WORDS = "highest largest biggest greatest most top maximum best lowest smallest least fewest minimum worst"
+_DIRECTION_STEMS = frozenset(stems(_DIRECTION_WORDS))
+# "the highest net revenue in 2021": the measure, up to a preposition or the end of the clause
+_MEASURE = re.compile(r"\b(?:%s)\s+(?P<m>(?:[\w&'’-]+\s+){0,3}?[\w&'’-]+)\s*(?=\b(?:in|for|during|among|of|as|at|on|"
+                      r"from|within|between|by|over|than|that|to|and|or)\b|[?,.(]|$)" % _DIRECTION_WORDS.replace(" ", "|"),
+                      re.I)
+# the kind asked: "which (of the company's) (business) segments had", "among all of the derivative instruments ... which"
+_KIND_AFTER = re.compile(r"\bwhich\s+(?:of\s+(?:the\s+|its\s+|their\s+)?(?:[\w.&-]+['’]s?\s+)?)?(?P<k>(?:[\w-]+\s+){0,3}?"
+                         r"[\w-]+?)\s+(?:had|has|have|was|were|is|are|brought|received|performed|will|did|does|"
+                         r"generated|contributed|saw|experienced|showed|grew|declined|dropped|fell)\b", re.I)
+_KIND_AMONG = re.compile(r"\bamong\s+(?:all\s+)?(?:of\s+)?(?:the\s+|its\s+)?(?P<k>(?:[\w-]+\s+){0,2}?[\w-]+?)"
+                         r"(?:\s+(?:that|which|it|the)\b|,)", re.I)
+_GENERIC_KIND = frozenset(stems("one type kind company company's business"))
+_CHANGE_HEAD = re.compile(r"\bchange\b|%|\bcomparable\b|\bgrowth\b|\bincrease\b|\bdecrease\b|\bvs\.?\b", re.I)
 _TOTAL = re.compile(r"^\s*(?:total|subtotal|sum|net total|consolidated)\b|\btotal\s*$", re.I)
 # "DPO is defined as: ...", "Days payable outstanding (DPO) is defined as"
 _DEFINED = re.compile(r"(?P<name>\b[A-Za-z][\w&/ -]{1,60}?)\s*(?:\((?P<abbr>[A-Za-z&/ ]{2,12})\))?\s+is\s+defined\s+as\b",
@@ -52,45 +75,229 @@ def selects(question: str, asked: Asked) -> bool:
     return not asked.yes_no and bool(_WHICH.search(question)) and not _BETWEEN.search(question)
 
 
-def _pick(rows: list[Passage], year: int, high: bool, q_terms: set[str]) -> tuple[Passage, float] | None:
-    """The row with the highest (lowest) value in ``year``'s column, when the rows are the ones to choose among:
-    no row label (but a total's) names what the question measures, so the rows are items of one measure
-    (segments, regions), not the measure's line items."""
-    items = [p for p in rows if not _TOTAL.search(p.row_label or p.label)]
-    if any(set(stems(p.row_label or p.label)) & q_terms for p in items):
-        return None
-    vals = [(p, v) for p in items if (v := _value(p, year)) is not None]
-    if len(vals) < 2 or len({v for _, v in vals}) < 2:
-        return None
-    return (max if high else min)(vals, key=lambda pv: pv[1])
-
-
-def which_block(question: str, asked: Asked, ranked: list,
-                q_terms: set[str] = frozenset()) -> tuple[AnswerBlock, list[Passage]] | None:
-    """The answer block of a "which one" question (:func:`selects`) asking a superlative: the row with the
-    highest or lowest value of the best ranked row's table in the asked (or latest) year; None when none can be
-    picked (then :func:`not_determined`, never a total as the answer). ``q_terms``: the question's stems
-    (without the company's name), which no row chosen among may name."""
+def _direction(question: str) -> tuple[bool, bool] | None:
+    """(high, by_change) of a superlative question: the highest (True) or lowest (False) value, of the values
+    themselves or of their change; None when the question names no one direction. A drop, a decline, the worst
+    performance is the lowest change; growth, the best performance the highest."""
+    drop, grow = bool(_DROP.search(question)), bool(_GROW.search(question))
     high, low = bool(_HIGH.search(question)), bool(_LOW.search(question))
-    if high == low:
+    if drop and not grow:
+        return False, True
+    if grow and not drop:
+        return (not low) or high, True
+    if _PERFORM.search(question) and high != low:  # "performed the best", "the worst topline performance"
+        return high, True
+    if high == low or drop or grow:
         return None
-    seen = set()
-    for _, p in ranked[:8]:
-        key = (p.section.section_id, p.header_line)
-        if p.kind != "row" or not p.header_line or key in seen:
+    return high, False
+
+
+def _measure(question: str) -> set[str]:
+    """Stems of the measure a superlative names ("the highest net revenue in 2021": net, revenu); the rows of a
+    table chosen among never name it (such rows are the measure's own line items, not the parts compared)."""
+    m = _MEASURE.search(question)
+    return set(stems(m.group("m"))) - _DIRECTION_STEMS if m else set()
+
+
+def _kind(question: str) -> set[str]:
+    """Stems of the kind of thing asked ("which geographic region": geograph, region; "among all of the
+    derivative instruments ..., which one": deriv, instrument)."""
+    found = [m.group("k") for rx in (_KIND_AFTER, _KIND_AMONG) if (m := rx.search(question))]
+    return set(stems(" ".join(found))) - _GENERIC_KIND
+
+
+@dataclass(frozen=True)
+class _Cand:
+    """One part of a table's whole: its row, the value compared, and the row's value(s) it was computed from."""
+
+    row: Passage
+    value: float
+    shown: str  # the value as the block states it, with unit and period
+
+
+def _tables(sections: list[Section]) -> list[list[Passage]]:
+    """The tables of ``sections`` with a column header line (rows grouped by it), best ranked section first."""
+    out: dict[tuple, list[Passage]] = {}
+    for s in sections:
+        for p in section_passages(s):
+            if p.kind == "row" and p.header_line and (p.row_label or p.label).strip():
+                out.setdefault((s.section_id, p.header_line), []).append(p)
+    return list(out.values())
+
+
+def _totals(rows: list[Passage], col: int) -> dict[int, int]:
+    """Positions of ``rows`` that total the rows above them in column ``col`` (a "Total ..." row, or a row equal
+    to the sum of the parts since the last total, within rounding) -> how many parts each totals."""
+    out: dict[int, int] = {}
+    parts: list[float] = []
+    for i, p in enumerate(rows):
+        v = cell_value(p.values[col]) if col < len(p.values) else None
+        if v is None:
             continue
-        seen.add(key)
-        table = [r for r in section_passages(p.section) if r.kind == "row" and r.header_line == p.header_line]
+        named = bool(_TOTAL.search(p.row_label or p.label))
+        if len(parts) >= 2 and (named or abs(v - sum(parts)) <= max(0.005 * abs(v), 0.6 * len(parts))):
+            out[i] = len(parts)
+            parts = []
+        elif named:
+            out[i] = len(parts)
+            parts = []
+        else:
+            parts.append(v)
+    return out
+
+
+def _unit(cells: list[str], p: Passage) -> str:
+    """"%" when every cell is a percent, the table's scale word when none is, "?" when mixed."""
+    pct = {"%" in c for c in cells}
+    if pct == {True}:
+        return "%"
+    return "?" if len(pct) > 1 else (f" {p.units[:-1]}" if p.units and not p.per_share else "")
+
+
+def _show(v: float, unit: str, money: bool) -> str:
+    if unit == "%":
+        return f"{_num(v)}%"
+    return f"{'-' if v < 0 else ''}{'$' if money else ''}{_fmt(abs(v))}{unit}"
+
+
+def _written(cell: str) -> str:
+    """A change as the table writes it, a bracket as a minus: "(6.4)%" -> "-6.4%", "9.0 %" -> "9.0%"."""
+    c = re.sub(r"\s+", "", cell)
+    m = re.fullmatch(r"\((.+)\)(%?)", c)
+    return f"-{m.group(1)}{m.group(2)}" if m else c
+
+
+def _period_name(header: str) -> str:
+    h = re.sub(r"\((?:in|\$ in|dollars in)[^)]*\)", "", header, flags=re.I).strip()
+    return f"in {h}" if re.fullmatch(r"(?:fy\s*)?\d{4}", h, re.I) else f"at {h}" if h else ""
+
+
+def _pct_change(cur: float, old: float) -> float | None:
+    return (cur - old) / abs(old) * 100 if old else None
+
+
+def _candidates(table: list[Passage], year: int | None, by_change: bool) -> tuple[list[_Cand], str, int] | None:
+    """The parts of ``table`` (no total rows) with the value compared: the asked year's value, or its change from
+    the year before (percent; from a change column when the table gives no two years), and a word for what was
+    compared; None when the table gives no such column or the values' units differ."""
+    head = table[0]
+    col = _year_col(head, year) if year is not None else None
+    old = _year_col(head, year - 1) if year is not None else None
+    change_col = next((i for i, h in enumerate(head.header) if _CHANGE_HEAD.search(h)), None)
+    if not by_change and col is None:
+        return None
+    if by_change and (col is None or old is None) and change_col is None:
+        return None
+    ref_col = col if col is not None else change_col
+    totals = _totals(table, ref_col)
+    money = any("$" in v for p in table for v in p.values[ref_col:ref_col + 1])
+    out = []
+    for i, p in enumerate(table):
+        if i in totals or _TOTAL.search(p.row_label or p.label):
+            continue
+        if by_change and col is not None and old is not None:
+            cur, prev = (cell_value(p.values[c]) if c < len(p.values) else None for c in (col, old))
+            pct = _pct_change(cur, prev) if cur is not None and prev is not None else None
+            if pct is None:
+                continue
+            unit = _unit([p.values[col], p.values[old]], p)
+            if unit == "?":
+                return None
+            out.append(_Cand(p, pct, f"{_num(pct)}% ({_show(cur, unit, money)} {_period_name(head.header[col])} "
+                                     f"vs {_show(prev, unit, money)} {_period_name(head.header[old])})"))
+        else:
+            c = col if not by_change else change_col
+            v = cell_value(p.values[c]) if c < len(p.values) else None
+            if v is None:
+                continue
+            out.append(_Cand(p, v, p.values[c]))
+    cells = [c.row.values[col if not by_change else (change_col if col is None or old is None else col)]
+             for c in out]
+    unit = _unit(cells, head)
+    if unit == "?" or len(out) < 2:
+        return None
+    if not (by_change and col is not None and old is not None):
+        c = col if not by_change else change_col
+        out = [_Cand(x.row, x.value, f"{_show(x.value, unit, money)} {_period_name(head.header[c])}".strip()
+                     if not by_change else f"{_written(x.row.values[c])} ({head.header[c]})") for x in out]
+    return out, "change" if by_change else "value", ref_col
+
+
+def _fits(table: list[Passage], cands: list[_Cand], kind: set[str], measure: set[str], ref_col: int) -> bool:
+    """Whether ``table``'s rows are the parts asked among: none names the measure compared (then they are its line
+    items), and the table is of the kind asked (its title, caption or header name it) or its parts add up to a
+    total row."""
+    if any(set(stems(c.row.row_label or c.row.label)) & measure for c in cands):
+        return False
+    head = table[0]
+    context = set(stems(" ".join([*breadcrumb_titles(head.section.breadcrumb)[1:], head.caption, head.header_text, " ".join(head.header)])))
+    return bool(kind & context) or any(n >= 2 for n in _totals(table, ref_col).values())
+
+
+def _share(table: list[Passage], row: Passage, col: int) -> str:
+    """", 82.0% of Short-term investments ($507,726 thousand)": the row's share of the total row of its group."""
+    totals = _totals(table, col)
+    i = table.index(row)
+    after = [j for j in sorted(totals) if j > i and totals[j] >= 2]
+    if not after:
+        return ""
+    total = table[after[0]]
+    v, t = cell_value(row.values[col]), cell_value(total.values[col])
+    if not v or not t or v < 0 or t <= 0 or "%" in row.values[col]:
+        return ""
+    return f", {_num(v / t * 100)}% of {total.row_label or total.label} ({_show(t, _unit([total.values[col]], total), '$' in total.values[col])})"
+
+
+def _pick(question: str, asked: Asked, sections: list[Section], q_terms: set[str]) -> tuple[AnswerBlock, list[Passage]] | None:
+    """The block naming the part of a retrieved table with the highest (lowest) value or change asked."""
+    d = _direction(question)
+    if d is None:
+        return None
+    high, by_change = d
+    kind, measure = _kind(question) & q_terms if q_terms else _kind(question), _measure(question)
+    for table in _tables(sections):
         year = _latest(table[:1], asked.years)
-        got = _pick(table, year, high, q_terms) if year is not None else None
+        got = _candidates(table, year, by_change)
         if got is None:
             continue
-        row, _ = got
-        word = "highest" if high else "lowest"
-        text = f"{_plain(row)}, the {word} of the table's {len(table)} rows: {render_row(row, (year,), 1)}"
-        cites = tuple(cite_line(row.section, ln) for ln in row.lines())
-        return AnswerBlock(clip(text, MAX_CHARS), "figure", cites), [row]
+        cands, what, ref_col = got
+        if not _fits(table, cands, kind, measure, ref_col):
+            continue
+        order = sorted(cands, key=lambda c: c.value, reverse=high)
+        best, second = order[0], order[1]
+        if best.value == second.value:
+            continue  # a tie names no one
+        word = ("highest" if high else "lowest") + (" change" if by_change else "")
+        share = "" if by_change else _share(table, best.row, ref_col)
+        text = (f"{_plain(best.row)}: {best.shown}{share}, the {word} of the table's {len(cands)} parts; next: "
+                f"{_plain(second.row)}, {second.shown}.")
+        cites = tuple(dict.fromkeys(cite_line(p.section, ln) for p in (best.row, second.row) for ln in p.lines()))
+        return AnswerBlock(clip(text, MAX_CHARS), "figure", cites), [best.row, second.row]
     return None
+
+
+def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = frozenset(),
+                sections: list[Section] | None = None) -> tuple[AnswerBlock, list[Passage]] | None:
+    """The answer block of a "which one" question (:func:`selects`) asking a superlative: among the parts of a
+    retrieved table (its rows, no total), the one with the highest or lowest value in the asked (or latest)
+    year, or the highest or lowest change when the question asks a drop, growth or performance, stated with its
+    figure and period and the runner-up; None when none can be picked (then :func:`not_determined`, never a total
+    as the answer). The table's rows must be of the kind asked (the table's title, caption or header names it,
+    or they add up to its total row) and none may name the measure compared (then they are its line items).
+
+    Args:
+        question: the question.
+        asked: what it asks (:func:`ppkit.answer.asked.asked_type`).
+        ranked: the ranked passages (their sections are read when ``sections`` is None).
+        q_terms: the question's stems without the company's names (the kind asked is read among them).
+        sections: the retrieved sections, best first.
+
+    Returns:
+        (block, the rows it quotes) or None.
+    """
+    if sections is None:
+        sections = list({p.section.section_id: p.section for _, p in ranked}.values())
+    return _pick(question, asked, sections, set(q_terms))
 
 
 def not_determined(asked: Asked, ranked: list) -> tuple[AnswerBlock, list[Passage]]:
