@@ -21,12 +21,14 @@ from dataclasses import dataclass
 
 from ..core.ids import breadcrumb_titles
 from ..core.text import clip, stems
+from ..retrieval.metric_statements import statement_kinds
 from ..retrieval.types import Section
 from ..retrieval.metric_table import UNSUPPORTED
 from .asked import Asked
 from .block import MAX_CHARS, AnswerBlock, _num, cite_line
 from .passages import Passage, render_row, section_passages
 from .quantity import _fmt, _latest, _plain, _year_col
+from .metrics import _PART_YEAR, _Book
 from .statement_rows import cell_value
 
 __all__ = ["selects", "which_block", "not_determined", "uncomputed_formula"]
@@ -55,6 +57,12 @@ _KIND_AFTER = re.compile(r"\bwhich\s+(?:of\s+(?:the\s+|its\s+|their\s+)?(?:[\w.&
 _KIND_AMONG = re.compile(r"\bamong\s+(?:all\s+)?(?:of\s+)?(?:the\s+|its\s+)?(?P<k>(?:[\w-]+\s+){0,2}?[\w-]+?)"
                          r"(?:\s+(?:that|which|it|the)\b|,)", re.I)
 _GENERIC_KIND = frozenset(stems("one type kind company company's business"))
+# the cash-flow activities a question names, and the statement rows that total them
+_ACTIVITY_WORD = re.compile(r"\b(operat(?:ing|ions)|investing|financing)\b", re.I)
+_ACTIVITY_ROW = re.compile(r"^(?:net |total )?cash(?: flows?)?\s+(?:\(?(?:provided|used|generated|received|from)\)?\s*"
+                           r"(?:\((?:used|provided)\)\s*)?(?:by|in|from|for)?\s*(?:\(?(?:used in|provided by)\)?\s*)?)?"
+                           r"(?:the\s+)?(?P<a>operating activities|operations|investing activities|financing activities)\b")
+_PART_OF_ACTIVITY = re.compile(r"\bdiscontinued\b|\bcontinuing\b", re.I)
 _CHANGE_HEAD = re.compile(r"\bchange\b|%|\bcomparable\b|\bgrowth\b|\bincrease\b|\bdecrease\b|\bvs\.?\b", re.I)
 _TOTAL = re.compile(r"^\s*(?:total|subtotal|sum|net total|consolidated)\b|\btotal\s*$", re.I)
 # "DPO is defined as: ...", "Days payable outstanding (DPO) is defined as"
@@ -225,13 +233,18 @@ def _candidates(table: list[Passage], year: int | None, by_change: bool) -> tupl
 
 def _fits(table: list[Passage], cands: list[_Cand], kind: set[str], measure: set[str], ref_col: int) -> bool:
     """Whether ``table``'s rows are the parts asked among: none names the measure compared (then they are its line
-    items), and the table is of the kind asked (its title, caption or header name it) or its parts add up to a
-    total row."""
+    items), and the table is of the kind asked (its title, caption or header name it) or, in a table that is no
+    primary statement, they are all the parts of its one total row."""
     if any(set(stems(c.row.row_label or c.row.label)) & measure for c in cands):
         return False
     head = table[0]
     context = set(stems(" ".join([*breadcrumb_titles(head.section.breadcrumb)[1:], head.caption, head.header_text, " ".join(head.header)])))
-    return bool(kind & context) or any(n >= 2 for n in _totals(table, ref_col).values())
+    if kind & context:
+        return True
+    # no kind named in the table: its parts must be all the parts of one whole (they add up to its one total row),
+    # as a segment's product mix is; a statement's many line items in several groups (revenues, expenses) are not
+    wholes = [n for n in _totals(table, ref_col).values() if n >= 2]
+    return len(wholes) == 1 and wholes[0] == len(cands) and not statement_kinds(head.section)
 
 
 def _share(table: list[Passage], row: Passage, col: int) -> str:
@@ -276,6 +289,57 @@ def _pick(question: str, asked: Asked, sections: list[Section], q_terms: set[str
     return None
 
 
+def _activity(label: str) -> str | None:
+    """The cash-flow activity a statement row totals ("Net cash provided by operating activities": operating;
+    "Cash provided (used) by operations": operating), or None."""
+    m = _ACTIVITY_ROW.match(label.casefold().replace("’", "'"))
+    if m is None or _PART_OF_ACTIVITY.search(label):
+        return None
+    return "operating" if m.group("a").startswith("operat") else m.group("a").split()[0]
+
+
+def _activities(question: str, asked: Asked, sections: list[Section]) -> tuple[AnswerBlock, list] | None:
+    """The block of a question asking which of the cash-flow activities it names (operating, investing,
+    financing) brought in the most (or used the most) cash: their totals in the cash flow statement for the asked
+    (or latest) year, the one picked first, the others after it; None when the question names fewer than two
+    activities or the statement does not give each named one for one year."""
+    named = {"operating" if w.casefold().startswith("operat") else w.casefold()
+             for w in _ACTIVITY_WORD.findall(question)}
+    if len(named) < 2:
+        return None
+    high = bool(_HIGH.search(question)) or not _LOW.search(question)
+    book = _Book(sections, part_year=bool(_PART_YEAR.search(question)))
+    found: dict[str, tuple] = {}  # activity -> (section, line, {year: value})
+    for sec in book.by_kind.get("cash_flows", []):
+        for ln, cells, years in book.rows(sec):
+            if not cells or not years:
+                continue
+            act = _activity(re.sub(r"\s+", " ", cells[0].replace("*", "")).strip())
+            vals = [v for v in (cell_value(c) for c in cells[1:] if c not in ("$", "%")) if v is not None]
+            if act in named and act not in found and len(vals) == len(years):
+                found[act] = (sec, ln, dict(zip(years, vals)))
+    if set(found) != named:
+        return None
+    year = max(asked.years) if asked.years else max(set.intersection(*(set(f[2]) for f in found.values())),
+                                                      default=None)
+    if year is None or any(year not in f[2] for f in found.values()):
+        return None
+    order = sorted(found, key=lambda a: found[a][2][year], reverse=high)
+    if found[order[0]][2][year] == found[order[1]][2][year]:
+        return None
+
+    def said(a: str) -> str:
+        sec = found[a][0]
+        scale = book.scale(sec)
+        return _show(found[a][2][year], f" {scale[:-1]}" if scale else "", True)
+
+    word = "brought in the most cash" if high else "used the most cash"
+    rest = "; ".join(f"{a}: {said(a)}" for a in order[1:])
+    text = f"{order[0].capitalize()} activities {word} in {year}: {said(order[0])} ({rest})."
+    cites = tuple(cite_line(found[a][0], found[a][1]) for a in order)
+    return AnswerBlock(clip(text, MAX_CHARS), "figure", cites), []
+
+
 def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = frozenset(),
                 sections: list[Section] | None = None) -> tuple[AnswerBlock, list[Passage]] | None:
     """The answer block of a "which one" question (:func:`selects`) asking a superlative: among the parts of a
@@ -297,7 +361,7 @@ def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = f
     """
     if sections is None:
         sections = list({p.section.section_id: p.section for _, p in ranked}.values())
-    return _pick(question, asked, sections, set(q_terms))
+    return _activities(question, asked, sections) or _pick(question, asked, sections, set(q_terms))
 
 
 def not_determined(asked: Asked, ranked: list) -> tuple[AnswerBlock, list[Passage]]:
