@@ -63,6 +63,18 @@ _ACTIVITY_ROW = re.compile(r"^(?:net |total )?cash(?: flows?)?\s+(?:\(?(?:provid
                            r"(?:\((?:used|provided)\)\s*)?(?:by|in|from|for)?\s*(?:\(?(?:used in|provided by)\)?\s*)?)?"
                            r"(?:the\s+)?(?P<a>operating activities|operations|investing activities|financing activities)\b")
 _PART_OF_ACTIVITY = re.compile(r"\bdiscontinued\b|\bcontinuing\b", re.I)
+# the securities registered on an exchange: the cover page's Section 12(b) list, up to the 12(g) line or the first
+# check-mark question; a debt class is a rate and "Notes due <year>" (or debentures, bonds)
+_REGISTERED_Q = re.compile(r"\bregistered\b.*\bexchange\b|\bsection\s+12\s*\(\s*b\s*\)", re.I | re.S)
+_DEBT_Q = re.compile(r"\bdebt\b|\bnotes?\b|\bbonds?\b|\bdebentures?\b", re.I)
+_SECTION_12B = re.compile(r"securities\s+registered\s+pursuant\s+to\s+section\s+12\s*\(\s*b\s*\)\s+of\s+the\s+act\s*:?",
+                          re.I)
+_LIST_END = re.compile(r"securities\s+registered\s+pursuant\s+to\s+section\s+12\s*\(\s*g|indicate\s+by\s+check\s+mark",
+                       re.I)
+_DEBT_CLASS = re.compile(r"\d+(?:\.\d+)?\s?%\s+(?:[A-Z][\w-]*\s+){0,3}(?:notes|debentures|bonds)\s+due\s+(?:\w+\s+)?"
+                         r"(?:\d{1,2},?\s+)?(?:19|20)\d\d", re.I)
+_MONTH_STEMS = frozenset(stems("january february march april may june july august september october november december "
+                               "onward onwards"))
 _CHANGE_HEAD = re.compile(r"\bchange\b|%|\bcomparable\b|\bgrowth\b|\bincrease\b|\bdecrease\b|\bvs\.?\b", re.I)
 _TOTAL = re.compile(r"^\s*(?:total|subtotal|sum|net total|consolidated)\b|\btotal\s*$", re.I)
 # "DPO is defined as: ...", "Days payable outstanding (DPO) is defined as"
@@ -340,6 +352,57 @@ def _activities(question: str, asked: Asked, sections: list[Section]) -> tuple[A
     return AnswerBlock(clip(text, MAX_CHARS), "figure", cites), []
 
 
+def _registered(question: str, sections: list[Section]) -> tuple[AnswerBlock, list] | None:
+    """The block of a question asking which securities are registered on an exchange: the classes the cover
+    page lists under "Securities registered pursuant to Section 12(b)" (only the debt classes when debt is asked:
+    notes, debentures, bonds), or "None" when the list has none of them; None when no retrieved section holds the
+    list."""
+    if not _REGISTERED_Q.search(question):
+        return None
+    debt = bool(_DEBT_Q.search(question))
+    for sec in sections:
+        m = _SECTION_12B.search(sec.text)
+        if m is None:
+            continue
+        listed = _LIST_END.split(sec.text[m.end():m.end() + 3000], maxsplit=1)[0]
+        plain = re.sub(r"\s+", " ", re.sub(r"^\s*\|?[\s|:-]*-{3}[\s|:-]*$|\|", " ", listed, flags=re.M)).strip(" :")
+        classes = [re.sub(r"\s+", " ", c.group(0)).strip() for c in _DEBT_CLASS.finditer(listed)]
+        first = sec.text[: m.start()].count("\n")
+        last = first + sec.text[m.start(): m.end() + len(listed)].rstrip().count("\n")
+        numbers = sec.line_numbers or tuple(range(sec.line_start, sec.line_start + sec.text.count("\n") + 1))
+        cite = (cite_line(sec, numbers[first], numbers[min(last, len(numbers) - 1)]),)
+        what = "debt securities" if debt else "securities"
+        if debt and not classes:
+            shown = plain
+            text = (f"None: the cover page lists no {what} under Section 12(b) (registered on an exchange); it lists: "
+                    f"{shown}" if shown else f"None: the cover page lists no {what} under Section 12(b).")
+            return AnswerBlock(clip(text, MAX_CHARS), "passage", cite), []
+        shown = "; ".join(dict.fromkeys(classes)) if debt else plain
+        if not shown:
+            continue
+        text = f"The {what} registered under Section 12(b) (on an exchange), per the cover page: {shown}."
+        return AnswerBlock(clip(text, MAX_CHARS), "passage", cite), []
+    return None
+
+
+def _named_in_passage(question: str, asked: Asked, ranked: list) -> tuple[AnswerBlock, list] | None:
+    """The block of a "which one" question that asks no superlative and no figure ("Which segment will be
+    presented as a discontinued operation?"): the best ranked sentence that states most of what the question
+    says of the one asked (the words after its verb, dates and figures aside), quoted; None when none does."""
+    m = _KIND_AFTER.search(question)
+    if m is None or asked.kind not in ("other", "name", "list") or _direction(question) is not None:
+        return None
+    said = {t for t in stems(question[m.end():]) if not t.isdigit() and t not in _MONTH_STEMS}
+    if len(said) < 2:
+        return None
+    for _, p in ranked[:3]:
+        if p.kind == "row":
+            continue
+        if len(said & set(stems(p.text))) >= 0.5 * len(said):
+            return AnswerBlock(clip(p.text, MAX_CHARS), "passage", (cite_line(p.section, p.line, p.line_end),)), [p]
+    return None
+
+
 def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = frozenset(),
                 sections: list[Section] | None = None) -> tuple[AnswerBlock, list[Passage]] | None:
     """The answer block of a "which one" question (:func:`selects`) asking a superlative: among the parts of a
@@ -361,7 +424,8 @@ def which_block(question: str, asked: Asked, ranked: list, q_terms: set[str] = f
     """
     if sections is None:
         sections = list({p.section.section_id: p.section for _, p in ranked}.values())
-    return _activities(question, asked, sections) or _pick(question, asked, sections, set(q_terms))
+    return (_registered(question, sections) or _activities(question, asked, sections)
+            or _pick(question, asked, sections, set(q_terms)) or _named_in_passage(question, asked, ranked))
 
 
 def not_determined(asked: Asked, ranked: list) -> tuple[AnswerBlock, list[Passage]]:
