@@ -54,7 +54,7 @@ _MEASURE = re.compile(r"\b(?:%s)\s+(?P<m>(?:[\w&'’-]+\s+){0,3}?[\w&'’-]+)\s*
 _KIND_AFTER = re.compile(r"\bwhich\s+(?:of\s+(?:the\s+|its\s+|their\s+)?(?:[\w.&-]+['’]s?\s+)?)?(?P<k>(?:[\w-]+\s+){0,3}?"
                          r"[\w-]+?)\s+(?:had|has|have|was|were|is|are|brought|received|performed|will|did|does|"
                          r"generated|contributed|saw|experienced|showed|grew|declined|dropped|fell)\b", re.I)
-_KIND_AMONG = re.compile(r"\bamong\s+(?:all\s+)?(?:of\s+)?(?:the\s+|its\s+)?(?P<k>(?:[\w-]+\s+){0,2}?[\w-]+?)"
+_KIND_AMONG = re.compile(r"\bamong\s+(?:all\s+)?(?:of\s+)?(?:the\s+|its\s+)?(?P<k>(?:[\w-]+\s+){0,4}?[\w-]+?)"
                          r"(?:\s+(?:that|which|it|the)\b|,)", re.I)
 _GENERIC_KIND = frozenset(stems("one type kind company company's business"))
 # the cash-flow activities a question names, and the statement rows that total them
@@ -101,10 +101,10 @@ def _direction(question: str) -> tuple[bool, bool] | None:
     performance is the lowest change; growth, the best performance the highest."""
     drop, grow = bool(_DROP.search(question)), bool(_GROW.search(question))
     high, low = bool(_HIGH.search(question)), bool(_LOW.search(question))
-    if drop and not grow:
+    if drop:  # "the biggest drop", "dragged down growth": the lowest change
         return False, True
-    if grow and not drop:
-        return (not low) or high, True
+    if grow:
+        return not (low and not high), True
     if _PERFORM.search(question) and high != low:  # "performed the best", "the worst topline performance"
         return high, True
     if high == low or drop or grow:

@@ -1,0 +1,179 @@
+"""ppkit.answer.which: "which one" questions answered from a retrieved table, statement or cover page, or not at all.
+
+Each section is a small hand-written table; every expected figure is checked by hand in the comments.
+"""
+
+from ppkit.answer.asked import asked_type
+from ppkit.answer.which import _direction, _kind, _measure, _written, selects, which_block
+from ppkit.core.text import stems
+from ppkit.retrieval.types import Section
+
+
+def _sec(breadcrumb: str, text: str, node: str = "0001", rank: int = 1, doc: str = "ACME_2021_10K") -> Section:
+    lines = text.count("\n") + 1
+    return Section(doc, node, f"{doc} > {breadcrumb}", 10, 10 + lines - 1, text, rank, 1.0)
+
+
+def _ask(question: str, *sections: Section):
+    asked = asked_type(question)
+    assert selects(question, asked)
+    got = which_block(question, asked, [], set(stems(question)) - {"acm"}, list(sections))
+    return None if got is None else got[0]
+
+
+DERIVATIVES = _sec("Notes > Derivative Instruments", """The notional amounts of our derivative instruments:
+
+| (dollars in millions) | 2021 | 2020 |
+|---|---|---|
+| Interest rate swaps | $19,779 | $17,768 |
+| Cross currency swaps | 32,502 | 26,288 |
+| Foreign exchange forwards | 932 | 1,405 |""")
+
+GEOGRAPHY = _sec("Notes > Geographic Information", """(millions of dollars)
+
+| | 2023 | 2022 | Change |
+|---|---|---|---|
+| United States | $6,185 | $11,222 | (45) |
+| Developed Europe | 2,415 | 5,480 | (56) |
+| Emerging Markets | 2,828 | 6,006 | (53) |
+| Revenues | $11,428 | $22,708 | (50) |""")
+
+
+def test_the_part_with_the_highest_value_named_with_its_figure_and_the_runner_up():
+    block = _ask("Among all of the derivative instruments ACME used, which one had the highest notional value in "
+                 "FY 2021?", DERIVATIVES)
+    assert block.kind == "figure"
+    assert block.text == ("Cross currency swaps: $32,502 million in 2021, the highest of the table's 3 parts; next: "
+                          "Interest rate swaps, $19,779 million in 2021.")
+    # the header line (12), the winner's row (15), the runner-up's (14)
+    assert [(c.line_start, c.line_end) for c in block.citations] == [(12, 12), (15, 15), (14, 14)]
+
+
+def test_the_biggest_drop_is_the_lowest_percent_change_computed_from_the_two_years():
+    # Europe 2,415 / 5,480 - 1 = -55.9%; Emerging -52.9%; US -44.9%; the total row is no part
+    block = _ask("Which geographic region had the biggest drop in 2023 revenues year over year (on a percentage "
+                 "basis)?", GEOGRAPHY)
+    assert block.text.startswith("Developed Europe: -55.9% ($2,415 million in 2023 vs $5,480 million in 2022), the "
+                                 "lowest change of the table's 3 parts; next: Emerging Markets, -52.9%")
+
+
+def test_the_share_of_the_group_total_is_stated():
+    # corporate bonds 416 of the short-term investments' 500: 83.2%
+    s = _sec("Notes > Investments", """The following table presents the Company's debt investments:
+
+| | Level | June 30, 2023 | December 31, 2022 |
+|---|---|---|---|
+| U.S. government securities | Level 1 | 57 | 56 |
+| U.S. agency securities | Level 2 | 27 | 9 |
+| Corporate bonds | Level 2 | 416 | 213 |
+| Short-term investments | | 500 | 278 |""")
+    block = _ask("Which type of debt received the largest investment among the short term investments in 2023?", s)
+    assert block.text.startswith("Corporate bonds: 416 at June 30, 2023, 83.2% of Short-term investments (500), the "
+                                 "highest of the table's 3 parts")
+
+
+def test_a_change_column_is_read_when_the_table_gives_no_two_years():
+    # the parts add up to the total (40 + 35 + 25 = 100) and the table is no statement: one whole
+    s = _sec("Results of Operations > Domestic Segment", """Revenue mix and comparable sales:
+
+| | Revenue Mix | Comparable Sales % Change |
+|---|---|---|
+| Computing | 40 % | (6.4)% |
+| Appliances | 35 % | (16.1)% |
+| Entertainment | 25 % | 9.0 % |
+| Total | 100 % | (6.3)% |""")
+    block = _ask("Which product category performed the best (by top line) in the quarter?", s)
+    assert block.text.startswith("Entertainment: 9.0% (Comparable Sales % Change), the highest change of the "
+                                 "table's 3 parts; next: Computing, -6.4%")
+
+
+def test_no_winner_among_the_measures_own_line_items():
+    # the rows are net revenue's components (they add up to it), not the segments asked among
+    s = _sec("Note 25 - Business segments", """| (in millions) | 2021 | 2020 |
+|---|---|---|
+| Noninterest revenue | $4,588 | $4,097 |
+| Net interest income | 7,929 | 9,190 |
+| Total net revenue | 12,517 | 13,287 |
+| Provision for credit losses | (3,602) | 5,772 |""")
+    assert _ask("Which of ACME's business segments had the lowest net revenue in 2021?", s) is None
+
+
+def test_no_winner_among_a_statements_line_items_of_another_kind():
+    # revenue lines add up to revenues, but an income statement's lines are no regions
+    s = _sec("CONSOLIDATED STATEMENTS OF OPERATIONS", """| (In thousands) | 2022 | 2021 |
+|---|---|---|
+| Casino | $1,548 | $1,200 |
+| Rooms | 700 | 600 |
+| Food and beverage | 500 | 400 |
+| Revenues | 2,748 | 2,200 |""")
+    assert _ask("Which region had the highest EBITDAR contribution in 2022?", s) is None
+
+
+def test_no_winner_when_units_differ_or_values_tie():
+    mixed = _sec("Notes > Derivative Instruments", """| | 2021 | 2020 |
+|---|---|---|
+| Interest rate swaps | 5 % | 4 % |
+| Cross currency swaps | 32,502 | 26,288 |""")
+    assert _ask("Among the derivative instruments, which one had the highest notional value in 2021?", mixed) is None
+    tie = _sec("Notes > Derivative Instruments", """| | 2021 | 2020 |
+|---|---|---|
+| Interest rate swaps | 700 | 4 |
+| Cross currency swaps | 700 | 5 |""")
+    assert _ask("Among the derivative instruments, which one had the highest notional value in 2021?", tie) is None
+
+
+def test_the_cash_flow_activity_that_brought_in_the_most():
+    s = _sec("CONSOLIDATED STATEMENTS OF CASH FLOWS", """| (In millions) | 2023 | 2022 |
+|---|---|---|
+| Net income | $5,070 | $6,046 |
+| Cash provided (used) by operations | 5,841 | 5,188 |
+| Cash provided (used) by investing activities | 564 | (1,524) |
+| Cash provided (used) by financing activities | (7,447) | (4,836) |""")
+    block = _ask("Among operations, investing, and financing activities, which brought in the most (or lost the "
+                 "least) cash flow in FY2023?", s)
+    assert block.text == ("Operating activities brought in the most cash in 2023: $5,841 million (investing: "
+                          "$564 million; financing: -$7,447 million).")
+    assert len(block.citations) == 3
+
+
+COVER = """Securities registered pursuant to Section 12(b) of the Act:
+
+Title of each class Trading Symbol(s) Name of each exchange on which registered
+
+Common Stock, Par Value $.01 Per Share ACM New York Stock Exchange
+
+1.500% Notes due 2026 ACM26 New York Stock Exchange 1.750% Notes due 2030 ACM30 New York Stock Exchange
+
+Securities registered pursuant to section 12(g) of the Act: None"""
+
+
+def test_registered_debt_securities_listed_from_the_cover_page_or_none():
+    q = "Which debt securities are registered to trade on a national securities exchange under ACME's name?"
+    block = _ask(q, _sec("Cover", COVER))
+    assert block.kind == "passage"
+    assert block.text.endswith(": 1.500% Notes due 2026; 1.750% Notes due 2030.")
+    assert (block.citations[0].line_start, block.citations[0].line_end) == (10, 16)
+    none = _ask(q, _sec("Cover", COVER.split("\n\n1.500%")[0]))
+    assert none.text.startswith("None: the cover page lists no debt securities under Section 12(b)")
+    assert "Common Stock" in none.text
+
+
+def test_a_which_question_asking_no_superlative_answered_by_its_sentence():
+    s = _sec("Press release", "The quarter was strong. ACME will now present its Consumer business financial results "
+                              "as discontinued operations from August 30, 2023.")
+    q = "Which business segment of ACME will be treated as a discontinued operation from August 30, 2023 onward?"
+    asked = asked_type(q)
+    from ppkit.answer.passages import rank_passages
+    ranked = rank_passages(q, [s], asked, q_terms=set(stems(q)))
+    block, used = which_block(q, asked, ranked, set(stems(q)), [s])
+    assert block.kind == "passage" and block.text.startswith("ACME will now present its Consumer business")
+
+
+def test_reading_the_question():
+    assert _direction("Which region had the worst topline performance?") == (False, True)
+    assert _direction("Which segment had the highest net revenue?") == (True, False)
+    assert _direction("Which segment dragged down growth?") == (False, True)
+    assert _direction("Which segment is discontinued?") is None
+    assert _measure("Which segment had the lowest net revenue in 2021?") == {"net", "revenu"}
+    assert _kind("Which of ACME's business segments had the lowest net revenue?") == {"segment"}
+    assert _written("(6.4)%") == "-6.4%" and _written("9.0 %") == "9.0%"
