@@ -198,8 +198,9 @@ def _pct_change(cur: float, old: float) -> float | None:
 
 def _candidates(table: list[Passage], year: int | None, by_change: bool) -> tuple[list[_Cand], str, int] | None:
     """The parts of ``table`` (no total rows) with the value compared: the asked year's value, or its change from
-    the year before (percent; from a change column when the table gives no two years), and a word for what was
-    compared; None when the table gives no such column or the values' units differ."""
+    the year before (in percent when every part's base is positive, else in amount; from the table's change column
+    when it gives no two years), and a word for what was compared; None when the table gives no such column or the
+    values' units differ."""
     head = table[0]
     col = _year_col(head, year) if year is not None else None
     old = _year_col(head, year - 1) if year is not None else None
@@ -211,35 +212,37 @@ def _candidates(table: list[Passage], year: int | None, by_change: bool) -> tupl
     ref_col = col if col is not None else change_col
     totals = _totals(table, ref_col)
     money = any("$" in v for p in table for v in p.values[ref_col:ref_col + 1])
-    out = []
+    out, pairs = [], []
     for i, p in enumerate(table):
         if i in totals or _TOTAL.search(p.row_label or p.label):
             continue
         if by_change and col is not None and old is not None:
             cur, prev = (cell_value(p.values[c]) if c < len(p.values) else None for c in (col, old))
-            pct = _pct_change(cur, prev) if cur is not None and prev is not None else None
-            if pct is None:
-                continue
-            unit = _unit([p.values[col], p.values[old]], p)
-            if unit == "?":
-                return None
-            out.append(_Cand(p, pct, f"{_num(pct)}% ({_show(cur, unit, money)} {_period_name(head.header[col])} "
-                                     f"vs {_show(prev, unit, money)} {_period_name(head.header[old])})"))
+            if cur is not None and prev is not None:
+                pairs.append((p, cur, prev, _unit([p.values[col], p.values[old]], p)))
         else:
             c = col if not by_change else change_col
             v = cell_value(p.values[c]) if c < len(p.values) else None
-            if v is None:
-                continue
-            out.append(_Cand(p, v, p.values[c]))
-    cells = [c.row.values[col if not by_change else (change_col if col is None or old is None else col)]
-             for c in out]
-    unit = _unit(cells, head)
+            if v is not None:
+                out.append(_Cand(p, v, p.values[c]))
+    if pairs:
+        if {u for *_, u in pairs} & {"?", "%"} or len({u for *_, u in pairs}) > 1:
+            return None  # mixed units, or percents (whose change is in points, not asked here)
+        # a percent change only from positive bases (from 100 to -473 is no "-573%"): else the change in amount
+        pct = all(prev > 0 and cur >= 0 for _, cur, prev, _ in pairs)
+        for p, cur, prev, unit in pairs:
+            was = (f"{_show(cur, unit, money)} {_period_name(head.header[col])} vs {_show(prev, unit, money)} "
+                   f"{_period_name(head.header[old])}")
+            out.append(_Cand(p, _pct_change(cur, prev), f"{_num(_pct_change(cur, prev))}% ({was})") if pct
+                       else _Cand(p, cur - prev, f"{'up' if cur >= prev else 'down'} "
+                                                 f"{_show(abs(cur - prev), unit, money)} ({was})"))
+        return (out, "change", ref_col) if len(out) >= 2 else None
+    c = change_col if by_change else col
+    unit = _unit([x.row.values[c] for x in out], head)
     if unit == "?" or len(out) < 2:
         return None
-    if not (by_change and col is not None and old is not None):
-        c = col if not by_change else change_col
-        out = [_Cand(x.row, x.value, f"{_show(x.value, unit, money)} {_period_name(head.header[c])}".strip()
-                     if not by_change else f"{_written(x.row.values[c])} ({head.header[c]})") for x in out]
+    out = [_Cand(x.row, x.value, f"{_written(x.row.values[c])} ({head.header[c]})" if by_change
+                 else f"{_show(x.value, unit, money)} {_period_name(head.header[c])}".strip()) for x in out]
     return out, "change" if by_change else "value", ref_col
 
 
