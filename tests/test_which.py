@@ -177,3 +177,43 @@ def test_reading_the_question():
     assert _measure("Which segment had the lowest net revenue in 2021?") == {"net", "revenu"}
     assert _kind("Which of ACME's business segments had the lowest net revenue?") == {"segment"}
     assert _written("(6.4)%") == "-6.4%" and _written("9.0 %") == "9.0%"
+
+
+PRODUCT_MIX = _sec("Results of Operations", """Revenue mix:
+
+| | 2022 | 2021 |
+|---|---|---|
+| Computing | 400 | 380 |
+| Appliances | 350 | 300 |
+| Entertainment | 250 | 260 |
+| Total | 1,000 | 940 |""")
+
+
+def test_a_region_is_never_picked_from_another_kind_of_whole():
+    # the parts add up, but regions are asked and the table names neither regions nor the measure asked
+    assert _ask("Which region had the highest EBITDAR contribution in 2022?", PRODUCT_MIX) is None
+
+
+def test_regions_picked_from_a_table_of_the_measure_asked():
+    # no "region" in the table, but it is a table of EBITDAR whose parts add up: 3,142 of 3,497 is 89.8%
+    s = _sec("Adjusted Property EBITDAR", """Year Ended December 31,
+
+| (In thousands) | 2022 | 2021 |
+|---|---|---|
+| Las Vegas Strip Resorts | $3,142 | $1,738 |
+| Regional Operations | 1,295 | 1,218 |
+| MGM China | (203) | 25 |
+| Corporate and other | (737) | (560) |
+| Adjusted EBITDAR | $3,497 | $2,421 |""")
+    block = _ask("Which region had the highest EBITDAR contribution in 2022?", s)
+    assert block.text.startswith("Las Vegas Strip Resorts: $3,142 thousand in 2022, 89.8% of Adjusted EBITDAR "
+                                 "($3,497 thousand), the highest of the table's 4 parts; next: Regional Operations")
+
+
+def test_no_winner_among_line_items_even_in_a_table_of_the_kind():
+    s = _sec("Segment Information > Segment A", """| (in millions) | 2022 | 2021 |
+|---|---|---|
+| Revenue | 900 | 800 |
+| Operating income | 120 | 100 |
+| Capital expenditures | 40 | 30 |""")
+    assert _ask("Which segment had the highest profit in 2022?", s) is None

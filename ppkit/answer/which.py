@@ -75,6 +75,15 @@ _DEBT_CLASS = re.compile(r"\d+(?:\.\d+)?\s?%\s+(?:[A-Z][\w-]*\s+){0,3}(?:notes|d
                          r"(?:\d{1,2},?\s+)?(?:19|20)\d\d", re.I)
 _MONTH_STEMS = frozenset(stems("january february march april may june july august september october november december "
                                "onward onwards"))
+# a primary statement's line items (a table of them holds no segments, regions or instruments to pick among)
+_LINE_ITEM = re.compile(r"\b(?:revenues?|net sales|sales|income|expenses?|profit|margin|costs? of|earnings|ebitd?a?r?|"
+                        r"assets|liabilities|equity|cash flows?|depreciation|amortization|provision|taxes|"
+                        r"capital expenditures?)\b", re.I)
+_LINE_ITEM_STEMS = frozenset(stems("revenue sales income expense profit margin cost earnings asset liability equity "
+                                   "cash depreciation amortization provision tax expenditure"))
+# kinds a table of them names (its title or caption says "segment", "geographic", "region")
+_NAMED_KINDS = frozenset(stems("segment segments region regions regional geographic geography geographical country "
+                               "countries area areas"))
 _CHANGE_HEAD = re.compile(r"\bchange\b|%|\bcomparable\b|\bgrowth\b|\bincrease\b|\bdecrease\b|\bvs\.?\b", re.I)
 _TOTAL = re.compile(r"^\s*(?:total|subtotal|sum|net total|consolidated)\b|\btotal\s*$", re.I)
 # "DPO is defined as: ...", "Days payable outstanding (DPO) is defined as"
@@ -246,18 +255,27 @@ def _candidates(table: list[Passage], year: int | None, by_change: bool) -> tupl
     return out, "change" if by_change else "value", ref_col
 
 
-def _fits(table: list[Passage], cands: list[_Cand], kind: set[str], measure: set[str], ref_col: int) -> bool:
-    """Whether ``table``'s rows are the parts asked among: none names the measure compared (then they are its line
-    items), and the table is of the kind asked (its title, caption or header name it) or, in a table that is no
-    primary statement, they are all the parts of its one total row."""
-    if any(set(stems(c.row.row_label or c.row.label)) & measure for c in cands):
+def _fits(table: list[Passage], cands: list[_Cand], kind: set[str], measure: set[str], ref_col: int,
+          whole: bool) -> bool:
+    """Whether ``table``'s rows are the parts asked among: none names the measure compared and few are a
+    statement's line items (revenue, income, expenses: then they are the measure's or a statement's lines, not the
+    parts), and the table is of the kind asked (its titles, caption or header name it) or, when ``whole`` (a second
+    pass), in a table that is no primary statement, they are all the parts of its one total row, and the table is
+    of the measure asked when segments or regions are asked (a table of them names them or their measure)."""
+    labels = [c.row.row_label or c.row.label for c in cands]
+    if any(set(stems(label)) & measure for label in labels):
+        return False
+    if not kind & _LINE_ITEM_STEMS and 3 * sum(bool(_LINE_ITEM.search(label)) for label in labels) > len(labels):
         return False
     head = table[0]
-    context = set(stems(" ".join([*breadcrumb_titles(head.section.breadcrumb)[1:], head.caption, head.header_text, " ".join(head.header)])))
-    if kind & context:
-        return True
-    # no kind named in the table: its parts must be all the parts of one whole (they add up to its one total row),
-    # as a segment's product mix is; a statement's many line items in several groups (revenues, expenses) are not
+    context = set(stems(" ".join([*breadcrumb_titles(head.section.breadcrumb)[1:], head.caption, head.header_text,
+                                  " ".join(head.header)])))
+    if not whole:
+        return bool(kind & context)
+    if kind & _NAMED_KINDS and not measure & context:  # segments or regions: in a table of the measure asked
+        return False
+    # the parts of one whole (they add up to its one total row), as a segment's product mix is; a statement's many
+    # line items in several groups (revenues, expenses) are not
     wholes = [n for n in _totals(table, ref_col).values() if n >= 2]
     return len(wholes) == 1 and wholes[0] == len(cands) and not statement_kinds(head.section)
 
@@ -283,13 +301,15 @@ def _pick(question: str, asked: Asked, sections: list[Section], q_terms: set[str
         return None
     high, by_change = d
     kind, measure = _kind(question) & q_terms if q_terms else _kind(question), _measure(question)
-    for table in _tables(sections):
+    tables = _tables(sections)
+    # first the tables of the kind asked, in rank order; then any that is all the parts of one total
+    for table, whole in [(t, False) for t in tables] + [(t, True) for t in tables]:
         year = _latest(table[:1], asked.years)
         got = _candidates(table, year, by_change)
         if got is None:
             continue
         cands, what, ref_col = got
-        if not _fits(table, cands, kind, measure, ref_col):
+        if not _fits(table, cands, kind, measure, ref_col, whole):
             continue
         order = sorted(cands, key=lambda c: c.value, reverse=high)
         best, second = order[0], order[1]
