@@ -217,3 +217,46 @@ def test_no_winner_among_line_items_even_in_a_table_of_the_kind():
 | Operating income | 120 | 100 |
 | Capital expenditures | 40 | 30 |""")
     assert _ask("Which segment had the highest profit in 2022?", s) is None
+
+
+GEO = _sec("Note 17 > Geographic Information", """The tables below list our revenue and property by geographic area.
+
+| Revenue Americas: | 2016 | 2015 |
+|---|---|---|
+| United States | $3,088 | $2,548 |
+| Other | 312 | 240 |
+| Total Americas | 3,400 | 2,788 |
+| EMEA | 1,619 | 1,336 |
+| Japan | 401 | 348 |
+| Other | 434 | 323 |
+| Total APAC | 835 | 671 |
+| Revenue | $5,854 | $4,795 |
+
+The following table lists property and equipment, net:
+
+| Property and Equipment Americas: | 2016 | 2015 |
+|---|---|---|
+| United States | $643 | $621 |
+| EMEA | 49 | 44 |
+| India | 106 | 112 |
+| Property and equipment, net | $798 | $777 |""")
+
+
+def test_groups_of_parts_need_the_group_named_and_the_measure_its_table():
+    # revenue: leaves (United States) or groups (Americas)? the question does not say; property is no revenue
+    assert _ask("Which geographic area had the highest revenue in 2016?", GEO) is None
+    # property: one group, the measure named above the table: the United States, 643 of 798 = 80.6%
+    block = _ask("Which geographic area had the highest property and equipment in 2016?", GEO)
+    assert block.text.startswith("United States: $643 in 2016, 80.6% of Property and equipment, net ($798)")
+
+
+def test_a_table_broken_down_by_another_kind_is_no_answer():
+    s = _sec("Note 21 - Segments", """Sales by major product were:
+
+| ($in millions) | Segment | 2023 | 2022 |
+|---|---|---|---|
+| Films | Flexibles | $10,061 | 10,033 |
+| Cartons | Flexibles | 1,093 | 1,118 |
+| Containers | Rigid Packaging | 3,540 | 3,393 |
+| Net sales | | $14,694 | 14,544 |""")
+    assert _ask("Which of ACME's segments had the highest net sales in FY2023?", s) is None

@@ -84,6 +84,17 @@ _LINE_ITEM_STEMS = frozenset(stems("revenue sales income expense profit margin c
 # kinds a table of them names (its title or caption says "segment", "geographic", "region")
 _NAMED_KINDS = frozenset(stems("segment segments region regions regional geographic geography geographical country "
                                "countries area areas"))
+_TOTAL_STEMS = frozenset(stems("total subtotal"))
+# words of a change asked, no measure of their own ("the biggest drop in revenues": drop)
+_CHANGE_STEMS = frozenset(stems("drop drops decline declines decrease increase growth change fall rise performance "
+                                "performer"))
+# what a table breaks its whole down by ("Sales by major product", "revenue by geographic area")
+_BY_KIND = re.compile(r"\bby\s+((?:[\w-]+\s+)?[\w-]+)", re.I)
+_KIND_WORDS = frozenset(stems("segment segments region regions geographic geography country countries area areas "
+                              "product products category categories brand brands channel channels customer customers "
+                              "instrument instruments"))
+# words of a measure too plain to tell one table from another ("net sales": sales tells)
+_PLAIN_MEASURE = frozenset(stems("net total gross value values amount amounts percentage percent"))
 _CHANGE_HEAD = re.compile(r"\bchange\b|%|\bcomparable\b|\bgrowth\b|\bincrease\b|\bdecrease\b|\bvs\.?\b", re.I)
 _TOTAL = re.compile(r"^\s*(?:total|subtotal|sum|net total|consolidated)\b|\btotal\s*$", re.I)
 # "DPO is defined as: ...", "Days payable outstanding (DPO) is defined as"
@@ -154,25 +165,55 @@ def _tables(sections: list[Section]) -> list[list[Passage]]:
     return list(out.values())
 
 
-def _totals(rows: list[Passage], col: int) -> dict[int, int]:
-    """Positions of ``rows`` that total the rows above them in column ``col`` (a "Total ..." row, or a row equal
-    to the sum of the parts since the last total, within rounding) -> how many parts each totals."""
-    out: dict[int, int] = {}
-    parts: list[float] = []
+def _totals(rows: list[Passage], col: int) -> dict[int, tuple[int, ...]]:
+    """Positions of ``rows`` that total rows above them in column ``col`` -> the positions of the parts each totals:
+    a "Total ..." row or a row equal to the sum of the parts since the last total (a group's), or to the sum of every
+    part above it (the table's grand total), within rounding."""
+    out: dict[int, tuple[int, ...]] = {}
+    parts: list[int] = []  # the current group's parts
+    every: list[int] = []  # every part so far
+    vals: dict[int, float] = {}
+
+    def close(v: float, idx: list[int]) -> bool:
+        return abs(v - sum(vals[j] for j in idx)) <= max(0.005 * abs(v), 0.6 * len(idx))
+
     for i, p in enumerate(rows):
         v = cell_value(p.values[col]) if col < len(p.values) else None
         if v is None:
             continue
+        vals[i] = v
         named = bool(_TOTAL.search(p.row_label or p.label))
-        if len(parts) >= 2 and (named or abs(v - sum(parts)) <= max(0.005 * abs(v), 0.6 * len(parts))):
-            out[i] = len(parts)
-            parts = []
+        if len(parts) >= 2 and (named or close(v, parts)):
+            out[i], parts = tuple(parts), []
+        elif out and len(every) >= 2 and close(v, every):
+            out[i], parts = tuple(every), []
         elif named:
-            out[i] = len(parts)
-            parts = []
+            out[i], parts = tuple(parts), []
         else:
-            parts.append(v)
+            parts.append(i)
+            every.append(i)
     return out
+
+
+def _groups(totals: dict[int, tuple[int, ...]]) -> dict[int, tuple[int, ...]]:
+    """The totals of groups (not the grand total of all parts) with two parts or more."""
+    grand = {t for t, ps in totals.items() if any(set(o) < set(ps) for o in totals.values())}
+    return {t: ps for t, ps in totals.items() if t not in grand and len(ps) >= 2}
+
+
+def _lead(head: Passage) -> str:
+    """The prose just above a table (up to three lines: "The following table sets forth the notional amounts ...")."""
+    s = head.section
+    numbers = s.line_numbers or tuple(range(s.line_start, s.line_start + s.text.count("\n") + 1))
+    lines = s.text.split("\n")
+    at = next((i for i, n in enumerate(numbers) if n == head.header_line), None)
+    out: list[str] = []
+    for line in reversed(lines[:at] if at is not None else []):
+        if line.strip().startswith("|") or len(out) >= 3:
+            break
+        if line.strip():
+            out.append(line)
+    return " ".join(reversed(out))
 
 
 def _unit(cells: list[str], p: Passage) -> str:
@@ -270,28 +311,53 @@ def _fits(table: list[Passage], cands: list[_Cand], kind: set[str], measure: set
     head = table[0]
     context = set(stems(" ".join([*breadcrumb_titles(head.section.breadcrumb)[1:], head.caption, head.header_text,
                                   " ".join(head.header)])))
-    if not whole:
-        return bool(kind & context)
+    lead = _lead(head)
+    said = context | set(stems(lead + " " + " ".join(p.label for p in table)))
+    by = {t for m in _BY_KIND.finditer(f"{head.caption} {lead}") for t in stems(m.group(1))} & _KIND_WORDS
+    if kind & _KIND_WORDS and by and not by & kind:
+        return False  # "sales by major product" where segments are asked
+    own = measure - _CHANGE_STEMS - _PLAIN_MEASURE
+    if own and not own & said:
+        return False  # a table of another measure (property by region where revenue is asked)
+    if not whole:  # the table names the kind asked, and its lead no other kind ("for the major countries")
+        other = set(stems(f"{head.caption} {lead}")) & _KIND_WORDS
+        return bool(kind & context) and not (kind & _KIND_WORDS and other and not other & kind)
     if kind & _NAMED_KINDS and not measure & context:  # segments or regions: in a table of the measure asked
         return False
     # the parts of one whole (they add up to its one total row), as a segment's product mix is; a statement's many
     # line items in several groups (revenues, expenses) are not
-    wholes = [n for n in _totals(table, ref_col).values() if n >= 2]
-    return len(wholes) == 1 and wholes[0] == len(cands) and not statement_kinds(head.section)
+    wholes = [ps for ps in _totals(table, ref_col).values() if len(ps) >= 2]
+    return len(wholes) == 1 and len(wholes[0]) == len(cands) and not statement_kinds(head.section)
 
 
 def _share(table: list[Passage], row: Passage, col: int) -> str:
-    """", 82.0% of Short-term investments ($507,726 thousand)": the row's share of the total row of its group."""
-    totals = _totals(table, col)
+    """", 82.0% of Short-term investments ($507,726 thousand)": the row's share of the total of its group (else of
+    the table's total)."""
     i = table.index(row)
-    after = [j for j in sorted(totals) if j > i and totals[j] >= 2]
-    if not after:
+    having = [(len(ps), t) for t, ps in _totals(table, col).items() if i in ps and len(ps) >= 2]
+    if not having:
         return ""
-    total = table[after[0]]
+    total = table[min(having)[1]]
     v, t = cell_value(row.values[col]), cell_value(total.values[col])
     if not v or not t or v < 0 or t <= 0 or "%" in row.values[col]:
         return ""
-    return f", {_num(v / t * 100)}% of {total.row_label or total.label} ({_show(t, _unit([total.values[col]], total), '$' in total.values[col])})"
+    money = "$" in total.values[col] or "$" in row.values[col]
+    return f", {_num(v / t * 100)}% of {total.row_label or total.label} ({_show(t, _unit([total.values[col]], total), money)})"
+
+
+def _within_group(table: list[Passage], cands: list[_Cand], col: int, asked_terms: set[str]) -> list[_Cand] | None:
+    """The candidates of a table of groups (two or more group totals: Americas and APAC, cash equivalents and
+    short-term investments): the parts of the group the question names; None when it names none (leaves or groups?
+    the question does not say)."""
+    groups = _groups(_totals(table, col))
+    if len(groups) < 2:
+        return cands
+    for t, ps in groups.items():
+        name = set(stems(table[t].row_label or table[t].label)) - _TOTAL_STEMS
+        if name and name <= asked_terms:
+            rows = {id(table[j]) for j in ps}
+            return [c for c in cands if id(c.row) in rows]
+    return None
 
 
 def _pick(question: str, asked: Asked, sections: list[Section], q_terms: set[str]) -> tuple[AnswerBlock, list[Passage]] | None:
@@ -310,6 +376,9 @@ def _pick(question: str, asked: Asked, sections: list[Section], q_terms: set[str
             continue
         cands, what, ref_col = got
         if not _fits(table, cands, kind, measure, ref_col, whole):
+            continue
+        cands = _within_group(table, cands, ref_col, set(stems(question)))
+        if cands is None or len(cands) < 2:
             continue
         order = sorted(cands, key=lambda c: c.value, reverse=high)
         best, second = order[0], order[1]
