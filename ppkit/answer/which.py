@@ -92,9 +92,16 @@ _CHANGE_STEMS = frozenset(stems("drop drops decline declines decrease increase g
 _BY_KIND = re.compile(r"\bby\s+((?:[\w-]+\s+)?[\w-]+)", re.I)
 _KIND_WORDS = frozenset(stems("segment segments region regions geographic geography country countries area areas "
                               "product products category categories brand brands channel channels customer customers "
-                              "instrument instruments"))
+                              "instrument instruments division divisions"))
 # words of a measure too plain to tell one table from another ("net sales": sales tells)
 _PLAIN_MEASURE = frozenset(stems("net total gross value values amount amounts percentage percent"))
+# the part of a year asked: a half (six months) or a quarter (three months)
+_HALF = re.compile(r"\bH[12]\b|\b(?:first|second)\s+half\b|\bsix\s+months\b|\bhalf[- ]year", re.I)
+_QUARTER = re.compile(r"\bQ[1-4]\b|\bQ[1-4]\s?(?:FY)?\s?'?\d{2,4}\b|\b(?:19|20)\d\dQ[1-4]\b|\bquarter|"
+                      r"\bthree\s+months\b|\b[1-4]Q\s?\d{2}", re.I)
+# a change asked in percent, or in amount
+_PERCENT_ASKED = re.compile(r"\bpercent(?:age)?\b|%|\brate\b", re.I)
+_AMOUNT_ASKED = re.compile(r"\b(?:in\s+dollars|dollar\s+(?:amount|terms)|absolute|in\s+(?:\$|usd))", re.I)
 _CHANGE_HEAD = re.compile(r"\bchange\b|%|\bcomparable\b|\bgrowth\b|\bincrease\b|\bdecrease\b|\bvs\.?\b", re.I)
 _TOTAL = re.compile(r"^\s*(?:total|subtotal|sum|net total|consolidated)\b|\btotal\s*$", re.I)
 # "DPO is defined as: ...", "Days payable outstanding (DPO) is defined as"
@@ -153,6 +160,8 @@ class _Cand:
     row: Passage
     value: float
     shown: str  # the value as the block states it, with unit and period
+    cur: float | None = None  # a change's two values: the asked year's and the year before's
+    prev: float | None = None
 
 
 def _tables(sections: list[Section]) -> list[list[Passage]]:
@@ -246,14 +255,29 @@ def _pct_change(cur: float, old: float) -> float | None:
     return (cur - old) / abs(old) * 100 if old else None
 
 
-def _candidates(table: list[Passage], year: int | None, by_change: bool) -> tuple[list[_Cand], str, int] | None:
+def _column(head: Passage, year: int | None, part: str) -> int | None:
+    """The column of ``year``: its one column, or, when the year heads several (a quarter's and the year to date's,
+    or one per measure), the first for a quarter asked, the second for a half; None for a whole year asked (the
+    columns may be of other measures)."""
+    if year is None:
+        return None
+    cols = [i for i, h in enumerate(head.header) if re.findall(r"(?<!\d)((?:19|20)\d\d)(?!\d)", h) == [str(year)]
+            and not re.search(r"\bvs\b|%|change|compared", h, re.I)]
+    if len(cols) <= 1:
+        return _year_col(head, year)
+    return cols[0] if part == "quarter" else cols[1] if part == "half" else None
+
+
+def _candidates(table: list[Passage], year: int | None, by_change: bool, part: str = "",
+                basis: str = "") -> tuple[list[_Cand], str, int] | None:
     """The parts of ``table`` (no total rows) with the value compared: the asked year's value, or its change from
     the year before (in percent when every part's base is positive, else in amount; from the table's change column
-    when it gives no two years), and a word for what was compared; None when the table gives no such column or the
-    values' units differ."""
+    when it gives no two years), and a word for what was compared; None when the table gives no such column, the
+    values' units differ, or a percent is asked (``basis``) of a part with no positive base. ``part``: the part of a
+    year asked ("quarter", "half")."""
     head = table[0]
-    col = _year_col(head, year) if year is not None else None
-    old = _year_col(head, year - 1) if year is not None else None
+    col = _column(head, year, part)
+    old = _column(head, year - 1, part) if year is not None else None
     change_col = next((i for i, h in enumerate(head.header) if _CHANGE_HEAD.search(h)), None)
     if not by_change and col is None:
         return None
@@ -279,13 +303,17 @@ def _candidates(table: list[Passage], year: int | None, by_change: bool) -> tupl
         if {u for *_, u in pairs} & {"?", "%"} or len({u for *_, u in pairs}) > 1:
             return None  # mixed units, or percents (whose change is in points, not asked here)
         # a percent change only from positive bases (from 100 to -473 is no "-573%"): else the change in amount
-        pct = all(prev > 0 and cur >= 0 for _, cur, prev, _ in pairs)
+        pct = all(prev > 0 and cur >= 0 for _, cur, prev, _ in pairs) and basis != "amount"
+        if basis == "percent" and not pct:
+            return None
         for p, cur, prev, unit in pairs:
             was = (f"{_show(cur, unit, money)} {_period_name(head.header[col])} vs {_show(prev, unit, money)} "
                    f"{_period_name(head.header[old])}")
-            out.append(_Cand(p, _pct_change(cur, prev), f"{_num(_pct_change(cur, prev))}% ({was})") if pct
-                       else _Cand(p, cur - prev, f"{'up' if cur >= prev else 'down'} "
-                                                 f"{_show(abs(cur - prev), unit, money)} ({was})"))
+            moved = f"{'up' if cur >= prev else 'down'} {_show(abs(cur - prev), unit, money)}"
+            rate = f"{_num(_pct_change(cur, prev))}%" if prev > 0 and cur >= 0 else ""
+            # both the percent and the amount stated, the one compared first
+            out.append(_Cand(p, _pct_change(cur, prev), f"{rate}, {moved} ({was})", cur, prev) if pct
+                       else _Cand(p, cur - prev, f"{moved}{', ' + rate if rate else ''} ({was})", cur, prev))
         return (out, "change", ref_col) if len(out) >= 2 else None
     c = change_col if by_change else col
     unit = _unit([x.row.values[c] for x in out], head)
@@ -360,6 +388,18 @@ def _within_group(table: list[Passage], cands: list[_Cand], col: int, asked_term
     return None
 
 
+def _percent_or_amount(cands: list[_Cand], high: bool) -> _Cand | None:
+    """The part whose change is the highest (lowest) both in percent (of a positive base) and in amount, or None
+    when the two name different parts (a small part's steep fall, a large part's bigger one): the question does not
+    say which it asks. Values that are no change of two years: the one picked by them."""
+    pick = max if high else min
+    if any(c.cur is None for c in cands):
+        return pick(cands, key=lambda c: c.value)
+    based = [c for c in cands if c.prev > 0]
+    by_amount = pick(cands, key=lambda c: c.cur - c.prev)
+    return by_amount if not based or pick(based, key=lambda c: _pct_change(c.cur, c.prev)) is by_amount else None
+
+
 def _pick(question: str, asked: Asked, sections: list[Section], q_terms: set[str]) -> tuple[AnswerBlock, list[Passage]] | None:
     """The block naming the part of a retrieved table with the highest (lowest) value or change asked."""
     d = _direction(question)
@@ -368,17 +408,19 @@ def _pick(question: str, asked: Asked, sections: list[Section], q_terms: set[str
     high, by_change = d
     kind, measure = _kind(question) & q_terms if q_terms else _kind(question), _measure(question)
     tables = _tables(sections)
+    part = "half" if _HALF.search(question) else "quarter" if _QUARTER.search(question) else ""
+    basis = "percent" if _PERCENT_ASKED.search(question) else "amount" if _AMOUNT_ASKED.search(question) else ""
     # first the tables of the kind asked, in rank order; then any that is all the parts of one total
     for table, whole in [(t, False) for t in tables] + [(t, True) for t in tables]:
         year = _latest(table[:1], asked.years)
-        got = _candidates(table, year, by_change)
+        got = _candidates(table, year, by_change, part, basis)
         if got is None:
             continue
         cands, what, ref_col = got
         if not _fits(table, cands, kind, measure, ref_col, whole):
             continue
         cands = _within_group(table, cands, ref_col, set(stems(question)))
-        if cands is None or len(cands) < 2:
+        if cands is None or len(cands) < 2 or not basis and _percent_or_amount(cands, high) is None:
             continue
         order = sorted(cands, key=lambda c: c.value, reverse=high)
         best, second = order[0], order[1]
