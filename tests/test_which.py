@@ -112,17 +112,17 @@ def test_no_winner_among_a_statements_line_items_of_another_kind():
     assert _ask("Which region had the highest EBITDAR contribution in 2022?", s) is None
 
 
+def _notional(rows: str) -> Section:
+    return _sec("Notes > Derivative Instruments", "The notional amounts of our derivative instruments:\n\n"
+                "| | 2021 | 2020 |\n|---|---|---|\n" + rows)
+
+
 def test_no_winner_when_units_differ_or_values_tie():
-    mixed = _sec("Notes > Derivative Instruments", """| | 2021 | 2020 |
-|---|---|---|
-| Interest rate swaps | 5 % | 4 % |
-| Cross currency swaps | 32,502 | 26,288 |""")
-    assert _ask("Among the derivative instruments, which one had the highest notional value in 2021?", mixed) is None
-    tie = _sec("Notes > Derivative Instruments", """| | 2021 | 2020 |
-|---|---|---|
-| Interest rate swaps | 700 | 4 |
-| Cross currency swaps | 700 | 5 |""")
-    assert _ask("Among the derivative instruments, which one had the highest notional value in 2021?", tie) is None
+    q = "Among the derivative instruments, which one had the highest notional value in 2021?"
+    untied = "| Interest rate swaps | 700 | 4 |\n| Cross currency swaps | 710 | 5 |\n| Foreign exchange forwards | 600 | 6 |"
+    assert _ask(q, _notional(untied)).text.startswith("Cross currency swaps: 710 in 2021")
+    assert _ask(q, _notional(untied.replace("710", "700"))) is None  # a tie
+    assert _ask(q, _notional(untied.replace("700 |", "7 % |"))) is None  # a percent among amounts
 
 
 def test_the_cash_flow_activity_that_brought_in_the_most():
@@ -263,3 +263,34 @@ def test_a_table_broken_down_by_another_kind_is_no_answer():
 | Containers | Rigid Packaging | 3,540 | 3,393 |
 | Net sales | | $14,694 | 14,544 |""")
     assert _ask("Which of ACME's segments had the highest net sales in FY2023?", s) is None
+
+
+def test_no_winner_from_a_narrower_total_a_repeated_name_a_rate_of_amounts_or_two_loose_rows():
+    fios = _sec("Segment Results", """Fios revenue by segment:
+
+| (dollars in millions) | 2021 | 2020 |
+|---|---|---|
+| Consumer | 11,558 | 11,200 |
+| Business | 1,136 | 1,100 |
+| Total Fios revenue | 12,694 | 12,300 |""")
+    assert _ask("Which of ACME's segments generated the most revenue in 2021?", fios) is None  # Fios is narrower
+    twice = _sec("Business Segment Information", """Net sales, then operating income, by segment:
+
+| (millions) | 2022 | 2021 |
+|---|---|---|
+| Health Care | 8,421 | 8,000 |
+| Consumer | 5,298 | 5,100 |
+| Safety | 11,604 | 11,000 |
+| Health Care | 1,783 | 1,900 |
+| Consumer | 936 | 1,000 |
+| Safety | 2,466 | 2,200 |""")
+    assert _ask("Which business segment had the highest operating income in 2022?", twice) is None
+    margins = "Segment operating income and operating margin:\n\n| | 2022 | 2021 |\n|---|---|---|\n"
+    rows = "| Health Care | 8,421 | 8,000 |\n| Consumer | 5,298 | 5,100 |\n| Safety | 11,604 | 11,000 |"
+    q = "Which segment had the highest operating margin in 2022?"
+    assert _ask(q, _sec("Segment Results", margins + rows)) is None  # amounts, where a margin is asked
+    as_percent = rows.replace("8,421", "21.2 %").replace("5,298", "18.9 %").replace("11,604", "20.1 %")
+    assert _ask(q, _sec("Segment Results", margins + as_percent)).text.startswith("Health Care: 21.2% in 2022")
+    loose = "| Interest rate swaps | 19,779 | 17,768 |\n| Cross currency swaps | 32,502 | 26,288 |"
+    assert _ask("Among the derivative instruments, which one had the highest notional value in 2021?",
+                _notional(loose)) is None

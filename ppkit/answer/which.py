@@ -102,6 +102,11 @@ _QUARTER = re.compile(r"\bQ[1-4]\b|\bQ[1-4]\s?(?:FY)?\s?'?\d{2,4}\b|\b(?:19|20)\
 # a change asked in percent, or in amount
 _PERCENT_ASKED = re.compile(r"\bpercent(?:age)?\b|%|\brate\b", re.I)
 _AMOUNT_ASKED = re.compile(r"\b(?:in\s+dollars|dollar\s+(?:amount|terms)|absolute|in\s+(?:\$|usd))", re.I)
+# qualifiers of a total that keep its measure the one asked ("Adjusted EBITDAR", "Total net revenue")
+_QUALIFIERS = frozenset(stems("adjusted net gross consolidated reported segment segments business total combined "
+                              "company worldwide"))
+# measures stated in percent: a table of amounts does not give them
+_RATE_MEASURE = frozenset(stems("margin margins rate rates ratio percentage share yield"))
 _CHANGE_HEAD = re.compile(r"\bchange\b|%|\bcomparable\b|\bgrowth\b|\bincrease\b|\bdecrease\b|\bvs\.?\b", re.I)
 _TOTAL = re.compile(r"^\s*(?:total|subtotal|sum|net total|consolidated)\b|\btotal\s*$", re.I)
 # "DPO is defined as: ...", "Days payable outstanding (DPO) is defined as"
@@ -361,11 +366,9 @@ def _fits(table: list[Passage], cands: list[_Cand], kind: set[str], measure: set
 def _share(table: list[Passage], row: Passage, col: int) -> str:
     """", 82.0% of Short-term investments ($507,726 thousand)": the row's share of the total of its group (else of
     the table's total)."""
-    i = table.index(row)
-    having = [(len(ps), t) for t, ps in _totals(table, col).items() if i in ps and len(ps) >= 2]
-    if not having:
+    total = _total_of(table, row, col)
+    if total is None:
         return ""
-    total = table[min(having)[1]]
     v, t = cell_value(row.values[col]), cell_value(total.values[col])
     if not v or not t or v < 0 or t <= 0 or "%" in row.values[col]:
         return ""
@@ -378,14 +381,29 @@ def _within_group(table: list[Passage], cands: list[_Cand], col: int, asked_term
     short-term investments): the parts of the group the question names; None when it names none (leaves or groups?
     the question does not say)."""
     groups = _groups(_totals(table, col))
-    if len(groups) < 2:
-        return cands
-    for t, ps in groups.items():
+    for t, ps in groups.items() if len(groups) >= 2 else ():
         name = set(stems(table[t].row_label or table[t].label)) - _TOTAL_STEMS
         if name and name <= asked_terms:
             rows = {id(table[j]) for j in ps}
             return [c for c in cands if id(c.row) in rows]
-    return None
+    labels = [(c.row.row_label or c.row.label).casefold() for c in cands]
+    # groups the question does not name, or one name twice (a part's sales, then its income; "U.S." per franchise)
+    return None if len(groups) >= 2 or len(set(labels)) < len(labels) else cands
+
+
+def _total_of(table: list[Passage], row: Passage, col: int) -> Passage | None:
+    """The total row of ``row``'s group (the smallest total it is a part of), or None."""
+    i = table.index(row)
+    having = [(len(ps), t) for t, ps in _totals(table, col).items() if i in ps and len(ps) >= 2]
+    return table[min(having)[1]] if having else None
+
+
+def _narrower(total: Passage | None, asked_terms: set[str]) -> bool:
+    """Whether a table's total names a measure narrower than the one asked ("Total Fios revenue" where revenue is
+    asked): words the question does not use, beyond plain qualifiers (total, adjusted, net, segment)."""
+    if total is None:
+        return False
+    return bool(set(stems(total.row_label or total.label)) - asked_terms - _TOTAL_STEMS - _QUALIFIERS)
 
 
 def _percent_or_amount(cands: list[_Cand], high: bool) -> _Cand | None:
@@ -419,13 +437,20 @@ def _pick(question: str, asked: Asked, sections: list[Section], q_terms: set[str
         cands, what, ref_col = got
         if not _fits(table, cands, kind, measure, ref_col, whole):
             continue
-        cands = _within_group(table, cands, ref_col, set(stems(question)))
+        asked_terms = set(stems(question))
+        cands = _within_group(table, cands, ref_col, asked_terms)
         if cands is None or len(cands) < 2 or not basis and _percent_or_amount(cands, high) is None:
             continue
         order = sorted(cands, key=lambda c: c.value, reverse=high)
         best, second = order[0], order[1]
-        if best.value == second.value:
-            continue  # a tie names no one
+        total = _total_of(table, best.row, ref_col)
+        if best.value == second.value or _narrower(total, asked_terms):
+            continue  # a tie names no one; a total of a narrower measure is another question's
+        parts = _totals(table, ref_col).get(table.index(total), ()) if total is not None else ()
+        if len(cands) < 3 and len(parts) != len(cands):
+            continue  # two rows of no whole are too little to pick among
+        if measure & _RATE_MEASURE and not by_change and "%" not in best.row.values[ref_col]:
+            continue  # a margin or rate asked, amounts given
         word = ("highest" if high else "lowest") + (" change" if by_change else "")
         share = "" if by_change else _share(table, best.row, ref_col)
         text = (f"{_plain(best.row)}: {best.shown}{share}, the {word} of the table's {len(cands)} parts; next: "
