@@ -3,10 +3,17 @@ not compute: answered by naming one, or by saying what is not determined, never 
 
 * :func:`selects` reads whether a question asks which one of several ("Which segment had the highest net
   revenue?", "Which of the company's regions ..."), not which year or date.
-* :func:`which_block` answers a superlative one ("highest", "lowest", "largest") from the table of the best
-  ranked row: the row of that table (no total, no subtotal) with the highest or lowest value in the asked
-  year's column, named with its value. When no table gives it, :func:`not_determined` says which one is not
-  determined and what the sources show instead (kind ``inputs``), and never states a total as the answer.
+* :func:`which_block` answers, in this order: the securities registered under Section 12(b) (the cover page's
+  list); the cash-flow activity that brought in (used) the most cash (the statement's totals); the part of a
+  retrieved table with the highest or lowest value, or change, asked ("the highest net revenue", "the biggest
+  drop", "performed the best"), stated with its figure, period, share of its group's total and the runner-up;
+  the sentence saying what a question with no superlative asks of the one ("which segment will be presented as
+  discontinued"). A table's rows are candidates only when they are the parts asked among: of the kind asked
+  (the table names it) or all the parts of one total, none naming the measure or being a statement's line
+  items, the table of the measure asked and not broken down by another kind. Where anything is ambiguous (a tie,
+  mixed units, groups or a year's columns the question does not choose among, percent against amount) no one
+  is named: :func:`not_determined` says which one is not determined and what the sources show instead (kind
+  ``inputs``), and never states a total as the answer.
 * :func:`uncomputed_formula` reads a question that defines or names a formula the offline metrics do not
   compute (a day count, a CAGR, a multi-year average): its block says so (kind ``not_found``) rather than
   quoting a passage that does not answer it.
