@@ -3,7 +3,7 @@
 import pytest
 
 from _hybrid_fixtures import fixture_index  # noqa: F401
-from ppkit.retrieval.analyze import analyze, analyze_catalog, analyze_query, analyze_query_online, parse_periods
+from ppkit.retrieval.analyze import analyze, analyze_catalog, analyze_query, analyze_query_online, parse_periods, question_names
 
 
 def test_names_aliases_and_search_text(fixture_index):
@@ -239,3 +239,12 @@ def test_an_annual_question_also_searches_the_full_year_release():
     assert analyze_catalog(shelf, "How did Northwind's margin change between FY2021 and FY2022?").docs == ["d2", "d7"]
     # one company named twice is searched once
     assert analyze_catalog(shelf, "Did Northwind (NWT) grow in FY2021?").docs == ["d1"]
+
+
+def test_ordinary_capitalised_words_are_no_names():
+    # superlatives, measure and period words capitalised for emphasis or title case name nothing
+    assert question_names("Which region had the Highest EBITDAR Contribution for MGM during FY2022?") == ["EBITDAR",
+                                                                                                      "MGM"]
+    assert question_names("What is the Real change in Sales for Coca-Cola in 2022?") == ["Coca-Cola"]
+    assert question_names("What Was The Total Revenue Of Initech In Fiscal 2021?") == ["Initech"]
+    assert question_names("Did Globex report a Net Loss on Monday?") == ["Globex"]

@@ -90,7 +90,10 @@ def test_which_segment_is_the_row_named_never_the_total():
     assert judge_block(b.text, b.kind, "Corporate. Its net revenue was -$473 million.")["verdict"] == "correct"
     b = _ask("Which segment had the highest net revenue in 2021?", [SEGMENTS])
     assert b.text.startswith("Investment Bank") and "14,605" in b.text
-    b = _ask("Which segment dragged down the net revenue in 2021?", [SEGMENTS])  # no superlative: not determined
+    # a drag is the lowest change: in amount, as a base of 100 turning to -473 makes no percent change
+    b = _ask("Which segment dragged down the net revenue in 2021?", [SEGMENTS])
+    assert b.kind == "figure" and b.text.startswith("Corporate: down 573 million (-473 million in 2021 vs 100 million")
+    b = _ask("Which segment is the one ACME will sell?", [SEGMENTS])  # no superlative, no sentence: not determined
     assert b.kind == "inputs" and b.text.startswith("Which one is not determined")
 
 

@@ -405,7 +405,7 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
     if refusal is not None:
         return AnswerBlock(refusal, "not_found"), []
     if which:  # the one named by the highest or lowest row, else the comparison computed, else not determined
-        return (which_block(question, asked, ranked, q_terms) or compute_quantity(question, asked, sections)
+        return (which_block(question, asked, ranked, q_terms, sections) or compute_quantity(question, asked, sections)
                 or not_determined(asked, ranked))
     impact = impact_on_margin(question, metric, ranked)  # "the impact of X on the margin": X, in points of it
     if impact is not None:

@@ -157,6 +157,26 @@ _GENERIC = {"fy", "q1", "q2", "q3", "q4", "usd", "us", "u.s", "gaap", "non-gaap"
             "determine", "evaluate", "quantify", "reconcile", "summarize", "summarise", "discuss", "provide",
             "analyze", "analyse", "show", "find", "name", "state", "tell", "can", "should", "would", "could",
             "has", "have", "do", "also", "then", "if", "yes", "no", "and", "or", "not"}
+# ordinary English words a question may capitalise (a title-cased metric, an emphasis: "the Highest EBITDAR
+# Contribution", "the Real change in Sales"): superlatives and comparatives, adjectives of measure and period,
+# measure and period nouns, weekdays. None is a name, whatever the question; a word list, no question's wording.
+_ORDINARY = frozenset("""
+    highest lowest largest smallest biggest greatest best worst most least top bottom maximum minimum max min
+    higher lower larger smaller bigger greater better worse more less fewer fewest latest earliest newest oldest
+    first last next previous prior current recent final initial overall total net gross average mean median
+    real nominal organic adjusted unadjusted reported underlying comparable core constant diluted basic
+    operating annual annualized quarterly monthly weekly daily fiscal calendar full half year years quarter
+    quarters month months week weeks day days period periods ended ending beginning
+    new old high low major minor key main primary secondary other same each every all any both only
+    positive negative strong weak good bad significant material approximate approximately estimated
+    revenue revenues sales income profit profits loss losses margin margins growth change changes increase
+    decrease decline contribution contributions expense expenses cost costs earnings assets liabilities equity
+    debt dividend dividends return returns rate rates ratio ratios share shares price prices value values
+    volume volumes capital expenditure expenditures spending performance topline top-line bottom-line
+    amount amounts number numbers percentage percent segment segments region regions business businesses
+    product products category categories unit units operations activities investing financing
+    monday tuesday wednesday thursday friday saturday sunday
+""".split())
 
 
 def question_terms(question: str, anchors: Sequence[Anchor] | None = None) -> set[str]:
@@ -174,17 +194,20 @@ def question_terms(question: str, anchors: Sequence[Anchor] | None = None) -> se
 
 def question_names(question: str) -> list[str]:
     """The capitalised words of a question that name something: not a sentence's first word, a stop word,
-    a fiscal-year token or a generic finance word ("Tesla" in "What was Tesla's revenue?").
+    a fiscal-year token, a generic finance word or an ordinary English word capitalised for emphasis or title case
+    (a superlative, an adjective or noun of measure or period: "Highest", "Real", "Revenue").
 
     >>> question_names("What was Tesla's revenue in FY2022?")
     ['Tesla']
+    >>> question_names("Which region had the Highest EBITDAR Contribution for MGM?")
+    ['EBITDAR', 'MGM']
     """
     out = []
     for m in _CAP.finditer(question):
         w = m.group(1)
         if re.fullmatch(r"\s*|.*[.?!:;]\s*", question[: m.start()], re.S) or any(ch.isdigit() for ch in w):
             continue  # a sentence's first word ("Define ...", "Answer in ..."); "FY2022", "10-K"
-        if w.casefold() in STOPWORDS or w.casefold().rstrip(".") in _GENERIC:
+        if w.casefold() in STOPWORDS or w.casefold().rstrip(".") in _GENERIC or w.casefold() in _ORDINARY:
             continue
         out.append(w)
     return list(dict.fromkeys(out))
