@@ -37,6 +37,9 @@ def verdict(text, kind, reference, question=""):
     # abstained and unjudged
     ("Not found: the sections never mention Intel.", "not_found", "1.57", "", "abstained"),
     ("Revenue was 23.6 billion.", "figure", "The company operates in North America and Europe.", "", "unjudged"),
+    # which questions are judged depends on the reference alone: a block saying "not computed" changes nothing
+    ("The figure asked is not computed here; the sources show: Revenue 23.6 billion.", "inputs",
+     "The company operates in North America and Europe.", "", "unjudged"),
 ])
 def test_every_verdict(text, kind, reference, question, expected):
     assert verdict(text, kind, reference, question) == expected

@@ -32,7 +32,9 @@ figures of one unit. The verdicts, in order:
 * ``missing`` (first): the block is ``inputs`` (it says the asked figure is not computed) and states no answer
   figure;
 * ``abstained``: the block is ``not_found``;
-* ``unjudged``: the reference has no figure, no yes or no and does not say the measure does not apply;
+* ``unjudged``: the reference has no figure, no yes or no and does not say the measure does not apply,
+  whatever the block says (so every run judges the same questions; a ``not_found`` block is still counted
+  in ``false_abstention``);
 * ``missing``: otherwise: the asked figure (or yes or no) is not stated, though what is stated does
   not contradict the reference (no figure, or only figures the reference gives as inputs).
 
@@ -242,6 +244,8 @@ def judge_block(text: str, kind: str, reference: str, question: str = "", *, tol
     if kind == "not_found":
         judged = ref or ref_yn or not_applicable(reference)
         return verdict("abstained" if judged else "unjudged", "the block says not found")
+    if not (ref or ref_yn or not_applicable(reference)):  # whatever the block says: which questions are judged
+        return verdict("unjudged", "the reference has no figure and no yes or no")  # depends on the reference alone
     if kind == "not_meaningful" and (ref or ref_yn):
         return verdict("wrong", "the block says the measure does not apply; the reference answers it")
     hit = next((g for g in got for a in answers if _agree(g, a, tolerance)), None) or \
@@ -261,8 +265,6 @@ def judge_block(text: str, kind: str, reference: str, question: str = "", *, tol
         return verdict("correct", f"the block says {block_yn}, as the reference does")
     if got and ref and not any_ref:
         return verdict("wrong", "no figure of the block agrees with any figure or change of the reference")
-    if not (ref or ref_yn or not_applicable(reference)):
-        return verdict("unjudged", "the reference has no figure and no yes or no")
     if any_ref:
         return verdict("missing", "the block states only the reference's inputs, not its answer figure")
     return verdict("missing", "the block states no figure" + (" and no yes or no" if ref_yn else ""))
