@@ -211,7 +211,7 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     with online_run(index.config.ask_deadline) as run:
         before = len(run.fallbacks)
         checked_k(question, index.config.k if opts.k is None else opts.k)
-        analysis = analyze_question(index, question, filters=opts.docs is None and opts.auto_filter)
+        analysis = analyze_question(index, question, filters=opts.docs is None and opts.auto_filter, docs=opts.docs)
         r = _retrieve(index, question, opts, reranker=reranker or default_reranker(index), analysis=analysis)
     return replace(r, trace=replace(r.trace, fallbacks=r.trace.fallbacks + run.fallbacks[before:]))
 
@@ -298,7 +298,8 @@ def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker
     rewrite = rewrite_question(index, question, opts.history) if opts.history else None
     if rewrite is not None:
         question = rewrite.question
-    analysis = analyze_question(index, question, filters=opts.retrieve.docs is None and opts.retrieve.auto_filter)
+    analysis = analyze_question(index, question, filters=opts.retrieve.docs is None and opts.retrieve.auto_filter,
+                                docs=opts.retrieve.docs)
     yield AnalysisEvent(analysis.to_dict())
     r = _retrieve(index, question, opts.retrieve, reranker=reranker, analysis=analysis)
     yield SectionsEvent([{"rank": s.rank, "doc": s.doc, "node_id": s.node_id, "breadcrumb": s.breadcrumb,

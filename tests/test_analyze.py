@@ -248,3 +248,15 @@ def test_ordinary_capitalised_words_are_no_names():
     assert question_names("What is the Real change in Sales for Coca-Cola in 2022?") == ["Coca-Cola"]
     assert question_names("What Was The Total Revenue Of Initech In Fiscal 2021?") == ["Initech"]
     assert question_names("Did Globex report a Net Loss on Monday?") == ["Globex"]
+
+
+def test_names_of_the_chosen_documents_company_are_no_missing_names():
+    """A caller who chose a filing asks about its company by ticker or short name: no "never mention 'JPM'"."""
+    from ppkit.retrieval.analyze import chosen_names
+    jpm = {"JPMORGAN_2021Q1_10Q": {"company": "JPMorgan Chase & Co.", "ticker": "JPM"}}
+    assert chosen_names(jpm, "Which of JPM's business segments had the lowest net revenue in 2021 Q1?") == {"JPM"}
+    assert chosen_names(jpm, "In 2021, what did JPMorgan report as net revenue?") == {"JPMorgan"}
+    # another company named is still a name the sections must mention, and so is any word not of the company
+    assert chosen_names(jpm, "What was Boeing's net revenue in Q1 of 2021 per JPM?") == {"JPM"}
+    assert chosen_names(jpm, "What did Intel report?") == set()
+    assert chosen_names({"AMCOR_2023_10K": {"company": "Amcor plc"}}, "What was AMC's revenue?") == set()

@@ -48,7 +48,7 @@ from ..llm.client import GeminiClient, online_or_offline
 from ..llm.fence import DATA_RULE, block
 from .metric_table import Metric, detect_metric
 
-__all__ = ["Analysis", "analyze_question", "QueryFilters", "question_names", "question_terms", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
+__all__ = ["chosen_names", "Analysis", "analyze_question", "QueryFilters", "question_names", "question_terms", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
            "parse_periods", "choose_filings", "same_period", "company_groups", "catalog_of"]
 
 
@@ -667,15 +667,36 @@ def analyze_query_online(index: SearchIndex, question: str, *, client=None) -> Q
                         analyzer="gemini", companies=companies, years=years, items=items, notes=notes)
 
 
-def analyze_question(index: SearchIndex, question: str, *, filters: bool = True) -> Analysis:
+def analyze_question(index: SearchIndex, question: str, *, filters: bool = True,
+                     docs: Sequence[str] | None = None) -> Analysis:
     """What ``question`` asks, read once: its filters (with ``filters``; Gemini's reading when the config is
     online, :func:`analyze`) and its metric, years, names, anchors and match terms (:meth:`Analysis.of`).
-    ``filters=False`` when the caller chose the documents or turned filtering off.
+    ``filters=False`` when the caller chose the documents (``docs``) or turned filtering off. A name by which the
+    question calls a chosen document's company (its ticker "JPM", a short name) is no name the sections must
+    mention (:func:`chosen_names`): the analyzer would have resolved it to that company's filings.
 
     >>> analyze_question(index, "What is AMD's quick ratio for FY2022?").metric.name  # doctest: +SKIP
     'quick ratio'
     """
-    return Analysis.of(question, analyze(index, question) if filters else None)
+    analysis = Analysis.of(question, analyze(index, question) if filters else None)
+    if filters or not docs or not analysis.names:
+        return analysis
+    catalog = catalog_of(index)
+    own = chosen_names({d: catalog[d] for d in docs if d in catalog}, question)
+    return replace(analysis, names=tuple(n for n in analysis.names if n not in own)) if own else analysis
+
+
+def chosen_names(catalog: dict[str, dict], question: str) -> set[str]:
+    """The question's names (:func:`question_names`) that name a company of ``catalog`` (the documents a caller
+    chose) as the analyzer resolves names (:func:`analyze_catalog`: ticker, short name, initialism).
+
+    >>> sorted(chosen_names({"JPM_2021Q1_10Q": {"company": "JPMorgan Chase & Co.", "ticker": "JPM"}},
+    ...                     "Which of JPM's segments had the lowest net revenue?"))
+    ['JPM']
+    """
+    words = {w.casefold() for *_, name in _mentions(catalog, company_groups(catalog), question)
+             for w in re.findall(r"[\w&.-]+", name)}
+    return {n for n in question_names(question) if set(re.findall(r"[\w&.-]+", n.casefold())) <= words} if words else set()
 
 
 def analyze(index: SearchIndex, question: str, *, online: bool | None = None, client=None) -> QueryFilters:

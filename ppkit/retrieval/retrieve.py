@@ -129,7 +129,7 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     reranker = reranker or StructuralReranker.for_index(index)
     t0 = time.perf_counter()
     if analysis is None:
-        analysis = analyze_question(index, question, filters=opts.docs is None and opts.auto_filter)
+        analysis = analyze_question(index, question, filters=opts.docs is None and opts.auto_filter, docs=opts.docs)
     filters, docs = analysis.filters, opts.docs
     if docs is None and opts.decompose and filters is not None and filters.comparison:
         return retrieve_decomposed(index, question, filters, k=k, reranker=reranker, options=opts)
