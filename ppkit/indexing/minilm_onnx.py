@@ -122,7 +122,15 @@ def export_onnx(model_dir: Path, out: Path, *, precision: str = "int8", keep_fp3
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    bert = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
+    from transformers.utils import logging as hf_logging
+
+    bar = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # a one-time step inside `ppkit index`: its weight-loading bar says nothing
+    try:
+        bert = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
+    finally:
+        if bar:
+            hf_logging.enable_progress_bar()
     ids = torch.ones(1, 8, dtype=torch.long)
     me = f"{os.getpid()}-{threading.get_ident()}"
     tmp32, tmp8 = out.with_suffix(f".fp32.{me}.tmp"), out.with_suffix(f".{me}.tmp")
