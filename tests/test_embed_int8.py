@@ -167,16 +167,20 @@ def test_fp32_graph_equals_torch_exported_once_under_a_lock_and_again_when_damag
                                                                                    capfd):
     from concurrent.futures import ThreadPoolExecutor
 
-    from ppkit.indexing.minilm_onnx import OnnxMiniLM
+    from ppkit.indexing.minilm_onnx import OnnxMiniLM, onnx_path
 
     folder, model = tiny_bert
     monkeypatch.setenv("PPKIT_CACHE_DIR", str(tmp_path))
-    # two at once on an empty cache (as two `ppkit index` runs): one exports, the other waits, then loads it
+    # two at once on an empty cache (as two `ppkit index` runs): one exports, the other waits, then loads it;
+    # the temp file of an export that was killed is neither loaded nor left behind
+    left = onnx_path(folder, "fp32").with_suffix(".fp32.1-1.tmp")
+    left.parent.mkdir(parents=True)
+    left.write_bytes(b"half a graph")
     with ThreadPoolExecutor(2) as pool:
         a, b = pool.map(lambda _: OnnxMiniLM(folder, max_seq_length=16, precision="fp32"), range(2))
     assert "waiting for another ppkit run" in capfd.readouterr().err
     assert a.path == b.path and a.path.name.startswith("minilm-fp32-")
-    assert [p.name for p in a.path.parent.glob("minilm-*")] == [a.path.name]  # no temp file left beside it
+    assert [p.name for p in a.path.parent.glob("minilm-*")] == [a.path.name]  # no temp file beside it
     v = a.embed(TEXTS)
     assert np.abs(v - _torch_vectors(model, a.tokenizer, TEXTS)).max() < 1e-5
     assert np.array_equal(b.embed(TEXTS), v)

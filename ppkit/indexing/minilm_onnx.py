@@ -7,8 +7,9 @@ activations per tensor at run time), all but each layer's feed-forward output (i
 1,536-wide layer, quantizes worst: kept float32). ``precision="fp32"`` keeps the float32 graph: the same
 vectors as torch's to float32 rounding, less CPU because of how it is run (below). Exporting needs ``torch``
 and ``onnx`` once; the file is cached under ``<PPKIT_CACHE_DIR>/onnx/``, keyed by what makes it (:func:`onnx_path`),
-written under a lock by one process while others wait, renamed into place only when complete, and exported
-again if it does not load; running it needs only ``onnxruntime`` and ``tokenizers``. The float32 graph is how
+written under a lock by one process while others wait, renamed into place only when complete (the next export
+removes a killed one's temp file), and exported again if it does not load; running it needs only
+``onnxruntime`` and ``tokenizers``. The float32 graph is how
 :class:`ppkit.indexing.embed.LocalEmbedder` embeds documents by default where it resolves to float32
 (:func:`available` says whether this install can).
 
@@ -197,6 +198,8 @@ class OnnxMiniLM:
         if not self.path.is_file():
             with index_lock(self.path):  # one exporter; another process (ppkit index beside it) waits, then loads
                 if not self.path.is_file():
+                    for left in self.path.parent.glob(f"{self.path.stem}.*tmp"):  # of an export that was killed
+                        left.unlink(missing_ok=True)
                     export_onnx(model_dir, self.path, precision=precision)
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.no_padding()
