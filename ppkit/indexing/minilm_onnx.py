@@ -6,8 +6,12 @@ the matrix products with a weight to int8 with ONNX Runtime's dynamic quantizer 
 activations per tensor at run time), all but each layer's feed-forward output (its input, the GELU of the
 1,536-wide layer, quantizes worst: kept float32). ``precision="fp32"`` keeps the float32 graph: the same
 vectors as torch's to float32 rounding, less CPU because of how it is run (below). Exporting needs ``torch``
-and ``onnx`` once; the file is cached under ``<PPKIT_CACHE_DIR>/onnx/`` (:func:`onnx_path`), and running it
-needs only ``onnxruntime`` and ``tokenizers``.
+and ``onnx`` once; the file is cached under ``<PPKIT_CACHE_DIR>/onnx/``, keyed by what makes it (:func:`onnx_path`),
+written under a lock by one process while others wait, renamed into place only when complete (the next export
+removes a killed one's temp file), and exported again if it does not load; running it needs only
+``onnxruntime`` and ``tokenizers``. The float32 graph is how
+:class:`ppkit.indexing.embed.LocalEmbedder` embeds documents by default where it resolves to float32
+(:func:`available` says whether this install can).
 
 :class:`OnnxMiniLM` runs each text alone: no padding, and a vector does not depend on the other texts
 (dynamic quantization picks each activation's scale from the whole input tensor, so a shared batch would
@@ -23,8 +27,11 @@ real shelf chunks; docs/results/speed.md), so its embedder has its own name (``+
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
+import importlib.util
 import logging
 import os
+import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -33,26 +40,53 @@ import numpy as np
 
 from ..core.config import cache_dir
 from ..core.errors import MissingDependency
+from .folder import index_lock
 
-__all__ = ["OnnxMiniLM", "export_onnx", "onnx_path", "RECIPES"]
+__all__ = ["OnnxMiniLM", "export_onnx", "onnx_path", "available", "RECIPES"]
 
 # what a cached file is, by precision: a change here re-exports
 RECIPES = {"int8": "onnx-opset17-meanpool-int8-per-channel-ffn-out-fp32-v2", "fp32": "onnx-opset17-meanpool-fp32-v1"}
-_EXTRA = "pip install 'ppkit[int8]' (onnxruntime; exporting the model once also needs onnx and the 'local' extra)"
+_EXTRA = "pip install 'ppkit[local]' (onnxruntime, and onnx with torch to export the model once)"
+
+
+def available() -> bool:
+    """Whether this install can embed in ONNX Runtime: ``onnxruntime`` and ``tokenizers`` to run the graph and
+    ``onnx`` to export it (with torch) the first time. Looked up without importing them."""
+    for name in ("onnxruntime", "onnx", "tokenizers"):
+        try:
+            if importlib.util.find_spec(name) is None:
+                return False
+        except (ImportError, ValueError):
+            return False
+    return True
+
+
+def _version(dist: str) -> str:
+    try:
+        return importlib.metadata.version(dist)
+    except importlib.metadata.PackageNotFoundError:
+        return "-"
 
 
 def onnx_path(model_dir: Path, precision: str = "int8") -> Path:
-    """Where the ``precision`` graph of ``model_dir`` is cached, keyed by its :data:`RECIPES` entry, the model's
-    ``config.json`` and ``tokenizer.json``, and its weights file's size and header (as
-    :func:`ppkit.indexing.static.table_path`)."""
+    """Where the ``precision`` graph of ``model_dir`` is cached. The name is a hash of what makes the graph: its
+    :data:`RECIPES` entry (opset, pooling, quantization), the model's ``config.json`` and ``tokenizer.json``, its
+    weights (the safetensors header with every tensor's name, shape and offset, the file's size, and 64
+    evenly spread 4 KiB samples of the values: weights retrained to the same shapes differ there; the whole
+    90 MB would cost 0.2 s of every ``ppkit ask``), and the versions of the exporter (torch) and of ONNX
+    Runtime (which quantizes and runs it). Anything else makes another file, so a stale graph is never loaded."""
     model_dir = Path(model_dir)
     h = hashlib.sha256(RECIPES[precision].encode())
     for name in ("config.json", "tokenizer.json"):
         h.update((model_dir / name).read_bytes())
     weights = model_dir / "model.safetensors"
+    size = weights.stat().st_size
     with open(weights, "rb") as f:
         h.update(f.read(int.from_bytes(f.read(8), "little")))
-    h.update(str(weights.stat().st_size).encode())
+        for i in range(64):
+            f.seek(size * i // 64)
+            h.update(f.read(4096))
+    h.update(f"{size}|torch {_version('torch')}|onnxruntime {_version('onnxruntime')}".encode())
     return cache_dir() / "onnx" / f"minilm-{precision}-{h.hexdigest()[:20]}.onnx"
 
 
@@ -60,7 +94,8 @@ def export_onnx(model_dir: Path, out: Path, *, precision: str = "int8", keep_fp3
     """Export ``model_dir`` (a sentence-transformers MiniLM folder) to ``out``: float32 ONNX (opset 17, dynamic
     batch and length, inputs ``input_ids``/``attention_mask``, output ``embedding``: the unit-length mean of the
     token states); for ``precision="int8"`` then int8 weights per output channel except the feed-forward outputs.
-    Written atomically (a temp file, then renamed). ``keep_fp32``: also keep the float32 graph there (for
+    Written atomically (a temp file of this process and thread, then renamed): ``out`` is complete or absent,
+    even with another exporter at work. ``keep_fp32``: also keep the float32 graph there (for
     measurements).
 
     Raises:
@@ -88,9 +123,18 @@ def export_onnx(model_dir: Path, out: Path, *, precision: str = "int8", keep_fp3
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    bert = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
+    from transformers.utils import logging as hf_logging
+
+    bar = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # a one-time step inside `ppkit index`: its weight-loading bar says nothing
+    try:
+        bert = AutoModel.from_pretrained(str(model_dir), local_files_only=True).eval()
+    finally:
+        if bar:
+            hf_logging.enable_progress_bar()
     ids = torch.ones(1, 8, dtype=torch.long)
-    tmp32, tmp8 = out.with_suffix(f".fp32.{os.getpid()}.tmp"), out.with_suffix(f".{os.getpid()}.tmp")
+    me = f"{os.getpid()}-{threading.get_ident()}"
+    tmp32, tmp8 = out.with_suffix(f".fp32.{me}.tmp"), out.with_suffix(f".{me}.tmp")
     with warnings.catch_warnings():
         root, level = logging.getLogger(), logging.getLogger().level
         try:
@@ -152,7 +196,11 @@ class OnnxMiniLM:
         model_dir = Path(model_dir)
         self.path = onnx_path(model_dir, precision)
         if not self.path.is_file():
-            export_onnx(model_dir, self.path, precision=precision)
+            with index_lock(self.path):  # one exporter; another process (ppkit index beside it) waits, then loads
+                if not self.path.is_file():
+                    for left in self.path.parent.glob(f"{self.path.stem}.*tmp"):  # of an export that was killed
+                        left.unlink(missing_ok=True)
+                    export_onnx(model_dir, self.path, precision=precision)
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=max_seq_length)
@@ -160,7 +208,13 @@ class OnnxMiniLM:
         so.intra_op_num_threads = 1  # parallel over texts instead: small products gain little from two threads
         so.inter_op_num_threads = 1
         so.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no busy-waiting on a shared machine
-        self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
+        try:
+            self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
+        except Exception:  # not a graph (damaged outside ppkit: ppkit's writes are atomic): export it again
+            with index_lock(self.path):
+                self.path.unlink(missing_ok=True)
+                export_onnx(model_dir, self.path, precision=precision)
+            self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
         self.workers = workers or min(2, os.cpu_count() or 1)
         self.dim = int(self.session.get_outputs()[0].shape[-1])
 
