@@ -167,3 +167,14 @@ def test_a_level_or_a_count_is_never_given_as_the_difference_or_the_amount_asked
     totals = _prose("Client assets of $2.8 trillion were up 32%, and each shareholder of Acme gained.")
     block = ExtractiveSynthesizer().synthesize("How much could each shareholder of Acme get?", totals)[1]["block"]
     assert block.text.startswith("The figure per share asked is not stated")
+
+
+def test_a_yes_or_no_passage_states_a_year_the_question_names():
+    q = "Has Acme paid dividends to common shareholders in FY2022?"
+    year = "Acme opened two plants in 2022."  # the year is covered, so no abstention
+    other_year = _prose("Dividends declared and paid to common shareholders ($0.15 per share), 2020.", year)
+    block = ExtractiveSynthesizer().synthesize(q, other_year)[1]["block"]
+    assert block.kind != "yes_no"  # a sentence of 2020 answers another question
+    same_year = _prose("Dividends declared and paid to common shareholders ($0.01 per share), 2022.", year)
+    block = ExtractiveSynthesizer().synthesize(q, same_year)[1]["block"]
+    assert (block.kind, block.text[:4]) == ("yes_no", "Yes.")

@@ -408,10 +408,13 @@ def render_row(p: Passage, years=(), max_values: int = 4) -> str:
     return head + (f" ({'; '.join(parts[1:])})" if len(parts) > 1 else "")
 
 
-def yes_or_no(question: str, passage: Passage, q_terms: set[str]) -> str | None:
+def yes_or_no(question: str, passage: Passage, q_terms: set[str], years=()) -> str | None:
     """"Yes" or "No" when ``passage`` clearly answers the yes/no ``question``, else None: it must hold nearly
-    all of the question's terms, and a negation in one but not the other says "No"."""
+    all of the question's terms, state one of the ``years`` the question names (a sentence of another year, or
+    of none, answers another question), and a negation in one but not the other says "No"."""
     if passage.kind == "row" or not q_terms:
+        return None
+    if years and not any(int(y) in years for y in _YEAR.findall(passage.text)):
         return None
     if len(passage.terms & q_terms) < 0.8 * len(q_terms):
         return None

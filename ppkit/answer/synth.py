@@ -431,7 +431,7 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
         best = next((p for _, p in ranked if p.kind != "row"), best)
     if asked.yes_no:  # yes or no from the best passage that clearly answers it, else say the sources do not
         for _, p in ranked[:5]:
-            yes = yes_or_no(question, p, q_terms)
+            yes = yes_or_no(question, p, q_terms, asked.years)
             if yes is not None:
                 return AnswerBlock(clip(f"{yes}. {p.text}", MAX_CHARS), "yes_no", _cite(p)), [p]
         said = existence_block(question, [p for _, p in ranked], asked.years, sections)  # "Has it paid dividends?": the sentence
