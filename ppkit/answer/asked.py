@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..core.text import stems
 from ..retrieval.analyze import question_years
 
 __all__ = ["Asked", "Quantity", "asked_type", "asked_quantity", "quantity_words", "FIGURE_TYPES"]
@@ -132,7 +133,6 @@ def quantity_words(text: str) -> list[str]:
     >>> quantity_words("U.S. sales")
     ['unitedst', 'sale']
     """
-    from ..core.text import stems
     return stems(_US.sub(" unitedstates ", text))
 
 
