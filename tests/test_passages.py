@@ -178,3 +178,42 @@ def test_a_yes_or_no_passage_states_a_year_the_question_names():
     same_year = _prose("Dividends declared and paid to common shareholders ($0.01 per share), 2022.", year)
     block = ExtractiveSynthesizer().synthesize(q, same_year)[1]["block"]
     assert (block.kind, block.text[:4]) == ("yes_no", "Yes.")
+
+
+def _block(question: str, *texts: str):
+    return ExtractiveSynthesizer().synthesize(question, _prose(*texts))[1]["block"]
+
+
+NOT_ABOUT = "No passage found is about the quantity asked; the closest passage: "
+
+
+def test_a_passage_answers_only_when_it_is_about_the_quantity_asked():
+    margin = ("Gross profit increased to 39.6% of net sales, primarily due to leverage of fixed costs, partially "
+              "offset by higher inventory shrink and lower merchandise margin.")
+    stores = "Merchandise inventories increased to $1.6 billion, primarily due to the opening of 47 new stores."
+    q = "What drove the increase in Acme's merchandise inventories balance?"
+    block = _block(q, margin)  # both words, but not "merchandise inventories": another quantity
+    assert (block.kind, block.text) == ("inputs", NOT_ABOUT + margin)
+    block = _block(q, margin, stores)
+    assert (block.kind, block.text) == ("passage", stores)
+    # a comparison: each side's own word ("U.S." for "US", "international")
+    one_side = "Consumer worldwide sales increased 3.9% driven by products sold in the international markets."
+    both = "U.S. sales increased 3.0% while international sales decreased 0.6%."
+    q = "How did Acme's US sales growth compare to international sales growth?"
+    assert _block(q, one_side).text == NOT_ABOUT + one_side
+    assert _block(q, one_side, both).text == both
+
+
+def test_an_amount_paid_needs_its_object_and_a_money_word_and_a_total_the_plural():
+    debt = "We used the cash proceeds to pay down commercial paper and redeem $342 million of notes due in 2023."
+    assets = "As a result of the spin-off of Widgetco, we distributed net assets of $1.6 billion."
+    costs = "We expect to incur costs of approximately $700 million in connection with separating Widgetco."
+    q = "How much does Acme expect to pay to spin off Widgetco in the future?"
+    block = _block(q, debt, assets)  # "pay" without Widgetco; Widgetco without a cost
+    assert (block.kind, block.text) == ("inputs", NOT_ABOUT + assets)
+    assert _block(q, debt, assets, costs).text == costs
+    one = "On May 26, Acme entered into a new $4.2 billion revolving credit agreement with its lenders."
+    total = "Acme may borrow up to $8.4 billion in total under its two revolving credit agreements."
+    q = "What is the total amount Acme may borrow under its revolving credit agreements?"
+    assert _block(q, one).text == NOT_ABOUT + one  # one of the two agreements: not their total
+    assert _block(q, one, total).text == total

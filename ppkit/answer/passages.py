@@ -32,10 +32,10 @@ from functools import lru_cache
 from ..core.text import sentences, stems
 from ..retrieval.boilerplate import asks_for, boilerplate_kind
 from ..retrieval.types import Section
-from .asked import Asked, asked_type
+from .asked import Asked, Quantity, asked_quantity, asked_type, quantity_words
 
-__all__ = ["Passage", "Asked", "asked_type", "section_passages", "rank_passages", "render_row", "cells",
-           "stated_change", "states_change", "other_kind", "prose_figure"]
+__all__ = ["Passage", "Asked", "asked_type", "asked_quantity", "section_passages", "rank_passages", "render_row", "cells",
+           "stated_change", "states_change", "other_kind", "prose_figure", "about_quantity"]
 
 # page furniture between the halves of a sentence cut by a page break: "16", "<u>Table of Contents</u>"
 _FURNITURE = re.compile(r"^\s*(?:\d{1,3}|[ivxlc]{1,6}|page \d+(?: of \d+)?|\[?(?:<u>)?table of contents(?:</u>)?"
@@ -508,3 +508,23 @@ def other_kind(p: Passage, asked: Asked) -> bool:
                    and not re.fullmatch(r"\d{1,2}", n)]
         return bool(numbers) and not _MONEY.search(p.text) and not _PERCENT.search(p.text)
     return False
+
+
+def about_quantity(p: Passage, quantity: Quantity | None) -> bool:
+    """Whether passage ``p`` is about the quantity asked (:func:`ppkit.answer.asked.asked_quantity`): it holds
+    each of its phrases as consecutive content words ("merchandise inventories", not "inventory shrink ...
+    merchandise margin"), one of its money words if it names any, and, a sentence, the plural of a total over
+    several; a row is read by its label and its table's caption. No quantity named: any passage is.
+
+    >>> from ppkit.retrieval.types import Section
+    >>> s = Section("D", "0001", "D > MD&A", 1, 1, "Gross profit rose due to lower merchandise margin.", 1, 1.0)
+    >>> about_quantity(section_passages(s)[0], Quantity((("merchandis", "inventori"),)))
+    False
+    """
+    if quantity is None:
+        return True
+    words = quantity_words(f"{p.caption} {p.label}" if p.kind == "row" else p.text)
+    runs = {tuple(words[i: i + n]) for n in {len(ph) for ph in quantity.phrases} for i in range(len(words) - n + 1)}
+    if quantity.plural and p.kind != "row" and not re.search(rf"\b{re.escape(quantity.plural)}\b", p.text, re.I):
+        return False  # one of several named (a sentence on "a new credit agreement"): not their total
+    return all(ph in runs for ph in quantity.phrases) and (not quantity.any_of or bool(quantity.any_of & set(words)))

@@ -39,8 +39,8 @@ from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
 from .judgement import existence_block, judgement_block
 from .metrics import adjusted_block, compute_metric, format_metric, metric_block
-from .passages import (Asked, Passage, asked_type, other_kind, rank_passages, render_row, stated_change,
-                       states_change, yes_or_no)
+from .passages import (Asked, Passage, about_quantity, asked_quantity, asked_type, other_kind, rank_passages,
+                       render_row, stated_change, states_change, yes_or_no)
 from .quantity import compute_quantity, impact_on_margin, not_computed, not_of_asked_kind, table_total
 from .verify import summary_line
 from .which import not_determined, selects, uncomputed_formula, which_block
@@ -440,6 +440,15 @@ def _block(question: str, refusal: str | None, metric, ranked: list, sections: l
         shown = render_row(best, asked.years) if best.kind == "row" else best.text
         return AnswerBlock(clip(f"The sources do not say; the closest passage: {shown}", MAX_CHARS), "inputs",
                            _cite(best)), [best]
+    about = asked_quantity(question)  # the quantity named ("the increase in <X>", "<A> compare to <B>", "pay to <Y>")
+    if about is not None and not about_quantity(best, about):  # a passage on another quantity answers nothing asked
+        top, closest = ranked[0][0], best
+        best = next((p for sc, p in ranked[:10] if sc >= 0.5 * top and about_quantity(p, about)
+                     and not (asked.kind == "drivers" and p.kind == "row")), None)
+        if best is None:
+            shown = render_row(closest, asked.years) if closest.kind == "row" else closest.text
+            text = f"No passage found is about the quantity asked; the closest passage: {shown}"
+            return AnswerBlock(clip(text, MAX_CHARS), "inputs", _cite(closest)), [closest]
     if asked.by:  # a difference asked: a close passage stating the quantity's two values, or a change figure
         close = [p for sc, p in ranked[:5] if sc >= 0.6 * ranked[0][0]]
         best = next((p for p in close if stated_change(p, q_terms)), None) or next(
