@@ -28,8 +28,14 @@ def test_the_printed_answer_lists_sections_by_title_and_verification_in_one_shor
     answer = Answer(q, text, secs, "extractive", verification=verify_answer(text, secs, question=q),
                     block=info["block"])
     lines = str(answer).split("\n")
-    assert f"  2. Consolidated Statements of Operations  [{secs[1].doc}#{secs[1].node_id}, lines " \
+    # the document is named once for a run of its sections
+    assert f"  1. Results of Operations  [{secs[0].doc}#{secs[0].node_id}, lines " \
+           f"{secs[0].line_start}-{secs[0].line_end}]" in lines
+    assert f"  2. Consolidated Statements of Operations  [#{secs[1].node_id}, lines " \
            f"{secs[1].line_start}-{secs[1].line_end}]" in lines
+    # and once in an evidence header whose breadcrumb starts with it
+    assert any(ln.startswith(f"From {secs[1].doc} > ") and ln.endswith(f"(lines {secs[1].line_start}-{secs[1].line_end}):")
+               for ln in lines)
     summary = next(ln for ln in lines if ln.startswith("verification:"))
     assert summary.startswith("verification: OK - ") and " 0 " not in summary  # no zero counts
     assert summary.endswith("; 1 citation")

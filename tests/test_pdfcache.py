@@ -175,7 +175,7 @@ def test_section_pages_are_those_of_the_lines_sent(paged_index):
 
 def test_answers_cite_doc_and_page(paged_index):
     answer = paged_index.ask("What was the revenue from widgets in 2021?", k=1, docs=["widget"])
-    assert "(widget p.3-4, lines 3-8)" in answer.text
+    assert "From widget > " in answer.text and "(p.3-4, lines 3-8)" in answer.text  # the breadcrumb names the doc
     # the block states the line; the evidence cites it by line and page without repeating it
     assert answer.block.text.startswith("Revenue was 10 million dollars")
     assert "  - line 5 (p.3): quoted in the answer above" in answer.text

@@ -120,11 +120,14 @@ class Answer:
 
     def __str__(self) -> str:
         lines = self._head() + [self.text, "", "Retrieved sections:"]
+        doc = None
         for s in self.sections:  # the section's own title (its id names the document): the JSON keeps the path
             trim = f" (sent {len(s.text)} of {s.chars_total} chars)" if s.trimmed else ""
             pages = f", {pages_label(s.pages)}" if s.pages else ""
             title = clip(breadcrumb_titles(s.breadcrumb)[-1], 50) if s.breadcrumb else s.node_id
-            lines.append(f"  {s.rank}. {title}  [{s.doc}#{s.node_id}, lines {s.line_start}-{s.line_end}{pages}]{trim}")
+            where = f"#{s.node_id}" if s.doc == doc else f"{s.doc}#{s.node_id}"  # the document named once in a run
+            doc = s.doc
+            lines.append(f"  {s.rank}. {title}  [{where}, lines {s.line_start}-{s.line_end}{pages}]{trim}")
         if self.images:
             lines.append("Images:")
             lines += [f"  {im['path']}  ({im.get('label', '')}) from {im['doc']}#{im['node_id']}" for im in self.images]
@@ -306,7 +309,9 @@ class ExtractiveSynthesizer:
             mine = sorted((p for p in shown if p.section is s), key=lambda p: p.line)
             if not mine and not full:
                 continue
-            out.append(f"From {_short(s.breadcrumb, 60)} ({s.cite()}, lines {s.line_start}-{s.line_end}):")
+            # the document once: the breadcrumb's root names it where it is the document's id
+            cite = pages_label(s.pages) if s.breadcrumb.startswith(f"{s.doc} >") else s.cite()
+            out.append(f"From {_short(s.breadcrumb, 60)} ({cite + ', ' if cite else ''}lines {s.line_start}-{s.line_end}):")
             if not mine:
                 out.append("  (no sentence in this section shares terms with the question)")
             done: set[int] = set()
