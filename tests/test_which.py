@@ -137,6 +137,11 @@ def test_the_cash_flow_activity_that_brought_in_the_most():
     assert block.text == ("Operating activities brought in the most cash in 2023: $5,841 million (investing: "
                           "$564 million; financing: -$7,447 million).")
     assert len(block.citations) == 3
+    # the cash used: the most used is the lowest net flow (financing's outflow), never the largest inflow
+    used = _ask("Which of operating, investing and financing activities used the most cash in FY2023?", s)
+    assert used.text.startswith("Financing activities used the most cash in 2023: -$7,447 million")
+    least = _ask("Which of the operating, investing and financing activities used the least cash in FY2023?", s)
+    assert least.text.startswith("Operating activities brought in the most cash in 2023")
 
 
 COVER = """Securities registered pursuant to Section 12(b) of the Act:

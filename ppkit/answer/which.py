@@ -69,6 +69,9 @@ _ACTIVITY_WORD = re.compile(r"\b(operat(?:ing|ions)|investing|financing)\b", re.
 _ACTIVITY_ROW = re.compile(r"^(?:net |total )?cash(?: flows?)?\s+(?:\(?(?:provided|used|generated|received|from)\)?\s*"
                            r"(?:\((?:used|provided)\)\s*)?(?:by|in|from|for)?\s*(?:\(?(?:used in|provided by)\)?\s*)?)?"
                            r"(?:the\s+)?(?P<a>operating activities|operations|investing activities|financing activities)\b")
+# cash going out, with its superlative ("used the most cash", "spent the least"): the question's direction is the flow's
+_OUTFLOW = re.compile(r"\b(?:used|uses|use|spent|spends|spend|consumed|consumes|burned|burnt|lost|loses)\s+(?:the\s+)?"
+                      r"(most|least)\b", re.I)
 _PART_OF_ACTIVITY = re.compile(r"\bdiscontinued\b|\bcontinuing\b", re.I)
 # the securities registered on an exchange: the cover page's Section 12(b) list, up to the 12(g) line or the first
 # check-mark question; a debt class is a rate and "Notes due <year>" (or debentures, bonds)
@@ -485,7 +488,8 @@ def _activities(question: str, asked: Asked, sections: list[Section]) -> tuple[A
              for w in _ACTIVITY_WORD.findall(question)}
     if len(named) < 2:
         return None
-    high = bool(_HIGH.search(question)) or not _LOW.search(question)
+    out = _OUTFLOW.search(question)  # "used the most cash": the lowest net flow; "lost the least": the highest
+    high = out.group(1).casefold() == "least" if out else bool(_HIGH.search(question)) or not _LOW.search(question)
     book = _Book(sections, part_year=bool(_PART_YEAR.search(question)))
     found: dict[str, tuple] = {}  # activity -> (section, line, {year: value})
     for sec in book.by_kind.get("cash_flows", []):
