@@ -113,6 +113,21 @@ def test_float32_embeds_documents_in_onnx_runtime_by_default():
         LocalEmbedder(runtime="tf")
 
 
+@pytest.mark.model
+def test_a_cache_it_cannot_write_falls_back_to_torch_with_a_warning(tmp_path, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("PPKIT_CACHE_DIR", str(tmp_path / "file" / "cache"))  # below a file: nothing can be written
+    e = LocalEmbedder(precision="fp32")
+    assert e.runtime == "onnx"
+    with pytest.warns(UserWarning, match="ONNX Runtime not used .* embedding in torch"):
+        v = e.embed_documents(["What is the quick ratio?"])
+    assert e.runtime == "torch"  # the same vectors as the question's NumPy model, to float32 rounding
+    assert np.abs(v[0] - e.embed_query("What is the quick ratio?")).max() < 1e-5
+    with pytest.raises(InvalidInput, match="cannot write"):  # asked for ONNX Runtime: no silent fallback
+        LocalEmbedder(precision="fp32", runtime="onnx").embed_documents(["x"])
+
+
 def test_without_onnxruntime_float32_falls_back_to_torch():
     # a fresh interpreter in which `import onnxruntime` fails, as in an install without it
     code = ("import sys; sys.modules['onnxruntime'] = None\n"

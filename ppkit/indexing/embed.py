@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -143,6 +144,7 @@ class LocalEmbedder:
         self.batch_size = batch_size
         self.max_seq_length = max_seq_length
         self.precision = ("bf16" if native_bf16() else "fp32") if precision == "auto" else precision
+        self._auto = runtime == "auto" and self.precision == "fp32"  # torch still, if the graph cannot be cached
         if runtime == "auto":
             runtime = "onnx" if self.precision == "fp32" and onnx_available() else "torch"
         self.runtime = "onnx" if self.precision == "int8" else runtime
@@ -185,6 +187,13 @@ class LocalEmbedder:
     def embed_documents(self, texts: list[str], *, progress: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.runtime == "onnx" and self._auto and self._onnx is None:
+            try:
+                self._onnx_model()
+            except (InvalidInput, OSError) as e:  # a cache it cannot write (read-only): torch needs none
+                warnings.warn(f"ONNX Runtime not used ({e}): embedding in torch (the same vectors, more CPU); set "
+                              "PPKIT_CACHE_DIR to a folder you can write to use it", stacklevel=2)
+                self.runtime = "torch"
         if self.runtime == "onnx":
             with progress_bar(total=len(texts), desc=f"embedding ({self.precision})", disable=not progress) as bar:
                 return _normalise(self._onnx_model().embed(list(texts), progress=bar.update))
