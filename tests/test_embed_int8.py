@@ -203,3 +203,14 @@ def test_fp32_graph_equals_torch_exported_once_under_a_lock_and_again_when_damag
     a.path.write_bytes(a.path.read_bytes()[:1000])
     c = OnnxMiniLM(folder, max_seq_length=16, precision="fp32")
     assert np.array_equal(c.embed(TEXTS), v)
+    # two at once on a damaged file: one exports it again, the other loads that graph (it removed it, and exported
+    # again, while the first was loading it)
+    from ppkit.indexing import minilm_onnx
+
+    exports, real = [], minilm_onnx.export_onnx
+    monkeypatch.setattr(minilm_onnx, "export_onnx", lambda *a, **kw: (exports.append(1), real(*a, **kw))[1])
+    c.path.write_bytes(c.path.read_bytes()[:1000])
+    with ThreadPoolExecutor(2) as pool:
+        d, e = pool.map(lambda _: OnnxMiniLM(folder, max_seq_length=16, precision="fp32"), range(2))
+    assert len(exports) == 1
+    assert np.array_equal(d.embed(TEXTS), v) and np.array_equal(e.embed(TEXTS), v)
