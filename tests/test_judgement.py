@@ -58,6 +58,10 @@ def test_the_figures_stated_are_the_computed_ones():
 @pytest.mark.parametrize("question", [
     "Did Initech's operating margin increase or decrease in FY2023?",  # asks which one: no Yes/No
     "What was Initech's quick ratio in FY2023?",  # not a yes/no question
+    # negated: the debt fell (780 -> 750), so "Yes (down)" would say it did not decrease; not judged
+    "Did Initech's total debt not decrease between FY2022 and FY2023?",
+    "Is Initech's liquidity not healthy based on its quick ratio for FY2023?",
+    "Is Initech's liquidity weak or strong based on its quick ratio for FY2023?",  # asks which one
 ])
 def test_no_yes_or_no_where_none_is_asked(question):
     assert _block(question).kind != "yes_no"
