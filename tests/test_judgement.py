@@ -93,6 +93,8 @@ def _text(text):
     ("Has Initech paid dividends in FY2023?", "In 2023 we paid dividends of $0.10 per share.", True),
     ("Has Initech paid dividends in FY2023?", "In 2021 we paid dividends of $0.10 per share.", False),  # another year
     ("Has Initech paid dividends in FY2023?", "We have not paid dividends in 2023 of any amount per share.", False),
+    # a negated question: the sentence stating the event answers it No, never "Yes: ..."
+    ("Has Initech not paid dividends in FY2023?", "In 2023 we paid dividends of $0.10 per share.", False),
 ])
 def test_an_event_is_yes_only_when_a_sentence_states_it(question, text, said):
     from ppkit.answer.passages import section_passages

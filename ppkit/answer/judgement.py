@@ -196,7 +196,7 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 def existence_block(question: str, passages, years=(), sections=()) -> tuple[AnswerBlock, list] | None:
     """("Yes" and the first of ``passages`` (:class:`ppkit.answer.passages.Passage`, best first) that states the
-    event a yes/no ``question`` asks about (:data:`EVENTS`), cited; [that passage]) or None: not yes/no, no
+    event a yes/no ``question`` asks about (:data:`EVENTS`), cited; [that passage]) or None: not yes/no, negated, no
     kind of event asked, or no sentence states it as a fact (in one of ``years`` when given). The sentences of
     ``sections`` (retrieved for the question) are read after ``passages``: the sentence stating an event often
     shares no word with the question ("legal battles" asked, "class action complaints were filed" said). With
@@ -211,6 +211,8 @@ def existence_block(question: str, passages, years=(), sections=()) -> tuple[Ans
     if not is_yes_no(question):
         return None
     q = first_question(question)
+    if _NOT_ASKED.search(q):
+        return None  # "Has it not paid dividends?": a sentence stating it would answer No
     kinds = [(said, dated) for asks, said, dated in EVENTS.values() if asks.search(q)]
     if not kinds:
         return None
