@@ -56,6 +56,9 @@ def test_the_biggest_drop_is_the_lowest_percent_change_computed_from_the_two_yea
     assert block.text.startswith("Developed Europe: -55.9%, down $3,065 million ($2,415 million in 2023 vs $5,480 "
                                  "million in 2022), the lowest change of the table's 3 parts; next: Emerging Markets, "
                                  "-52.9%, down $3,178 million")
+    # the smallest drop is the highest change: United States, -44.9%
+    assert _ask("Which geographic region had the smallest decline in 2023 revenues on a percentage basis?",
+                GEOGRAPHY).text.startswith("United States: -44.9%, down $5,037 million")
     # neither percent nor amount asked, and they differ (Europe fell most in percent, Emerging Markets in dollars)
     assert _ask("Which geographic region had the biggest drop in 2023 revenues?", GEOGRAPHY) is None
 

@@ -140,11 +140,11 @@ def selects(question: str, asked: Asked) -> bool:
 def _direction(question: str) -> tuple[bool, bool] | None:
     """(high, by_change) of a superlative question: the highest (True) or lowest (False) value, of the values
     themselves or of their change; None when the question names no one direction. A drop, a decline, the worst
-    performance is the lowest change; growth, the best performance the highest."""
+    performance is the lowest change (the smallest drop the highest); growth, the best performance the highest."""
     drop, grow = bool(_DROP.search(question)), bool(_GROW.search(question))
     high, low = bool(_HIGH.search(question)), bool(_LOW.search(question))
-    if drop:  # "the biggest drop", "dragged down growth": the lowest change
-        return False, True
+    if drop:  # "the biggest drop", "dragged down growth": the lowest change; "the smallest decline": the highest
+        return (low and not high), True
     if grow:
         return not (low and not high), True
     if _PERFORM.search(question) and high != low:  # "performed the best", "the worst topline performance"
