@@ -167,6 +167,8 @@ def test_registered_debt_securities_listed_from_the_cover_page_or_none():
     none = _ask(q, _sec("Cover", COVER.split("\n\n1.500%")[0]))
     assert none.text.startswith("None: the cover page lists no debt securities under Section 12(b)")
     assert "Common Stock" in none.text
+    # the heading alone (the list cut off at the section's end) says nothing of what is listed: no "None"
+    assert _ask(q, _sec("Cover", COVER.split("\n\nTitle")[0])) is None
 
 
 def test_a_which_question_asking_no_superlative_answered_by_its_sentence():

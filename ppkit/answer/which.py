@@ -542,14 +542,13 @@ def _registered(question: str, sections: list[Section]) -> tuple[AnswerBlock, li
         numbers = sec.line_numbers or tuple(range(sec.line_start, sec.line_start + sec.text.count("\n") + 1))
         cite = (cite_line(sec, numbers[first], numbers[min(last, len(numbers) - 1)]),)
         what = "debt securities" if debt else "securities"
+        if not plain:
+            continue  # the heading with no list after it (cut at the section's end): no "None" from what is not here
         if debt and not classes:
-            shown = plain
             text = (f"None: the cover page lists no {what} under Section 12(b) (registered on an exchange); it lists: "
-                    f"{shown}" if shown else f"None: the cover page lists no {what} under Section 12(b).")
+                    f"{plain}")
             return AnswerBlock(clip(text, MAX_CHARS), "passage", cite), []
         shown = "; ".join(dict.fromkeys(classes)) if debt else plain
-        if not shown:
-            continue
         text = f"The {what} registered under Section 12(b) (on an exchange), per the cover page: {shown}."
         return AnswerBlock(clip(text, MAX_CHARS), "passage", cite), []
     return None
