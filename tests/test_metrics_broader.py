@@ -82,6 +82,16 @@ def test_share_of_a_named_amount_and_a_defined_metric():
     assert detect_metric("What percentage of revenue growth is attributable to the Embedded segment?") is None
 
 
+def test_a_yes_no_questions_own_verb_is_no_change_of_the_base_after_a_lead_in():
+    # "did X as a percent of sales increase?" asks X / sales in two periods, never X / (the change in sales)
+    for q in ("Did net earnings as a percent of sales increase in Q2 of FY2023 compared to Q2 of FY2022?",
+              "For Initech, did net earnings as a percent of sales increase in Q2 of FY2023 compared to Q2 of FY2022?",
+              "In Q2 of FY2023, did net earnings as a percent of sales increase compared to Q2 of FY2022?"):
+        assert detect_metric(q).name == "net income as a share of revenue", q
+    assert detect_metric("What were net earnings as a percent of the sales increase in FY2022?").name == \
+        "net income as a share of the change in revenue"  # no yes/no question: the change it names
+
+
 def test_per_share_and_units():
     eps = compute_metric("What was Initech's diluted EPS in FY2022?", [OPS])
     assert eps.value == 2.0 and eps.inputs[0].line == 21  # not the diluted share count below it

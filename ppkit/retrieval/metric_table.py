@@ -272,7 +272,8 @@ _REMAINING = re.compile(r"\b(?:remain\w*|left|was left) after\b")
 
 
 # a yes/no question's own verb ("Did net earnings as a percent of sales increase?"): what it asks, not a change
-_ASKED_VERB = re.compile(r"^\W*(?:did|does|do|has|have|had|will|would|is|are|was|were)\b")
+_ASKED_VERB = re.compile(r"^\W*(?:[^,?]{0,80},\s*)*(?:did|does|do|has|have|had|will|would|is|are|was|were)\b")  # after any
+# lead-in clause ("For JnJ, did ...", "In Q2 of FY2023, did ...")
 _VERB_AFTER = re.compile(r"\s*(?:increase|change|decline|decrease|rise)\s*(?:\?|$|(?:in|during|for)\s+(?:q[1-4]\b|fy|fiscal|"
                          r"\d{4}|the (?:first|second|third|fourth|last|latest|quarter|year|period))|compared|from|between|"
                          r"over|year)")
