@@ -125,7 +125,8 @@ class LocalEmbedder:
             for fp32 the same vectors as torch's to float32 rounding, so the same ``name``, for about 30% less CPU
             on 2 cores, docs/results/speed.md; the graph is exported once, ~20 s, into the cache), ``"torch"``
             (sentence-transformers, batched), or ``"auto"`` (default): ONNX Runtime for fp32 where it is
-            installed (:func:`ppkit.indexing.minilm_onnx.available`), else torch. int8 always runs in ONNX
+            installed (:func:`ppkit.indexing.minilm_onnx.available`), else torch (also, with a warning, where the
+            graph cannot be cached: a read-only ``PPKIT_CACHE_DIR``). int8 always runs in ONNX
             Runtime; bf16 only in torch. The chosen one is in ``runtime``.
     """
 
