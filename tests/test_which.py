@@ -167,6 +167,10 @@ def test_registered_debt_securities_listed_from_the_cover_page_or_none():
     none = _ask(q, _sec("Cover", COVER.split("\n\n1.500%")[0]))
     assert none.text.startswith("None: the cover page lists no debt securities under Section 12(b)")
     assert "Common Stock" in none.text
+    # a floating-rate class is a debt class; notes written in a way not read give no "None"
+    floating = COVER.replace("1.750% Notes due 2030", "Floating Rate Notes due 2030")
+    assert _ask(q, _sec("Cover", floating)).text.endswith(": 1.500% Notes due 2026; Floating Rate Notes due 2030.")
+    assert _ask(q, _sec("Cover", COVER.split("\n\n1.500%")[0] + "\n\nZero Coupon Notes, Series B ACM NYSE")) is None
     # the heading alone (the list cut off at the section's end) says nothing of what is listed: no "None"
     assert _ask(q, _sec("Cover", COVER.split("\n\nTitle")[0])) is None
 

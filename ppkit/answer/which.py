@@ -81,8 +81,9 @@ _SECTION_12B = re.compile(r"securities\s+registered\s+pursuant\s+to\s+section\s+
                           re.I)
 _LIST_END = re.compile(r"securities\s+registered\s+pursuant\s+to\s+section\s+12\s*\(\s*g|indicate\s+by\s+check\s+mark",
                        re.I)
-_DEBT_CLASS = re.compile(r"\d+(?:\.\d+)?\s?%\s+(?:[A-Z][\w-]*\s+){0,3}(?:notes|debentures|bonds)\s+due\s+(?:\w+\s+)?"
+_DEBT_CLASS = re.compile(r"(?:\d+(?:\.\d+)?\s?%|floating[- ]rate)\s+(?:[A-Z][\w-]*\s+){0,3}(?:notes|debentures|bonds)\s+due\s+(?:\w+\s+)?"
                          r"(?:\d{1,2},?\s+)?(?:19|20)\d\d", re.I)
+_DEBT_WORD = re.compile(r"\b(?:notes|debentures|bonds)\b", re.I)
 _MONTH_STEMS = frozenset(stems("january february march april may june july august september october november december "
                                "onward onwards"))
 # a primary statement's line items (a table of them holds no segments, regions or instruments to pick among)
@@ -545,6 +546,8 @@ def _registered(question: str, sections: list[Section]) -> tuple[AnswerBlock, li
         if not plain:
             continue  # the heading with no list after it (cut at the section's end): no "None" from what is not here
         if debt and not classes:
+            if _DEBT_WORD.search(listed):
+                continue  # a debt class written in a way not read here: no "None"
             text = (f"None: the cover page lists no {what} under Section 12(b) (registered on an exchange); it lists: "
                     f"{plain}")
             return AnswerBlock(clip(text, MAX_CHARS), "passage", cite), []
