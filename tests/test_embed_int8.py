@@ -113,6 +113,21 @@ def test_float32_embeds_documents_in_onnx_runtime_by_default():
         LocalEmbedder(runtime="tf")
 
 
+@pytest.mark.model
+def test_a_cache_it_cannot_write_falls_back_to_torch_with_a_warning(tmp_path, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("PPKIT_CACHE_DIR", str(tmp_path / "file" / "cache"))  # below a file: nothing can be written
+    e = LocalEmbedder(precision="fp32")
+    assert e.runtime == "onnx"
+    with pytest.warns(UserWarning, match="ONNX Runtime not used .* embedding in torch"):
+        v = e.embed_documents(["What is the quick ratio?"])
+    assert e.runtime == "torch"  # the same vectors as the question's NumPy model, to float32 rounding
+    assert np.abs(v[0] - e.embed_query("What is the quick ratio?")).max() < 1e-5
+    with pytest.raises(InvalidInput, match="cannot write"):  # asked for ONNX Runtime: no silent fallback
+        LocalEmbedder(precision="fp32", runtime="onnx").embed_documents(["x"])
+
+
 def test_without_onnxruntime_float32_falls_back_to_torch():
     # a fresh interpreter in which `import onnxruntime` fails, as in an install without it
     code = ("import sys; sys.modules['onnxruntime'] = None\n"
@@ -188,3 +203,14 @@ def test_fp32_graph_equals_torch_exported_once_under_a_lock_and_again_when_damag
     a.path.write_bytes(a.path.read_bytes()[:1000])
     c = OnnxMiniLM(folder, max_seq_length=16, precision="fp32")
     assert np.array_equal(c.embed(TEXTS), v)
+    # two at once on a damaged file: one exports it again, the other loads that graph (it removed it, and exported
+    # again, while the first was loading it)
+    from ppkit.indexing import minilm_onnx
+
+    exports, real = [], minilm_onnx.export_onnx
+    monkeypatch.setattr(minilm_onnx, "export_onnx", lambda *a, **kw: (exports.append(1), real(*a, **kw))[1])
+    c.path.write_bytes(c.path.read_bytes()[:1000])
+    with ThreadPoolExecutor(2) as pool:
+        d, e = pool.map(lambda _: OnnxMiniLM(folder, max_seq_length=16, precision="fp32"), range(2))
+    assert len(exports) == 1
+    assert np.array_equal(d.embed(TEXTS), v) and np.array_equal(e.embed(TEXTS), v)

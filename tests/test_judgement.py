@@ -58,6 +58,10 @@ def test_the_figures_stated_are_the_computed_ones():
 @pytest.mark.parametrize("question", [
     "Did Initech's operating margin increase or decrease in FY2023?",  # asks which one: no Yes/No
     "What was Initech's quick ratio in FY2023?",  # not a yes/no question
+    # negated: the debt fell (780 -> 750), so "Yes (down)" would say it did not decrease; not judged
+    "Did Initech's total debt not decrease between FY2022 and FY2023?",
+    "Is Initech's liquidity not healthy based on its quick ratio for FY2023?",
+    "Is Initech's liquidity weak or strong based on its quick ratio for FY2023?",  # asks which one
 ])
 def test_no_yes_or_no_where_none_is_asked(question):
     assert _block(question).kind != "yes_no"
@@ -89,6 +93,8 @@ def _text(text):
     ("Has Initech paid dividends in FY2023?", "In 2023 we paid dividends of $0.10 per share.", True),
     ("Has Initech paid dividends in FY2023?", "In 2021 we paid dividends of $0.10 per share.", False),  # another year
     ("Has Initech paid dividends in FY2023?", "We have not paid dividends in 2023 of any amount per share.", False),
+    # a negated question: the sentence stating the event answers it No, never "Yes: ..."
+    ("Has Initech not paid dividends in FY2023?", "In 2023 we paid dividends of $0.10 per share.", False),
 ])
 def test_an_event_is_yes_only_when_a_sentence_states_it(question, text, said):
     from ppkit.answer.passages import section_passages

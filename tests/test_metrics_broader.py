@@ -82,6 +82,16 @@ def test_share_of_a_named_amount_and_a_defined_metric():
     assert detect_metric("What percentage of revenue growth is attributable to the Embedded segment?") is None
 
 
+def test_a_yes_no_questions_own_verb_is_no_change_of_the_base_after_a_lead_in():
+    # "did X as a percent of sales increase?" asks X / sales in two periods, never X / (the change in sales)
+    for q in ("Did net earnings as a percent of sales increase in Q2 of FY2023 compared to Q2 of FY2022?",
+              "For Initech, did net earnings as a percent of sales increase in Q2 of FY2023 compared to Q2 of FY2022?",
+              "In Q2 of FY2023, did net earnings as a percent of sales increase compared to Q2 of FY2022?"):
+        assert detect_metric(q).name == "net income as a share of revenue", q
+    assert detect_metric("What were net earnings as a percent of the sales increase in FY2022?").name == \
+        "net income as a share of the change in revenue"  # no yes/no question: the change it names
+
+
 def test_per_share_and_units():
     eps = compute_metric("What was Initech's diluted EPS in FY2022?", [OPS])
     assert eps.value == 2.0 and eps.inputs[0].line == 21  # not the diluted share count below it
@@ -198,3 +208,15 @@ def test_a_question_fixing_the_definition_gets_the_general_formula():
     q = "According to the statement of cash flows, what is Initech's FY2022 free cash flow? Defined as: (CFO - capex)."
     assert _value(q, [CASH, own]) == 380  # 500 - 120, not the company's 400
     assert _value("What was Initech's unadjusted free cash flow in FY2022?", [CASH, own]) == 380
+
+
+def test_total_debt_counts_short_term_borrowings_and_the_current_portion_both():
+    rows = ["| | 2023 | 2022 |", "| Short-term borrowings | 100 | 90 |", "| Current portion of long-term debt | 50 | 20 |",
+            "| Total current liabilities | 1,000 | 800 |", "| Long-term debt | 700 | 760 |"]
+    q = "What was Initech's total debt in FY2023?"
+    both = compute_metric(q, [_section("0010", "Consolidated Balance Sheets", rows, 100)])
+    assert both.value == 850.0  # 700 + 50 + 100
+    # one row of both ("Short-term borrowings and current portion of long-term debt") is counted once
+    one = [r.replace("Short-term borrowings |", "Short-term borrowings and current portion of long-term debt |")
+           for r in rows if "Current portion" not in r]
+    assert compute_metric(q, [_section("0010", "Consolidated Balance Sheets", one, 100)]).value == 800.0

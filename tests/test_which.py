@@ -56,6 +56,9 @@ def test_the_biggest_drop_is_the_lowest_percent_change_computed_from_the_two_yea
     assert block.text.startswith("Developed Europe: -55.9%, down $3,065 million ($2,415 million in 2023 vs $5,480 "
                                  "million in 2022), the lowest change of the table's 3 parts; next: Emerging Markets, "
                                  "-52.9%, down $3,178 million")
+    # the smallest drop is the highest change: United States, -44.9%
+    assert _ask("Which geographic region had the smallest decline in 2023 revenues on a percentage basis?",
+                GEOGRAPHY).text.startswith("United States: -44.9%, down $5,037 million")
     # neither percent nor amount asked, and they differ (Europe fell most in percent, Emerging Markets in dollars)
     assert _ask("Which geographic region had the biggest drop in 2023 revenues?", GEOGRAPHY) is None
 
@@ -137,6 +140,11 @@ def test_the_cash_flow_activity_that_brought_in_the_most():
     assert block.text == ("Operating activities brought in the most cash in 2023: $5,841 million (investing: "
                           "$564 million; financing: -$7,447 million).")
     assert len(block.citations) == 3
+    # the cash used: the most used is the lowest net flow (financing's outflow), never the largest inflow
+    used = _ask("Which of operating, investing and financing activities used the most cash in FY2023?", s)
+    assert used.text.startswith("Financing activities used the most cash in 2023: -$7,447 million")
+    least = _ask("Which of the operating, investing and financing activities used the least cash in FY2023?", s)
+    assert least.text.startswith("Operating activities brought in the most cash in 2023")
 
 
 COVER = """Securities registered pursuant to Section 12(b) of the Act:
@@ -159,6 +167,12 @@ def test_registered_debt_securities_listed_from_the_cover_page_or_none():
     none = _ask(q, _sec("Cover", COVER.split("\n\n1.500%")[0]))
     assert none.text.startswith("None: the cover page lists no debt securities under Section 12(b)")
     assert "Common Stock" in none.text
+    # a floating-rate class is a debt class; notes written in a way not read give no "None"
+    floating = COVER.replace("1.750% Notes due 2030", "Floating Rate Notes due 2030")
+    assert _ask(q, _sec("Cover", floating)).text.endswith(": 1.500% Notes due 2026; Floating Rate Notes due 2030.")
+    assert _ask(q, _sec("Cover", COVER.split("\n\n1.500%")[0] + "\n\nZero Coupon Notes, Series B ACM NYSE")) is None
+    # the heading alone (the list cut off at the section's end) says nothing of what is listed: no "None"
+    assert _ask(q, _sec("Cover", COVER.split("\n\nTitle")[0])) is None
 
 
 def test_a_which_question_asking_no_superlative_answered_by_its_sentence():

@@ -63,6 +63,9 @@ _UNHEALTHY = re.compile(r"\b(?:unhealthy|weak|poor|inadequate|insufficient|strai
 _HIGH_GROWTH = re.compile(r"\bhigh[- ]growth\b", re.I)
 # a comparison with another quantity or a stated figure ("grow faster than revenue", "above 40%"): not judged here
 _THAN = re.compile(r"\b(?:than|exceed\w*|outpac\w*)\b|\b(?:above|below|over|under)\s+(?:\$|\d)", re.I)
+# a negated question ("Did it not increase?", "Is it not healthy?", "failed to grow"): its Yes is the figures' No;
+# not judged here rather than risk saying the opposite
+_NOT_ASKED = re.compile(r"\b(?:not|never|fail\w*)\b|n't\b", re.I)
 
 # a measure where more is better: "improving" means up (margins, returns, cover, turnover, cash generation)
 BETTER_HIGHER = re.compile(r"(?<!cogs )(?<!d&a )margin$|^return on|turnover$|coverage$|conversion$|^free cash flow$|"
@@ -115,8 +118,8 @@ def judge_metric(question: str, result) -> tuple[str, str] | None:
     if result is None or not result.ok or not is_yes_no(question):
         return None
     q = first_question(question)
-    if _THAN.search(q):
-        return None
+    if _THAN.search(q) or _NOT_ASKED.search(q) or _HEALTHY.search(q) and _UNHEALTHY.search(q):
+        return None  # a comparison; a negated question; "weak or strong?" asks which one
     name, value = result.metric.name, result.value
     c = result.compare if result.compare is not None and result.compare.ok else None
     up, down = bool(_UP.search(q)), bool(_DOWN.search(q))
@@ -193,7 +196,7 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 def existence_block(question: str, passages, years=(), sections=()) -> tuple[AnswerBlock, list] | None:
     """("Yes" and the first of ``passages`` (:class:`ppkit.answer.passages.Passage`, best first) that states the
-    event a yes/no ``question`` asks about (:data:`EVENTS`), cited; [that passage]) or None: not yes/no, no
+    event a yes/no ``question`` asks about (:data:`EVENTS`), cited; [that passage]) or None: not yes/no, negated, no
     kind of event asked, or no sentence states it as a fact (in one of ``years`` when given). The sentences of
     ``sections`` (retrieved for the question) are read after ``passages``: the sentence stating an event often
     shares no word with the question ("legal battles" asked, "class action complaints were filed" said). With
@@ -208,6 +211,8 @@ def existence_block(question: str, passages, years=(), sections=()) -> tuple[Ans
     if not is_yes_no(question):
         return None
     q = first_question(question)
+    if _NOT_ASKED.search(q):
+        return None  # "Has it not paid dividends?": a sentence stating it would answer No
     kinds = [(said, dated) for asks, said, dated in EVENTS.values() if asks.search(q)]
     if not kinds:
         return None

@@ -172,7 +172,7 @@ def _component_rows(rows, concept: str, year: int) -> list[tuple[str, int, float
 # figures in brackets are the expense, others a benefit; a plain label's figure is the expense in either writing
 _BRACKETED_EXPENSE = re.compile(r"\((?:provision|expense)\)", re.I)
 # additive line items a company may not hold at all (no row on its balance sheet): 0 when the statement is read whole
-OPTIONAL = {"short_term_investments", "current_debt"}
+OPTIONAL = {"short_term_investments", "current_debt", "short_term_debt"}
 # costs a statement may write in brackets ("(11,969)"): always taken as their size, never added by a sign
 COSTS = {"cogs", "interest_expense"}
 _KIND_NAME = {"balance": "balance sheet", "operations": "income statement", "cash_flows": "cash flow statement",

@@ -69,6 +69,9 @@ _ACTIVITY_WORD = re.compile(r"\b(operat(?:ing|ions)|investing|financing)\b", re.
 _ACTIVITY_ROW = re.compile(r"^(?:net |total )?cash(?: flows?)?\s+(?:\(?(?:provided|used|generated|received|from)\)?\s*"
                            r"(?:\((?:used|provided)\)\s*)?(?:by|in|from|for)?\s*(?:\(?(?:used in|provided by)\)?\s*)?)?"
                            r"(?:the\s+)?(?P<a>operating activities|operations|investing activities|financing activities)\b")
+# cash going out, with its superlative ("used the most cash", "spent the least"): the question's direction is the flow's
+_OUTFLOW = re.compile(r"\b(?:used|uses|use|spent|spends|spend|consumed|consumes|burned|burnt|lost|loses)\s+(?:the\s+)?"
+                      r"(most|least)\b", re.I)
 _PART_OF_ACTIVITY = re.compile(r"\bdiscontinued\b|\bcontinuing\b", re.I)
 # the securities registered on an exchange: the cover page's Section 12(b) list, up to the 12(g) line or the first
 # check-mark question; a debt class is a rate and "Notes due <year>" (or debentures, bonds)
@@ -78,8 +81,9 @@ _SECTION_12B = re.compile(r"securities\s+registered\s+pursuant\s+to\s+section\s+
                           re.I)
 _LIST_END = re.compile(r"securities\s+registered\s+pursuant\s+to\s+section\s+12\s*\(\s*g|indicate\s+by\s+check\s+mark",
                        re.I)
-_DEBT_CLASS = re.compile(r"\d+(?:\.\d+)?\s?%\s+(?:[A-Z][\w-]*\s+){0,3}(?:notes|debentures|bonds)\s+due\s+(?:\w+\s+)?"
+_DEBT_CLASS = re.compile(r"(?:\d+(?:\.\d+)?\s?%|floating[- ]rate)\s+(?:[A-Z][\w-]*\s+){0,3}(?:notes|debentures|bonds)\s+due\s+(?:\w+\s+)?"
                          r"(?:\d{1,2},?\s+)?(?:19|20)\d\d", re.I)
+_DEBT_WORD = re.compile(r"\b(?:notes|debentures|bonds)\b", re.I)
 _MONTH_STEMS = frozenset(stems("january february march april may june july august september october november december "
                                "onward onwards"))
 # a primary statement's line items (a table of them holds no segments, regions or instruments to pick among)
@@ -137,11 +141,11 @@ def selects(question: str, asked: Asked) -> bool:
 def _direction(question: str) -> tuple[bool, bool] | None:
     """(high, by_change) of a superlative question: the highest (True) or lowest (False) value, of the values
     themselves or of their change; None when the question names no one direction. A drop, a decline, the worst
-    performance is the lowest change; growth, the best performance the highest."""
+    performance is the lowest change (the smallest drop the highest); growth, the best performance the highest."""
     drop, grow = bool(_DROP.search(question)), bool(_GROW.search(question))
     high, low = bool(_HIGH.search(question)), bool(_LOW.search(question))
-    if drop:  # "the biggest drop", "dragged down growth": the lowest change
-        return False, True
+    if drop:  # "the biggest drop", "dragged down growth": the lowest change; "the smallest decline": the highest
+        return (low and not high), True
     if grow:
         return not (low and not high), True
     if _PERFORM.search(question) and high != low:  # "performed the best", "the worst topline performance"
@@ -485,7 +489,8 @@ def _activities(question: str, asked: Asked, sections: list[Section]) -> tuple[A
              for w in _ACTIVITY_WORD.findall(question)}
     if len(named) < 2:
         return None
-    high = bool(_HIGH.search(question)) or not _LOW.search(question)
+    out = _OUTFLOW.search(question)  # "used the most cash": the lowest net flow; "lost the least": the highest
+    high = out.group(1).casefold() == "least" if out else bool(_HIGH.search(question)) or not _LOW.search(question)
     book = _Book(sections, part_year=bool(_PART_YEAR.search(question)))
     found: dict[str, tuple] = {}  # activity -> (section, line, {year: value})
     for sec in book.by_kind.get("cash_flows", []):
@@ -538,14 +543,15 @@ def _registered(question: str, sections: list[Section]) -> tuple[AnswerBlock, li
         numbers = sec.line_numbers or tuple(range(sec.line_start, sec.line_start + sec.text.count("\n") + 1))
         cite = (cite_line(sec, numbers[first], numbers[min(last, len(numbers) - 1)]),)
         what = "debt securities" if debt else "securities"
+        if not plain:
+            continue  # the heading with no list after it (cut at the section's end): no "None" from what is not here
         if debt and not classes:
-            shown = plain
+            if _DEBT_WORD.search(listed):
+                continue  # a debt class written in a way not read here: no "None"
             text = (f"None: the cover page lists no {what} under Section 12(b) (registered on an exchange); it lists: "
-                    f"{shown}" if shown else f"None: the cover page lists no {what} under Section 12(b).")
+                    f"{plain}")
             return AnswerBlock(clip(text, MAX_CHARS), "passage", cite), []
         shown = "; ".join(dict.fromkeys(classes)) if debt else plain
-        if not shown:
-            continue
         text = f"The {what} registered under Section 12(b) (on an exchange), per the cover page: {shown}."
         return AnswerBlock(clip(text, MAX_CHARS), "passage", cite), []
     return None

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import warnings
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -124,7 +125,8 @@ class LocalEmbedder:
             for fp32 the same vectors as torch's to float32 rounding, so the same ``name``, for about 30% less CPU
             on 2 cores, docs/results/speed.md; the graph is exported once, ~20 s, into the cache), ``"torch"``
             (sentence-transformers, batched), or ``"auto"`` (default): ONNX Runtime for fp32 where it is
-            installed (:func:`ppkit.indexing.minilm_onnx.available`), else torch. int8 always runs in ONNX
+            installed (:func:`ppkit.indexing.minilm_onnx.available`), else torch (also, with a warning, where the
+            graph cannot be cached: a read-only ``PPKIT_CACHE_DIR``). int8 always runs in ONNX
             Runtime; bf16 only in torch. The chosen one is in ``runtime``.
     """
 
@@ -143,6 +145,7 @@ class LocalEmbedder:
         self.batch_size = batch_size
         self.max_seq_length = max_seq_length
         self.precision = ("bf16" if native_bf16() else "fp32") if precision == "auto" else precision
+        self._auto = runtime == "auto" and self.precision == "fp32"  # torch still, if the graph cannot be cached
         if runtime == "auto":
             runtime = "onnx" if self.precision == "fp32" and onnx_available() else "torch"
         self.runtime = "onnx" if self.precision == "int8" else runtime
@@ -185,6 +188,13 @@ class LocalEmbedder:
     def embed_documents(self, texts: list[str], *, progress: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self.runtime == "onnx" and self._auto and self._onnx is None:
+            try:
+                self._onnx_model()
+            except (InvalidInput, OSError) as e:  # a cache it cannot write (read-only): torch needs none
+                warnings.warn(f"ONNX Runtime not used ({e}): embedding in torch (the same vectors, more CPU); set "
+                              "PPKIT_CACHE_DIR to a folder you can write to use it", stacklevel=2)
+                self.runtime = "torch"
         if self.runtime == "onnx":
             with progress_bar(total=len(texts), desc=f"embedding ({self.precision})", disable=not progress) as bar:
                 return _normalise(self._onnx_model().embed(list(texts), progress=bar.update))

@@ -212,9 +212,12 @@ class OnnxMiniLM:
             self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
         except Exception:  # not a graph (damaged outside ppkit: ppkit's writes are atomic): export it again
             with index_lock(self.path):
-                self.path.unlink(missing_ok=True)
-                export_onnx(model_dir, self.path, precision=precision)
-            self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
+                try:  # another process may have exported it again while this one waited: never remove its graph
+                    self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
+                except Exception:
+                    self.path.unlink(missing_ok=True)
+                    export_onnx(model_dir, self.path, precision=precision)
+                    self.session = ort.InferenceSession(str(self.path), so, providers=["CPUExecutionProvider"])
         self.workers = workers or min(2, os.cpu_count() or 1)
         self.dim = int(self.session.get_outputs()[0].shape[-1])
 

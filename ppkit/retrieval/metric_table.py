@@ -76,9 +76,11 @@ CONCEPTS: dict[str, tuple[str, tuple[str, ...], str]] = {
     # the debt on the balance sheet: the long-term debt row and the debt due within a year (absent: none held)
     "long_term_debt": ("balance", (r"long-term debt(,? (net|less|excluding|net of)\b.*)?$", r"long-term borrowings$"),
                        "long-term debt"),
+    # a balance sheet may report both the current part of long-term debt and short-term borrowings: each is counted
     "current_debt": ("balance", (r"(current portion|current maturities) of long-term (debt|borrowings)",
-                                 r"debt maturing within one year", r"short-term (debt|borrowings)$",
-                                 r"short-term borrowings and current"), "debt due within one year"),
+                                 r"debt maturing within one year", r"short-term borrowings and current"),
+                     "debt due within one year"),
+    "short_term_debt": ("balance", (r"short-term (debt|borrowings)$",), "short-term borrowings"),
     # a measure companies define each their own way (non-GAAP): the row the company reports under its name, in
     # any retrieved table ("Free cash flow, non-GAAP measure"); the name alone or with a qualifier after a comma or
     # in brackets, never a longer name ("Free cash flow conversion")
@@ -185,8 +187,8 @@ METRICS: tuple[Metric, ...] = (
        "total liabilities / total shareholders' equity"),
     _m("total debt", [r"\btotal debt\b", r"\bdebt on (?:the |its |their )?balance sheet\b",
                       r"\b(?:increas|decreas|reduc|rais|cut)\w* (?:its |their |the company's |total )*debt\b"],
-       ("+", ("item", "long_term_debt"), ("item", "current_debt")), "usd",
-       "long-term debt + debt due within one year (balance sheet)"),
+       ("+", ("+", ("item", "long_term_debt"), ("item", "current_debt")), ("item", "short_term_debt")), "usd",
+       "long-term debt + debt due within one year + short-term borrowings (balance sheet)"),
     _m("effective tax rate", [r"effective (income )?tax rate", r"\betr\b"],
        ("pct", ("/", ("item", "income_tax"), ("item", "pretax_income"))), "percent",
        "provision for income taxes / income before income taxes x 100"),
@@ -272,7 +274,8 @@ _REMAINING = re.compile(r"\b(?:remain\w*|left|was left) after\b")
 
 
 # a yes/no question's own verb ("Did net earnings as a percent of sales increase?"): what it asks, not a change
-_ASKED_VERB = re.compile(r"^\W*(?:did|does|do|has|have|had|will|would|is|are|was|were)\b")
+_ASKED_VERB = re.compile(r"^\W*(?:[^,?]{0,80},\s*)*(?:did|does|do|has|have|had|will|would|is|are|was|were)\b")  # after any
+# lead-in clause ("For JnJ, did ...", "In Q2 of FY2023, did ...")
 _VERB_AFTER = re.compile(r"\s*(?:increase|change|decline|decrease|rise)\s*(?:\?|$|(?:in|during|for)\s+(?:q[1-4]\b|fy|fiscal|"
                          r"\d{4}|the (?:first|second|third|fourth|last|latest|quarter|year|period))|compared|from|between|"
                          r"over|year)")
