@@ -190,6 +190,8 @@ def test_reading_the_question():
     assert _direction("Which region had the worst topline performance?") == (False, True)
     assert _direction("Which segment had the highest net revenue?") == (True, False)
     assert _direction("Which segment dragged down growth?") == (False, True)
+    assert _direction("Which segment weighed on growth the most?") == (False, True)  # other words of a drag
+    assert _direction("Which region held back sales?") == (False, True)
     assert _direction("Which segment is discontinued?") is None
     assert _measure("Which segment had the lowest net revenue in 2021?") == {"net", "revenu"}
     assert _kind("Which of ACME's business segments had the lowest net revenue?") == {"segment"}

@@ -48,7 +48,7 @@ _HIGH = re.compile(r"\b(?:highest|largest|biggest|greatest|most|top|maximum|best
 _LOW = re.compile(r"\b(?:lowest|smallest|least|fewest|minimum|worst)\b", re.I)
 # the change asked: a fall (the lowest change) or a rise (the highest)
 _DROP = re.compile(r"\b(?:drop(?:ped|s)?|declin(?:e[sd]?|ing)|decrease[sd]?|fell|fall(?:s|ing)?|shr[ua]nk|"
-                   r"dragged\s+down|contract(?:ed|ion))\b", re.I)
+                   r"dragged\s+down|weigh(?:ed|s)?\s+on|held\s+back|hurt|contract(?:ed|ion))\b", re.I)
 _GROW = re.compile(r"\b(?:gr[eo]w(?:th|n|s)?|increase[sd]?|rose|rise|risen|expan(?:d|ded|sion))\b", re.I)
 _PERFORM = re.compile(r"\bperform(?:ed|ance|s)?\b", re.I)
 _DIRECTION_WORDS = "highest largest biggest greatest most top maximum best lowest smallest least fewest minimum worst"
