@@ -52,6 +52,29 @@ def _build_one(length: int, folder: str, paths: list[str]) -> None:
     ppkit.build_index(paths, folder, embedder=LocalEmbedder(max_seq_length=length), fresh=True, progress=False)
 
 
+def embed_cpu(folder: Path, length: int, n: int) -> dict:
+    """CPU ms a chunk embedding ``n`` chunks of ``folder`` (drawn with seed 0) at ``length``, in a child process."""
+    out = subprocess.run([sys.executable, __file__, "--embed-one", str(length), str(folder), str(n)], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def _embed_one(length: int, folder: str, n: int) -> None:
+    import numpy as np
+
+    from ppkit.indexing.embed import LocalEmbedder
+
+    texts = [json.loads(line)["text"] for line in open(Path(folder) / "chunks.jsonl", encoding="utf-8")]
+    texts = [texts[i] for i in np.random.default_rng(0).choice(len(texts), min(n, len(texts)), replace=False)]
+    embedder = LocalEmbedder(max_seq_length=length)
+    embedder.embed_documents(texts[:4])  # loads the model and the graph
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    embedder.embed_documents(texts)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    print(json.dumps({"length": length, "n": len(texts), "cpu_ms_per_chunk": round(1000 * cpu / len(texts), 1)}))
+
+
 def bench(folder: Path, questions: Path, modes: str, fresh: bool) -> dict:
     """``ppkit bench retrieval`` at k=3 and k=5 on ``folder``; returns its JSON report."""
     out = folder / f"bench-{questions.stem}.json"
@@ -70,19 +93,20 @@ def _score(report: dict, mode: str, k: str, key: str) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def moved(a: dict, b: dict, mode: str, key: str = "hit") -> list[str]:
-    """Questions whose hit@3 or hit@5 (``key``) differs between reports ``a`` and ``b`` in ``mode``."""
+def moved(a: dict, b: dict, mode: str) -> list[str]:
+    """Questions whose hit or page hit at k=3 or 5 differs between reports ``a`` and ``b`` in ``mode``."""
     rows = []
     other = {q["qid"]: q for q in b["per_question"]}
     for q in a["per_question"]:
         r = other.get(q["qid"])
         if r is None:
             continue
-        before = [(q["modes"].get(mode) or {}).get(k, {}).get(key) for k in ("3", "5")]
-        after = [(r["modes"].get(mode) or {}).get(k, {}).get(key) for k in ("3", "5")]
-        if before != after:
-            rows.append(f"{q['qid']}: {key}@3/@5 {before[0]}/{before[1]} -> {after[0]}/{after[1]}  "
-                        f"({q['question'][:90]})")
+        for key in ("hit", "page_hit"):
+            before = [(q["modes"].get(mode) or {}).get(k, {}).get(key) for k in ("3", "5")]
+            after = [(r["modes"].get(mode) or {}).get(k, {}).get(key) for k in ("3", "5")]
+            if before != after:
+                rows.append(f"{q['qid']}: {key}@3/@5 {before[0]}/{before[1]} -> {after[0]}/{after[1]}  "
+                            f"({q['question'][:90]})")
     return rows
 
 
@@ -94,6 +118,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--lengths", type=int, nargs="+", default=[256, 128])
     ap.add_argument("--sets", nargs="+", default=["10k", "subset"])
     ap.add_argument("--fresh", action="store_true", help="rebuild and bench again")
+    ap.add_argument("--embed-sample", type=int, default=256, metavar="N",
+                    help="also time embedding alone over N chunks of the first set's index (0: skip)")
     args = ap.parse_args(argv)
     bench_dir = DATA / "benchmarks"
     sets = {"10k": (sorted(str(p) for p in (DATA / "10k").glob("*.md")),
@@ -101,9 +127,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.subset:
         sets["subset"] = (sorted(str(p) for p in args.subset.glob("*.md")),
                           [DATA / "financebench" / "questions.jsonl"], "auto,gold")
-    print("| set | questions | word pieces | chunks | build CPU s | CPU s per chunk | hit@3 | hit@5 | page hit@3 | "
-          "page hit@5 | gold-filter page hit@5 |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("| set | questions | word pieces | chunks | build CPU s | build CPU s per chunk | hit@3 / @5 | recall@3 / @5 | "
+          "page hit@3 / @5 | gold-filter page hit@5 |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     moves = []
     for name in [s for s in args.sets if s in sets]:
         paths, question_files, modes = sets[name]
@@ -114,16 +140,22 @@ def main(argv: list[str] | None = None) -> None:
             for questions in question_files:
                 report = reports[length, questions.name] = bench(folder, questions, modes, args.fresh)
                 gold = _score(report, "gold", "5", "page_hit") if "gold" in modes else None
-                cells = [_score(report, "auto", k, key) for key in ("hit", "page_hit") for k in ("3", "5")]
+                cells = [" / ".join("-" if c is None else f"{c:.2f}" for c in
+                                    (_score(report, "auto", k, key) for k in ("3", "5")))
+                         for key in ("hit", "recall", "page_hit")]
                 print(f"| {name} | {questions.name} (n={report['n']}) | {length} | {built['chunks']} | "
                       f"{built['cpu_s']} | {built['cpu_s'] / max(built['chunks'], 1):.3f} | "
-                      + " | ".join("-" if c is None else f"{c:.3f}" for c in cells) + f" | {gold or '-'} |")
+                      + " | ".join(cells) + f" | {'-' if gold is None else f'{gold:.2f}'} |")
         first, *rest = args.lengths
         for length in rest:
             for questions in question_files:
                 for mode in modes.split(","):
                     for row in moved(reports[first, questions.name], reports[length, questions.name], mode):
                         moves.append(f"{name} {questions.name} {mode} {first}->{length}: {row}")
+    if args.embed_sample:
+        folder = args.out / f"{args.sets[0]}-{args.lengths[0]}"
+        for length in args.lengths:
+            print(f"\nembedding alone, {folder.name} chunks: {embed_cpu(folder, length, args.embed_sample)}")
     print("\nPer question, what moved:" if moves else "\nNo question moved.")
     for row in moves:
         print("  " + row)
@@ -132,5 +164,7 @@ def main(argv: list[str] | None = None) -> None:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--build-one":
         _build_one(int(sys.argv[2]), sys.argv[3], sys.argv[4:])
+    elif len(sys.argv) > 1 and sys.argv[1] == "--embed-one":
+        _embed_one(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]))
     else:
         main()
