@@ -6,7 +6,7 @@ both, and prints the table of docs/results/speed.md ("MiniLM reading 128 word pi
 what moved between the two lengths. Run it niced, one heavy job at a time::
 
     nice -n 19 python scripts/bench_seq_length.py --out /tmp/seq \\
-        --subset /work/shelf/sub/md   # optional: Markdown + page maps of a shelf subset
+        --subset SUBSET_MD   # optional: Markdown + page maps of a shelf subset
 
 Sets: ``10k``, the four 10-Ks of ``../shared/data/10k`` with the Comprehensive questions and
 ``financebench_dev.jsonl`` (mode ``auto``); ``subset`` (with ``--subset DIR``), ``DIR/*.md`` with the
