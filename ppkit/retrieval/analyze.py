@@ -318,9 +318,11 @@ def _clean(search: str) -> str:
 
 # ---- the catalog: which documents belong to which company, and the names that select it ----
 
-def catalog_of(index: SearchIndex) -> dict[str, dict]:
-    """``{doc: metadata}`` of an index (what the analyzer reads)."""
-    return {d: (index.record(d).metadata or {}) for d in index.docs}
+def catalog_of(index: SearchIndex, docs: Sequence[str] | None = None) -> dict[str, dict]:
+    """``{doc: metadata}`` of an index (what the analyzer reads), or of those of its ``docs`` it holds."""
+    have = set(index.docs) if docs is not None else set()
+    held = index.docs if docs is None else [d for d in docs if d in have]
+    return {d: (index.record(d).metadata or {}) for d in held}
 
 
 def company_groups(catalog: dict[str, dict]) -> list[list[str]]:
@@ -681,8 +683,7 @@ def analyze_question(index: SearchIndex, question: str, *, filters: bool = True,
     analysis = Analysis.of(question, analyze(index, question) if filters else None)
     if filters or not docs or not analysis.names:
         return analysis
-    catalog = catalog_of(index)
-    own = chosen_names({d: catalog[d] for d in docs if d in catalog}, question)
+    own = chosen_names(catalog_of(index, docs), question)  # the chosen documents' metadata only, not the shelf's
     return replace(analysis, names=tuple(n for n in analysis.names if n not in own)) if own else analysis
 
 
