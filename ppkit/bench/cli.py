@@ -61,7 +61,7 @@ from .runs.abstain import (
     load_abstain_questions,
     run_abstain_bench,
 )
-from .runs.answer_judge import judge_markdown, run_answer_judge
+from .runs.answer_judge import judge_markdown, run_answer_judge, sealed_view
 from .runs.answers import NeedsKey, run_answers_bench
 from .runs.baselines import BASELINES, build_baselines
 from .runs.compare import compare_markdown, default_reports, run_compare_bench, run_whole_bench, whole_markdown
@@ -158,7 +158,11 @@ def add_bench_parser(subparsers, handler) -> None:
     a.add_argument("--store", action="append", choices=("shared", "filing"),
                    help="with --offline: ask the whole index (shared, default) and/or the question's own filing "
                         "(filing: a store per filing); repeatable")
-    a.add_argument("--json", metavar="OUT", help="with --offline: write every row and table as JSON")
+    a.add_argument("--json", metavar="OUT", help="with --offline: write every row and table as JSON (a sealed set: "
+                                                 "the tables and failure kinds only)")
+    a.add_argument("--shelf-index", metavar="DIR",
+                   help="with --offline: the index of the FinanceBench filings, asked the questions of a set's "
+                        "'shelf' corpus (a sealed set); its '10k' questions go to --index or the reference index")
     a.add_argument("--index", help="index folder (default: the shared reference index)")
     a.add_argument("--out", help="folder for the log and scorecard (default: outputs/bench)")
     a.add_argument("--limit", type=int, help="only the first N questions")
@@ -441,9 +445,16 @@ def _answers_offline(args, config) -> int:
     fmt, questions = load_questions(path)
     if args.limit:
         questions = questions[: args.limit]
-    index = _open_index(args, fmt, replace(config, online=False), _data_root_near(path))
+    cfg = replace(config, online=False)
+    index = _open_index(args, fmt, cfg, _data_root_near(path))
+    corpora = {"10k": index}
+    if args.shelf_index:
+        corpora["shelf"] = load_index(args.shelf_index, config=cfg)
     result = run_answer_judge(index, questions, ks=tuple(sorted(set(args.k or [3, 5]))),
-                              stores=tuple(dict.fromkeys(args.store or ["shared"])), benchmark=path.stem)
+                              stores=tuple(dict.fromkeys(args.store or ["shared"])), benchmark=path.stem,
+                              corpora=corpora if any(q.get("corpus") for q in questions) else None)
+    if result["sealed"]:  # read as aggregates only: no question, reference or block text printed or written
+        result = sealed_view(result)
     if args.json:
         _write_json(args.json, result)
     print(judge_markdown(result))
@@ -453,8 +464,9 @@ def _answers_offline(args, config) -> int:
 def _answers(args, config) -> int:
     if args.offline:
         return _answers_offline(args, config)
-    if args.store or args.json:
-        raise InvalidInput("--store and --json are options of `ppkit bench answers --offline`: add --offline")
+    if args.store or args.json or args.shelf_index:
+        raise InvalidInput("--store, --json and --shelf-index are options of `ppkit bench answers --offline`: "
+                           "add --offline")
     cfg = config
     if not cfg.online:
         raise NeedsKey("`ppkit bench answers` needs a Gemini key: set GEMINI_API_KEY (or GOOGLE_API_KEY) and unset "
