@@ -68,7 +68,7 @@ def run_answer_judge(index: SearchIndex | None, questions: list[dict], *, ks=(3,
         stores: ``"shared"`` and/or ``"filing"`` (see the module docstring).
         progress: called with each finished row (e.g. to print a dot), or None.
         corpora: ``{corpus name: index}`` for sets spanning corpora; a question whose corpus is named here is asked
-            of that index; one whose corpus is neither here nor answerable by ``index`` (None) is not asked.
+            of that index, one with another corpus is not asked (listed in ``not_asked``).
 
     Returns:
         ``{"benchmark", "ks", "stores", "n", "rows", "not_indexed", "not_asked", "sealed", "results": {store: {k:
@@ -82,7 +82,8 @@ def run_answer_judge(index: SearchIndex | None, questions: list[dict], *, ks=(3,
     todo = [q for q in questions if (q.get("answer") or "").strip()]
     rows, not_indexed, not_asked = [], [], []
     for q in todo:
-        ix = corpora.get(q.get("corpus") or "", index)
+        corpus = q.get("corpus") or ""
+        ix = corpora[corpus] if corpus in corpora else (index if not corpus or not corpora else None)
         if ix is None:
             not_asked.append({"qid": q["qid"], "corpus": q.get("corpus") or ""})
             continue
