@@ -186,11 +186,15 @@ def default_reranker(index: SearchIndex):
     return offline
 
 
-def default_synthesizer(config: Config, *, evidence: str = "support"):
-    """Gemini when the config is online for synthesis, else extractive (printing ``evidence`` under its block)."""
+def default_synthesizer(config: Config, *, evidence: str = "support", embedder: Embedder | None = None):
+    """Gemini when the config is online for synthesis, else extractive (printing ``evidence`` under its block;
+    ``embedder``: the index's, for the answer selector's focus similarity; the hash embedder of plumbing tests
+    gives none)."""
+    embed = None if embedder is None or isinstance(embedder, HashEmbedder) else embedder
+    extractive = ExtractiveSynthesizer(evidence=evidence, embedder=embed)
     if config.online and config.synth_online:
-        return GeminiSynthesizer(config=config, fallback=ExtractiveSynthesizer(evidence=evidence))
-    return ExtractiveSynthesizer(evidence=evidence)
+        return GeminiSynthesizer(config=config, fallback=extractive)
+    return extractive
 
 
 def default_noise_filter(config: Config, embedder: Embedder):
@@ -264,7 +268,7 @@ def stream(index: SearchIndex, question: str, options: AskOptions | None = None,
 def _run(index: SearchIndex, question: str, opts: AskOptions, reranker,
          synthesizer: Synthesizer | None) -> Generator[Event, None, Answer | None]:
     """:func:`stream`'s events under one online run: the stages, then ``done`` (or ``error``)."""
-    synthesizer = synthesizer or default_synthesizer(index.config, evidence=opts.evidence)
+    synthesizer = synthesizer or default_synthesizer(index.config, evidence=opts.evidence, embedder=index.embedder)
     with online_run(index.config.ask_deadline) as run:
         before = len(run.fallbacks)
         try:

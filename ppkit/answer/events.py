@@ -64,11 +64,15 @@ class AnswerEvent(Event):
 
     type: ClassVar[str] = "answer"
     text: str
-    kind: str  # what the block states, e.g. "figure", "computed", "not found"
+    kind: str  # what the block states (ppkit.answer.block.KINDS)
     citations: list[dict] = field(default_factory=list)
+    answer_type: str = ""  # the answer type asked (ppkit.answer.question.TYPES)
+    confidence: float | None = None
 
     def data(self) -> dict:
-        return {"text": self.text, "kind": self.kind, "citations": self.citations}
+        return {"text": self.text, "kind": self.kind, "type": self.answer_type,
+                "confidence": None if self.confidence is None else round(self.confidence, 3),
+                "citations": self.citations}
 
 
 @dataclass(frozen=True)

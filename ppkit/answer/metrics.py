@@ -44,22 +44,23 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from ..finance.catalogue import Measure, catalogue
+from ..finance.labels import label_match
+from ..finance.read import read_measure
 from ..retrieval.analyze import question_years
 from ..retrieval.metric_statements import statement_kind, statement_kinds
-from ..retrieval.metric_table import (
-    COMPONENTS,
-    CONCEPTS,
-    OUTFLOWS,
-    PER_SHARE,
-    UNSUPPORTED,
-    Metric,
-    detect_metric,
-)
 from ..retrieval.types import Section
 from .block import MAX_CHARS, AnswerBlock, BlockCitation, cite_line
 from .statement_rows import cell_value, header_years, rows_of, scale_of
 
-__all__ = ["COSTS", "OPTIONAL", "LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "question_year", "adjusted_block"]
+Metric = Measure  # the catalogue's measure is what is computed
+
+
+def _concept(c: str):
+    return catalogue().concepts[c]
+
+
+__all__ = ["LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "question_year", "adjusted_block"]
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class LineItem:
 
     @property
     def name(self) -> str:
-        return CONCEPTS[self.concept][2]
+        return _concept(self.concept).name
 
 
 @dataclass(frozen=True)
@@ -124,10 +125,17 @@ def question_year(question: str, years: Sequence[int] | None = None) -> int | No
 _MINORITY = re.compile(r"\b(?:non-?controlling|minority)\s+interests?$", re.I)
 
 
+def _label_fit(label: str, phrases) -> str | None:
+    """``"exact"`` when ``label`` is one of ``phrases`` (:func:`ppkit.finance.labels.label_match`), ``"prefix"`` when
+    it begins with one and qualifies it, else None."""
+    fits = {label_match(label, p) for p in phrases}
+    return "exact" if "exact" in fits else "prefix" if "prefix" in fits else None
+
+
 def _items(rows, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
-    """(label, line, {year: value}, exact) of the rows (:func:`ppkit.answer.statement_rows.statement_rows`) whose label is the concept's (``exact``: a
-    pattern matches the whole label, not only its start)."""
-    _, patterns, _ = CONCEPTS[concept]
+    """(label, line, {year: value}, exact) of the rows (:func:`ppkit.answer.statement_rows.statement_rows`) whose
+    label names the concept (:data:`ppkit.finance.catalogue` labels; ``exact``: the whole label, not its start)."""
+    c = _concept(concept)
     out = []
     context = ""  # the last label-only row above ("Earnings per share:"), for labels like "Diluted"
     for ln, cells, years in rows:
@@ -135,46 +143,44 @@ def _items(rows, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
             continue
         label = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip()
         norm = label.casefold().replace("’", "'").rstrip(":").strip()
-        raw = [c for c in cells[1:] if c not in ("$", "%")]
-        vals = [v for v in (cell_value(c) for c in raw) if v is not None]
+        raw = [x for x in cells[1:] if x not in ("$", "%")]
+        vals = [v for v in (cell_value(x) for x in raw) if v is not None]
         if not vals:
             context = norm
             continue
-        while years and len(vals) > len(years) and "%" in [c for c in raw if cell_value(c) is not None][-1]:
+        while years and len(vals) > len(years) and "%" in [x for x in raw if cell_value(x) is not None][-1]:
             vals, raw = vals[:-1], raw[:-1]  # a trailing "Change" column in percent ("(18)%") is not a year's
-        hit = [p for p in patterns if re.match(p, norm)]
-        if not hit or _MINORITY.search(norm):  # the noncontrolling interests' share is never the company's
+        fit = _label_fit(label, c.labels)
+        if fit is None or _MINORITY.search(norm):  # the noncontrolling interests' share is never the company's
             continue
-        if concept in PER_SHARE and not (any("." in c for c in raw)
-                                         and ("per share" in norm or re.search(r"per (common )?share", context))):
+        if c.per_share and not (any("." in x for x in raw)
+                                and ("per share" in norm or re.search(r"per (common )?share", context))):
             continue  # "Diluted" under "Shares used in per share calculation" is a share count, not EPS
         if years and len(vals) == len(years):
-            out.append((label, ln, dict(zip(years, vals)), any(re.fullmatch(p, norm) for p in hit)))
+            out.append((label, ln, dict(zip(years, vals)), fit == "exact"))
     return out
 
 
 def _component_rows(rows, concept: str, year: int) -> list[tuple[str, int, float]]:
-    """(label, line, value) of the rows (:func:`ppkit.answer.statement_rows.statement_rows`) that are components of ``concept`` (no total row)."""
+    """(label, line, value) of the rows (:func:`ppkit.answer.statement_rows.statement_rows`) that are components of
+    ``concept`` (no total row)."""
     out = []
+    parts = _concept(concept).components
     for ln, cells, years in rows:
         if not cells or not years or cell_value(cells[0]) is not None:
             continue
-        norm = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip().casefold().replace("’", "'").rstrip(":")
-        if not any(re.match(p, norm) for p in COMPONENTS[concept]):
+        label = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip()
+        if _label_fit(label, parts) is None:
             continue
-        vals = [v for v in (cell_value(c) for c in cells[1:] if c not in ("$", "%")) if v is not None]
-        if len(vals) == len(years) and year in years and norm not in {o[0].casefold() for o in out}:
-            out.append((cells[0].replace("*", "").strip(), ln, dict(zip(years, vals))[year]))
+        vals = [v for v in (cell_value(x) for x in cells[1:] if x not in ("$", "%")) if v is not None]
+        if len(vals) == len(years) and year in years and label.casefold() not in {o[0].casefold() for o in out}:
+            out.append((label, ln, dict(zip(years, vals))[year]))
     return out
 
 
 # a tax row whose label brackets the expense ("(Provision) benefit for income taxes", "Benefit (provision)"): its
 # figures in brackets are the expense, others a benefit; a plain label's figure is the expense in either writing
 _BRACKETED_EXPENSE = re.compile(r"\((?:provision|expense)\)", re.I)
-# additive line items a company may not hold at all (no row on its balance sheet): 0 when the statement is read whole
-OPTIONAL = {"short_term_investments", "current_debt", "short_term_debt"}
-# costs a statement may write in brackets ("(11,969)"): always taken as their size, never added by a sign
-COSTS = {"cogs", "interest_expense"}
 _KIND_NAME = {"balance": "balance sheet", "operations": "income statement", "cash_flows": "cash flow statement",
               "reported": "a retrieved table"}
 _FACTOR = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
@@ -262,18 +268,19 @@ class _Book:
     def find(self, concept: str, year: int) -> list[LineItem]:
         """The row of ``concept`` in ``year``'s column (best label first: a whole-label match, then the
         first section), or the component rows that sum to it; empty when none."""
-        kind = CONCEPTS[concept][0]
+        c = _concept(concept)
+        kind = c.statement
         found = []
         for order, s in enumerate(self.any if kind == "reported" else self.by_kind.get(kind, [])):
             for label, ln, vals, exact in _items(self.rows(s), concept):
-                if year in vals and not (concept in OUTFLOWS and vals[year] > 0):  # an outflow is written in brackets
+                if year in vals and not (c.outflow and vals[year] > 0):  # an outflow is written in brackets
                     # a carrying amount "..., net" (a label the pattern begins) before the gross row above it
                     net = bool(_NET.search(label))
                     found.append((not (exact or net), order, not net, ln, LineItem(concept, label, vals[year], year, s.doc,
                                                                           s.node_id, s.breadcrumb, ln, self.scale(s))))
         if found:
             return [min(found, key=lambda f: f[:4])[4]]
-        for s in self.by_kind.get(kind, []) if concept in COMPONENTS else []:
+        for s in self.by_kind.get(kind, []) if c.components else []:
             parts = _component_rows(self.rows(s), concept, year)
             if len(parts) >= 2:  # "Cost of products" + "Cost of services", with no total row
                 return [LineItem(concept, label, v, year, s.doc, s.node_id, s.breadcrumb, ln, self.scale(s))
@@ -329,12 +336,13 @@ class _Eval:
 
     def item(self, concept: str, year: int, rows: list[LineItem] | None = None) -> tuple[float | None, str]:
         rows = self.book.find(concept, year) if rows is None else rows
-        if not rows and concept in OPTIONAL and self.book.whole(CONCEPTS[concept][0], year):
+        c = _concept(concept)
+        if not rows and c.optional and self.book.whole(c.statement, year):
             # a balance sheet read whole, in that year's column, with no such row: the company holds none
-            self.zeros.append(CONCEPTS[concept][2])
+            self.zeros.append(c.name)
             return 0.0, "0"
         if not rows:
-            self.missing.append(f"{CONCEPTS[concept][2]} ({_KIND_NAME[CONCEPTS[concept][0]]}, {year})")
+            self.missing.append(f"{c.name} ({_KIND_NAME[c.statement]}, {year})")
             self.missing_concepts.append(concept)
             return None, ""
         vals = []
@@ -342,10 +350,10 @@ class _Eval:
             if li not in self.inputs:
                 self.inputs.append(li)
             # an outflow or a cost is read as its size: a cost row in brackets is subtracted by magnitude
-            v = abs(li.value) if concept in OUTFLOWS or concept in COSTS else li.value
+            v = abs(li.value) if c.outflow or c.cost else li.value
             if concept == "income_tax":  # an expense, whichever way the statement writes it
                 v = -li.value if _BRACKETED_EXPENSE.search(li.label) else abs(li.value)
-            if concept not in PER_SHARE and li.scale:  # one scale for every amount: the first input's
+            if not c.per_share and li.scale:  # one scale for every amount: the first input's
                 self.scale = self.scale or li.scale
                 v = _round_written(v * _FACTOR[li.scale] / _FACTOR[self.scale])
             vals.append(v)
@@ -392,7 +400,7 @@ class _Eval:
             if a is None or b is None:
                 return None, ""
             if b <= 0 or a <= 0:
-                self.missing.append(f"positive {CONCEPTS[node[1]][2]} in both years")
+                self.missing.append(f"positive {_concept(node[1]).name} in both years")
                 return None, ""
             n = self.year - first
             r = ((a / b) ** (1 / n) - 1) * 100
@@ -498,6 +506,8 @@ _PURCHASES = re.compile(r"\b(?:cogs|costs? of (?:goods sold|sales|revenues?))\s*
 _YEARS_AVERAGE = re.compile(r"\b(\d|two|three|four|five)[- ]years?\s+average\b", re.I)
 _NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
 _SPAN = re.compile(r"\b(\d|two|three|four|five)[- ]years?\b", re.I)
+# a total over several years ("the 3-year total"): not computed offline
+_TOTAL_OVER_YEARS = re.compile(r"\b(?:\d|two|three|four|five)[- ]years?\s+(?:total|sum|cumulative)\b", re.I)
 
 
 def _tree_map(node, f):
@@ -548,8 +558,8 @@ def _average_over(metric: Metric, book: _Book, doc: str, first: int, last: int) 
     (naming the missing inputs) when a year's is not computable."""
     per_year = [_compute_one(metric, book, doc, y) for y in range(first, last + 1)]
     name = f"{last - first + 1}-year average {metric.name}"
-    avg = Metric(name, (), ("avg_years", metric.formula), metric.unit,
-                 f"the mean over FY{first}-FY{last} of {metric.definition}")
+    avg = replace(metric, id=f"avg:{metric.id}", name=name, formula=("avg_years", metric.formula),
+                  definition=f"the mean over FY{first}-FY{last} of {metric.definition}")
     bad = [r for r in per_year if not r.ok]
     inputs = tuple(dict.fromkeys(li for r in per_year for li in r.inputs))
     if bad:
@@ -602,7 +612,7 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
     >>> compute_metric("What is AMD's quick ratio for FY2022?", sections).value  # doctest: +SKIP
     1.57
     """
-    metric = metric or detect_metric(question)
+    metric = metric or read_measure(question)
     if metric is None:
         return None
     years = question_years(question) if years is None else years
@@ -611,7 +621,7 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
     span = _span(question, years, year)
     averaged = bool(_YEARS_AVERAGE.search(question)) and span is not None and span[0] < span[1]
     growth = metric.formula[0] == "cagr"
-    if UNSUPPORTED.search(question) and not (averaged or growth or metric.unit == "days"):
+    if _TOTAL_OVER_YEARS.search(question) and not (averaged or growth or metric.unit == "days"):
         return MetricResult(metric, year, None, note="multi-year totals are not computed offline",
                             missing=("a supported form of the metric",))
     docs = list(dict.fromkeys(s.doc for s in sections if statement_kind(s)))
@@ -710,14 +720,15 @@ def format_metric(res: MetricResult) -> str:
                    f"from FY{c.year} to FY{res.year}.")
     inputs = list(res.inputs) + ([li for li in res.compare.inputs if li not in res.inputs]
                                  if res.compare is not None and res.compare.ok else [])
-    where = "a retrieved table" if any(CONCEPTS[li.concept][0] == "reported" for li in inputs) else "a primary statement"
+    where = "a retrieved table" if any(_concept(li.concept).statement == "reported" for li in inputs) \
+        else "a primary statement"
     out.append(f"Inputs ({_scale_words(scale)}), each from the column {res.year} or {res.year - 1} of {where}:"
                if any(li.year != res.year for li in inputs) else
                f"Inputs ({_scale_words(scale)}), column {res.year}:")
     for li in inputs:
-        v = abs(li.value) if li.concept in OUTFLOWS else li.value
-        shown = f"{_fmt(v)}" + (f" (written ({_fmt(abs(li.value))}), an outflow)" if li.value < 0 and li.concept in OUTFLOWS
-                                else "")
+        out_flow = _concept(li.concept).outflow
+        v = abs(li.value) if out_flow else li.value
+        shown = f"{_fmt(v)}" + (f" (written ({_fmt(abs(li.value))}), an outflow)" if li.value < 0 and out_flow else "")
         out.append(f"- {li.name}, {li.year}: {shown}, row \"{li.label}\" in {li.breadcrumb}, "
                    f"line {li.line} (ID: {li.node_id})")
     out += [f"- {name}: 0 (the balance sheet, read whole, has no row of it)" for name in res.zeros]
@@ -756,7 +767,7 @@ def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
     text = f"{who}{m.name} for {fy} was {_value_text(result)}{inputs}"
     if result.zeros:  # say which input is 0 and why
         text += "; " + ", ".join(result.zeros) + ": no row in the balance sheet, so 0"
-    own = next((li for li in result.inputs if CONCEPTS[li.concept][0] == "reported"), None)
+    own = next((li for li in result.inputs if _concept(li.concept).statement == "reported"), None)
     # a measure the company defines itself: say that the figure is its own, and which row
     said = f"; {result.doc}'s own figure, row \"{own.label}\"" if own is not None else ""
     text += said
@@ -787,7 +798,7 @@ def adjusted_block(question: str, result: MetricResult | None, sections: list[Se
     computed, with the formula's value as what the statements give; else None."""
     if result is None or not result.ok or not _ADJUSTED.search(question) or _ADJUSTED.search(result.metric.name):
         return None
-    if any(CONCEPTS[li.concept][0] == "reported" for li in result.inputs):
+    if any(_concept(li.concept).statement == "reported" for li in result.inputs):
         return None
     base = metric_block(result, sections)
     return AnswerBlock(_clip(f"The adjusted (non-GAAP) {result.metric.name} asked is the company's own measure, not "

@@ -46,7 +46,8 @@ from ..documents.metadata import (
 from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient, online_or_offline
 from ..llm.fence import DATA_RULE, block
-from .metric_table import Metric, detect_metric
+from ..finance.catalogue import Measure
+from ..finance.read import read_measure
 
 __all__ = ["chosen_names", "Analysis", "analyze_question", "QueryFilters", "question_names", "question_terms", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
            "parse_periods", "choose_filings", "same_period", "company_groups", "catalog_of"]
@@ -106,7 +107,7 @@ class Analysis:
         question: the question as searched (a follow-up already rewritten into a standalone question).
         filters: the documents, periods and 10-K Items chosen from the question; None when the caller
             chose the documents or turned filtering off.
-        metric: the financial metric asked for (:func:`ppkit.retrieval.metric_table.detect_metric`), or None.
+        metric: the measure asked for (:func:`ppkit.finance.read.read_measure`), or None.
         years: the fiscal years named (:func:`question_years`), in order of appearance.
         names: the capitalised names the question uses (:func:`question_names`).
         anchors: the figures, tables, equations and sections it names (:func:`ppkit.documents.anchors.find_anchors`).
@@ -115,7 +116,7 @@ class Analysis:
 
     question: str
     filters: QueryFilters | None = None
-    metric: Metric | None = None
+    metric: Measure | None = None
     years: tuple[int, ...] = ()
     names: tuple[str, ...] = ()
     anchors: tuple[Anchor, ...] = ()
@@ -129,7 +130,7 @@ class Analysis:
         'quick ratio'
         """
         anchors = tuple(find_anchors(question))
-        return cls(question, filters, detect_metric(question), tuple(question_years(question)),
+        return cls(question, filters, read_measure(question), tuple(question_years(question)),
                    tuple(question_names(question)), anchors, frozenset(question_terms(question, anchors)))
 
     def to_dict(self) -> dict:

@@ -1,6 +1,6 @@
 """The primary statements a metric question needs, added to the retrieved sections when retrieval missed them.
 
-A question that asks for a financial metric (:func:`ppkit.retrieval.metric_table.detect_metric`) can only be
+A question that asks for a financial measure (:func:`ppkit.finance.read.read_measure`) can only be
 computed from the primary statements its formula reads (balance sheet, statement of operations, statement
 of cash flows). A statement is recognised as the document's tree shows it
 (:func:`ppkit.retrieval.recall.section_statements`): by its title, or, in a filing extracted from its PDF, by
@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from ..core.ids import breadcrumb_titles
 from ..indexing.index import SearchIndex
-from .metric_table import CONCEPTS, Metric, formula_concepts
+from ..finance.catalogue import Measure, catalogue, formula_concepts
 from .pointers import load_sections
 from .recall import make_candidate, section_statements
 from .rerank import statement_kind as title_statement_kind
@@ -82,7 +82,7 @@ def _statement_runs(index: SearchIndex, doc: str, kind: str) -> list[list[str]]:
     return runs
 
 
-def statement_sections(index: SearchIndex, question: str, sections: list[Section], metric: Metric | None, *,
+def statement_sections(index: SearchIndex, question: str, sections: list[Section], metric: Measure | None, *,
                        budget: int) -> list[Section]:
     """The primary statements ``metric`` needs that ``sections`` lack, of the best-ranked section's document:
     each statement's sections (its title section and all the headings its rows run on under), read back like any retrieved section, marked with what they hold (:func:`with_statements`) and
@@ -90,13 +90,14 @@ def statement_sections(index: SearchIndex, question: str, sections: list[Section
     document's first statement of that kind that is not a summary of several (selected financial data). Empty
     when there is no metric or nothing is missing.
 
-    >>> [s.breadcrumb for s in statement_sections(index, q, sections, detect_metric(q), budget=6000)]  # doctest: +SKIP
+    >>> [s.breadcrumb for s in statement_sections(index, q, sections, read_measure(q), budget=6000)]  # doctest: +SKIP
     ['AMD > ... > Consolidated Balance Sheets']
     """
     if metric is None or not sections:
         return []
     doc = sections[0].doc
-    need = {CONCEPTS[c][0] for c in formula_concepts(metric.formula)} - {"reported"}
+    concepts = catalogue().concepts
+    need = {concepts[c].statement for c in formula_concepts(metric.formula)} - {"reported"}
     have = {s.node_id for s in sections if s.doc == doc}
     chosen = []
     for kind in sorted(need):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from ...answer.abstain import abstained
+from ...answer.scope import abstained
 from ...answer.verify import numbers_with_values
 
 __all__ = ["judge_numeric", "expected_value", "stated_result"]

@@ -7,7 +7,7 @@ and a metric the filing does not report (or that is undefined). One JSON object 
 ``{"id", "question", "answerable": bool, "kind"}``.
 
 :func:`run_abstain_bench` asks each question (the index's synthesizer: extractive offline) and
-reads the answer with :func:`ppkit.answer.abstain.abstained`. **Precision**: the share of
+reads the answer with :func:`ppkit.answer.scope.abstained`. **Precision**: the share of
 abstentions that were on unanswerable questions; **recall**: the share of unanswerable questions
 abstained on. It does not check that the answers to answerable questions are right (see
 ``ppkit bench metrics`` for computed answers).
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...answer.abstain import abstained
+from ...answer.scope import abstained
 from ...core.errors import InvalidInput, MissingFile
 from ...indexing.index import SearchIndex
 from ..data.loaders import jsonl_records

@@ -1,4 +1,4 @@
-"""Abstention: does the retrieved text contain what the question asks about?
+"""Scope: does the retrieved text mention what the question names (its company, its years)?
 
 :func:`missing_from` lists what a question names that none of the retrieved sections mention
 (text or breadcrumb), by two rules that need no model:
@@ -17,35 +17,30 @@ whose initials spell words of the sections: ``NIM`` for "net interest margin"), 
 written as the question's subject (``Intel's``) that selected no indexed company is missing even when a section
 mentions it (a competitor named in another company's filing).
 
-A metric the statements cannot give is the third reason, decided by :mod:`ppkit.answer.metrics`
-(its inputs are missing). :func:`abstention_line` words the result as the answer's first line
-("Not found: ..."), and :func:`abstained` reads an answer (offline or Gemini) for such a statement.
+A line item or measure the catalogue knows by that name or abbreviation (``Revenue``, ``COGS``, ``DSO``:
+:func:`ppkit.finance.read.mentions`) is no name either. :func:`not_found_line` words what is missing as the answer
+block ("Not found: ..."), and :func:`abstained` reads an answer (offline or Gemini) for such a statement.
 
-This module does not judge whether the quoted passages answer the question: a question whose
-names and years are all present is not abstained on here.
+This module does not judge whether the passages answer the question (:mod:`ppkit.answer.select` does).
 """
 
 from __future__ import annotations
 
 import re
 
+from ..finance.read import mentions
 from ..retrieval.analyze import Analysis
-from ..retrieval.metric_table import ITEM_WORDS
 from ..retrieval.types import Section
 
-__all__ = ["missing_from", "metric_answers", "abstention_line", "abstained"]
+__all__ = ["missing_from", "not_found_line", "abstained"]
 
 _ABSTAIN = re.compile(r"^\W*(not found|not computed|not meaningful|no evidence|cannot be answered|the (retrieved |provided )?(text|"
                       r"section|context|filing)s? (do|does) not (contain|mention|report|cover))", re.I)
 
 
-# abbreviations of the field that are no name and may be absent from the sections as written
-_ABBREVIATIONS = {"fx", "eps", "yoy", "qoq", "ttm", "ltm", "ytd", "cagr", "ebit", "ebitda", "ebitdar", "roic", "roce",
-                  "fcf", "ocf", "nii", "nim", "gaap", "sec", "ipo", "esg", "kpi", "kpis", "ai", "ml", "llm", "llms",
-                  "us", "usa", "uk", "eu", "ceo", "cfo", "coo", "cto", "fy", "api", "gpu", "cpu", "nlp", "bps", "pp",
-                  "dso", "dpo", "dio", "ccc", "roa", "roe", "roi", "wacc", "capex", "opex", "cogs", "arpu", "aum",
-                  "ebt", "nopat", "npv", "irr", "tsr", "rsu", "rsus", "psu", "psus", "ar", "ap", "ppe", "ppne", "nwc",
-                  "sga", "agm", "dps", "bvps", "ev"}
+# abbreviations that name no company or thing a section must mention (finance ones are the catalogue's)
+_ABBREVIATIONS = {"fx", "qoq", "ttm", "ltm", "ytd", "gaap", "sec", "ipo", "esg", "kpi", "kpis", "ai", "ml", "us", "usa",
+                  "uk", "eu", "ceo", "cfo", "coo", "cto", "fy", "gpu", "cpu", "bps", "pp"}
 _SEP = r"(?:[\s-]+(?:(?:and|of|the|&|on|to|for)[\s-]+)?)"
 
 
@@ -95,10 +90,9 @@ def _initials(name: str, sections: list[Section]) -> bool:
 
 
 def _line_item(name: str) -> bool:
-    """Whether a capitalised word of the question is a line item's or a metric's name ("Revenue", "COGS" in "FY2019
-    Revenue"): no name of a company or a thing the sections must mention."""
-    low = name.casefold()
-    return any(re.fullmatch(rx, low) for rx in ITEM_WORDS.values())
+    """Whether a capitalised word of the question is a line item's or a measure's name or abbreviation in the
+    catalogue ("Revenue", "COGS", "DSO"): no name of a company or a thing the sections must mention."""
+    return any(m.kind in ("measure", "concept", "operation") for m in mentions(name))
 
 
 def missing_from(question: str, sections: list[Section], analysis: Analysis | None = None) -> dict[str, list]:
@@ -116,29 +110,14 @@ def missing_from(question: str, sections: list[Section], analysis: Analysis | No
     return {"names": names, "years": years}
 
 
-def metric_answers(result, missing: dict[str, list], analysis: Analysis) -> bool:
-    """Whether a computed metric (:class:`ppkit.answer.metrics.MetricResult`) answers the question despite
-    ``missing``: no year is missing and every missing name is outweighed by the company the question named
-    being the one whose statements gave the figure."""
-    if missing["years"] or not result.ok:
-        return False
-    if not missing["names"]:
-        return True
-    f = analysis.filters
-    return f is not None and result.doc in f.matched and not _unknown_subjects(analysis.question, analysis)
-
-
-def abstention_line(missing: dict[str, list]) -> str | None:
-    """The answer's first line when something asked for is missing, else None."""
+def not_found_line(missing: dict[str, list]) -> str:
+    """The answer block when something the question names is missing from the sections ("Not found: ...")."""
     parts = []
     if missing["names"]:
         parts.append("never mention " + ", ".join(f"'{n}'" for n in missing["names"]))
     if missing["years"]:
         parts.append("do not cover " + ", ".join(f"FY{y}" for y in missing["years"]))
-    if not parts:
-        return None
-    return ("Not found: the retrieved sections " + " and ".join(parts)
-            + ", so they do not answer this question. The closest passages follow.")
+    return "Not found: the retrieved sections " + " and ".join(parts) + "."
 
 
 def abstained(answer: str) -> bool:

@@ -1,0 +1,420 @@
+"""Answer candidates: every figure, passage and computed value of the retrieved sections that could answer.
+
+:func:`candidates` reads the retrieved sections once for an :class:`ppkit.answer.question.Asked` and returns
+:class:`Candidate` objects, each with what the selector (:mod:`ppkit.answer.select`) scores it on:
+
+* **cell**: a table cell's value, with its row label (and the group label above it), its column (the period it
+  gives), the table's units and caption; a Markdown table (:func:`ppkit.answer.passages.section_passages`) or a
+  statement the PDF text layer ran into lines (:func:`ppkit.answer.statement_rows.statement_rows`);
+* **clause**: a figure of a sentence, with the clause around it (the words between the punctuation before and
+  after it) and the sentence;
+* **computed**: the catalogue measure asked, evaluated over the retrieved primary statements
+  (:func:`ppkit.answer.metrics.compute_metric`), every input cited; or why it does not apply (**not_meaningful**);
+* **which**: the row of a table with the highest or lowest value in the period asked, among rows of one kind;
+* **yes_no**: the answer to a yes/no question from the measure's direction or threshold (computed), or from a
+  sentence stating the event asked, its negation read;
+* **passage**: a sentence (or two) for a question asking for words, not a figure.
+
+A candidate's ``unit`` is what its figure is (``amount``, ``percent``, ``ratio``, ``days``, ``per_share``,
+``count``, ``date``; ``""`` for words), ``text`` is the answer block it would make (the figure first), and
+``context``/``wide`` the words the focus is matched against (its row label or clause / its whole row, header,
+caption and breadcrumb). This module scores nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..core.ids import breadcrumb_titles
+from ..core.text import clip
+from ..finance.catalogue import catalogue, formula_concepts
+from ..finance.labels import label_match
+from ..retrieval.metric_statements import statement_kinds
+from ..retrieval.types import Section
+from .block import BlockCitation, cite_line
+from .metrics import MetricResult, compute_metric
+from .passages import Passage, section_passages
+from .question import Asked
+from .statement_rows import cell_value, rows_of, scale_of
+from .verify import mask_references, numbers_with_values
+
+__all__ = ["Candidate", "candidates", "figure_text", "KINDS"]
+
+KINDS = ("cell", "clause", "computed", "not_meaningful", "which", "yes_no", "passage")
+_YEAR = re.compile(r"(?<![\d,.$])((?:19|20)\d{2})(?![\d,])")
+_FY2 = re.compile(r"\bfy\s?'?(\d{2})\b", re.I)
+_DATE = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)"
+                   r"\s+\d{1,2},?\s+(?:19|20)\d{2}\b", re.I)
+_DAYS_AFTER = re.compile(r"^\s*(?:calendar\s+)?days?\b", re.I)
+_COUNT_AFTER = re.compile(r"^\s+(?:[a-z][a-z-]+\s+){0,2}?[a-z][a-z-]+", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without)\b|n't\b", re.I)
+_CLAUSE_END = re.compile(r"[;:]|,\s+(?:and|but|while|which|whereas|compared|as compared|versus|offset)\b|\.\s", re.I)
+_SCALE_WORD = {1e3: "thousand", 1e6: "million", 1e9: "billion", 1e12: "trillion"}
+_UNIT_SCALE = {"thousands": "thousand", "millions": "million", "billions": "billion"}
+_PERCENT_HEAD = re.compile(r"%|\bpercent|\bmargin\b|\brate\b|\bchange\b", re.I)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One possible answer (see the module docstring)."""
+
+    kind: str
+    text: str  # the answer block it makes
+    unit: str
+    section: Section
+    lines: tuple[int, ...]  # the source lines it cites (a row's header line first)
+    context: str = ""  # its own words: a row's label, a figure's clause, a passage
+    wide: str = ""  # its wider words: the row with its header and caption, the sentence, the breadcrumb
+    value: float | None = None
+    year: int | None = None  # the period its figure belongs to (a column's year, the sentence's only year)
+    years: tuple[int, ...] = ()  # the years written around it
+    lead: bool = False  # the first figure of its sentence, or its row's first value
+    label_concept: float = 0.0  # its row label names a concept of the measure asked: 1 exactly, 0.5 qualified
+    cue: bool = False  # a passage that states a cause ("due to", "driven by") or a clause about the focus
+    extra: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def statement(self) -> bool:
+        """From a primary statement (balance sheet, income statement, cash flow statement)."""
+        return bool(statement_kinds(self.section))
+
+    @property
+    def citations(self) -> tuple[BlockCitation, ...]:
+        if "citations" in self.extra:
+            return self.extra["citations"]
+        return tuple(cite_line(self.section, ln) for ln in self.lines)
+
+
+def _years_in(text: str) -> tuple[int, ...]:
+    ys = [int(y) for y in _YEAR.findall(text)] + [2000 + int(y) for y in _FY2.findall(text)]
+    return tuple(dict.fromkeys(ys))
+
+
+def _num(v: float, decimals: int | None = None) -> str:
+    if decimals is not None:
+        return f"{v:,.{decimals}f}"
+    if v == int(v):
+        return f"{v:,.0f}"
+    return f"{v:,.2f}" if abs(v) < 1000 else f"{v:,.1f}"
+
+
+def figure_text(value: float, unit: str, scale: str = "", *, decimals: int | None = None) -> str:
+    """A figure written with its unit: ``$1,577 million``, ``12.1%``, ``1.57``, ``42.3 days``, ``$3.25`` a share.
+
+    >>> figure_text(1577, "amount", "million"), figure_text(12.06, "percent"), figure_text(-3.2, "amount", "billion")
+    ('$1,577 million', '12.06%', '-$3.20 billion')
+    """
+    sign = "-" if value < 0 else ""
+    v = abs(value)
+    if unit == "percent":
+        return f"{sign}{_num(v, decimals if decimals is not None else (1 if v >= 10 else 2))}%"
+    if unit == "days":
+        return f"{sign}{_num(v, 1)} days"
+    if unit in ("ratio", "count"):
+        return f"{sign}{_num(v, decimals)}"
+    if unit == "per_share":
+        return f"{sign}${v:,.2f}"
+    return f"{sign}${_num(v, decimals)}{' ' + scale if scale else ''}"
+
+
+# ---- table cells ------------------------------------------------------------------------------------------------
+
+def _cell_unit(cell: str, header: str, label: str, per_share: bool, units: str) -> str:
+    if "%" in cell or _PERCENT_HEAD.search(header) and "%" in header or re.search(r"%|\bpercent", label, re.I):
+        return "percent"
+    if per_share:
+        return "per_share"
+    return "amount"
+
+
+def _concept_fit(label: str, concepts: list[str]) -> float:
+    cat = catalogue()
+    best = 0.0
+    for c in concepts:
+        for text in cat.concepts[c].labels:
+            m = label_match(label, text)
+            if m == "exact":
+                return 1.0
+            if m == "prefix":
+                best = 0.5
+    return best
+
+
+def _row_cells(p: Passage, asked: Asked, concepts: list[str], sid_caption: str) -> list[Candidate]:
+    out = []
+    label = p.label
+    fit = _concept_fit(p.row_label or label, concepts) if concepts else 0.0
+    first = True
+    for k, (head, cell) in enumerate(zip(p.header or ("",) * len(p.values), p.values)):
+        v = cell_value(cell)
+        if v is None or not re.search(r"\d", cell):
+            continue
+        ys = _years_in(head)
+        if not ys and len(p.values) == 1 and asked.year is None:
+            ys = ()
+        unit = _cell_unit(cell, head, label, p.per_share, p.units)
+        if unit == "amount" and not p.units and not ys and 1900 <= v <= 2100 and "," not in cell:
+            continue  # a year written in a cell
+        scale = _UNIT_SCALE.get(p.units, "") if unit == "amount" else ""
+        shown = figure_text(v, unit, scale, decimals=len(cell.split(".")[1].rstrip("%)").strip()) if "." in cell else 0)
+        period = f", {head.strip()}" if head.strip() else ""
+        where = p.caption or breadcrumb_titles(p.section.breadcrumb)[-1]
+        text = clip(f"{shown}: {label}{period} ({where})", 300)
+        wide = " ".join([label, head, p.caption, p.header_text, sid_caption])
+        out.append(Candidate("cell", text, unit, p.section, p.lines(), context=label, wide=wide, value=v,
+                             year=ys[-1] if len(ys) == 1 else None, years=ys, lead=first, label_concept=fit,
+                             extra={"scale": scale, "column": k, "header": head}))
+        first = False
+    return out
+
+
+def _flat_cells(section: Section, asked: Asked, concepts: list[str], seen: set[int]) -> list[Candidate]:
+    """Cells of a statement the PDF text layer wrote as running text (no Markdown table)."""
+    out = []
+    scale = _UNIT_SCALE.get(scale_of(section), "")
+    for ln, cells, years in rows_of(section):
+        if ln in seen or not cells or not years or len(cells) - 1 != len(years):
+            continue
+        label = cells[0]
+        fit = _concept_fit(label, concepts) if concepts else 0.0
+        for k, (y, cell) in enumerate(zip(years, cells[1:])):
+            v = cell_value(cell)
+            if v is None:
+                continue
+            unit = "percent" if "%" in cell else "amount"
+            shown = figure_text(v, unit, scale if unit == "amount" else "",
+                                decimals=len(cell.split(".")[1].rstrip("%)")) if "." in cell else 0)
+            text = clip(f"{shown}: {label}, {y} ({breadcrumb_titles(section.breadcrumb)[-1]})", 300)
+            out.append(Candidate("cell", text, unit, section, (ln,), context=label,
+                                 wide=f"{label} {section.breadcrumb}", value=v, year=y, years=(y,), lead=k == 0,
+                                 label_concept=fit, extra={"scale": scale, "column": k, "header": str(y)}))
+    return out
+
+
+# ---- sentence figures -------------------------------------------------------------------------------------------
+
+def _clause(text: str, a: int, b: int) -> str:
+    """The clause around a figure at ``a``..``b``: from the last clause break before it to the first after it."""
+    starts = [m.end() for m in _CLAUSE_END.finditer(text, 0, a)]
+    start = starts[-1] if starts else 0
+    m = _CLAUSE_END.search(text, b)
+    end = m.start() if m else len(text)
+    return text[start:end].strip(" ,")
+
+
+def _figure_unit(n: dict, after: str) -> str:
+    if n["percent"]:
+        return "percent"
+    if n["multiple"]:
+        return "ratio"
+    if _DAYS_AFTER.match(after):
+        return "days"
+    if n["currency"] or n["scale"]:
+        return "amount"
+    if n["decimals"] == 0 and _COUNT_AFTER.match(after):
+        return "count"
+    return "ratio" if n["decimals"] else "count"
+
+
+def _sentence_figures(p: Passage) -> list[Candidate]:
+    out = []
+    masked = mask_references(p.text)
+    first = True
+    for n in numbers_with_values(masked):
+        plain = n["decimals"] == 0 and not (n["percent"] or n["currency"] or n["scale"] or n["multiple"])
+        if plain and (1900 <= n["value"] <= 2100 and "," not in n["text"] or n["value"] < 2):
+            continue  # a year; a lone small number ("one of 1")
+        a, b = n["span"]
+        if re.search(r"[A-Za-z]-?$", masked[max(0, a - 1):a]):
+            continue  # glued to letters: "Q3", "COVID-19"
+        unit = _figure_unit(n, masked[b:b + 40])
+        value = -n["value"] if n["negative"] else n["value"]
+        scale = _SCALE_WORD.get(n["scale"] or 0, "")
+        shown = n["text"].strip()
+        if unit == "amount" and not n["currency"] and scale:
+            shown = f"${shown}" if not shown.startswith("$") else shown
+        clause = _clause(p.text, a, b)
+        sentence = clip(p.text, 260)
+        out.append(Candidate("clause", f"{shown}: \u201c{sentence}\u201d", unit, p.section, (p.line,) if
+                             p.line == p.line_end else tuple(range(p.line, p.line_end + 1))[:1],
+                             context=clause, wide=f"{p.text} {p.section.breadcrumb}", value=value,
+                             year=None, years=_years_in(clause) or _years_in(p.text), lead=first,
+                             extra={"scale": scale, "line_end": p.line_end, "sentence": p.text}))
+        first = False
+    return out
+
+
+def _dates(p: Passage) -> list[Candidate]:
+    return [Candidate("clause", f"{m.group(0)}: \u201c{clip(p.text, 260)}\u201d", "date", p.section, (p.line,),
+                      context=_clause(p.text, *m.span()), wide=f"{p.text} {p.section.breadcrumb}",
+                      years=_years_in(m.group(0)), lead=i == 0, extra={"line_end": p.line_end})
+            for i, m in enumerate(_DATE.finditer(p.text))]
+
+
+# ---- computed ---------------------------------------------------------------------------------------------------
+
+def _computed(asked: Asked, sections: list[Section]) -> tuple[list[Candidate], MetricResult | None]:
+    if asked.measure is None or asked.measure.family == "amount" and asked.type not in ("yes_no",) and \
+            asked.measure.formula[0] == "item":
+        return [], None
+    res = compute_metric(asked.question, sections, asked.measure, years=asked.years)
+    if res is None:
+        return [], None
+    home = next((s for s in sections if s.doc == res.doc), sections[0] if sections else None)
+    if home is None:
+        return [], res
+    cites = _metric_citations(res, sections)
+    if not res.ok and res.reason:
+        text = f"Not meaningful: {res.reason}"
+        return [Candidate("not_meaningful", clip(text, 300), "", home, (), context=asked.measure.name,
+                          extra={"citations": cites, "metric": res})], res
+    if not res.ok:
+        return [], res
+    unit = {"usd": "amount", "percent": "percent", "ratio": "ratio", "days": "days", "per_share": "per_share"}.get(
+        res.metric.unit, "ratio")
+    scale = _UNIT_SCALE.get(res.scale, "") if unit == "amount" else ""
+    shown = figure_text(res.value, unit, scale)
+    if unit == "ratio" and res.metric.family in ("payout", "profitability", "cash_flow"):
+        shown += f" ({res.value * 100:.1f}%)"
+    inputs = res.expr or "; ".join(res.steps)
+    text = clip(f"{shown}: {res.metric.name}, {res.doc} FY{res.year} = {inputs}"
+                f"{' ($ ' + res.scale + ')' if res.scale and unit != 'amount' else ''}", 300)
+    return [Candidate("computed", text, unit, home, (), context=res.metric.name, wide=res.metric.definition,
+                      value=res.value, year=res.year, years=(res.year,) if res.year else (), lead=True,
+                      label_concept=1.0, extra={"citations": cites, "metric": res})], res
+
+
+def _metric_citations(res: MetricResult, sections: list[Section]) -> tuple[BlockCitation, ...]:
+    by_id = {s.section_id: s for s in sections}
+    out = []
+    for li in res.inputs:
+        s = by_id.get(f"{li.doc}#{li.node_id}")
+        if s is not None:
+            out.append(cite_line(s, li.line))
+    return tuple(dict.fromkeys(out))
+
+
+# ---- which one --------------------------------------------------------------------------------------------------
+
+def _which(asked: Asked, rows: list[Passage]) -> list[Candidate]:
+    """Per table: the row with the highest or lowest value in the period's column (rows that are no totals)."""
+    out = []
+    tables: dict[tuple[str, int], list[Passage]] = {}
+    for p in rows:
+        tables.setdefault((p.section.section_id, p.header_line), []).append(p)
+    for (_, _), ps in tables.items():
+        ps = [p for p in ps if not re.match(r"\s*total\b", p.row_label or p.label, re.I)]
+        if len(ps) < 2:
+            continue
+        header = ps[0].header
+        cols = [k for k, h in enumerate(header) if asked.year and str(asked.year) in h] or \
+               ([0] if header else [])
+        for k in cols[:1]:
+            vals = [(cell_value(p.values[k]), p) for p in ps if k < len(p.values)]
+            vals = [(v, p) for v, p in vals if v is not None]
+            if len(vals) < 2:
+                continue
+            v, p = (max if asked.direction == "max" else min)(vals, key=lambda x: x[0])
+            unit = "percent" if "%" in p.values[k] else "amount"
+            scale = _UNIT_SCALE.get(p.units, "") if unit == "amount" else ""
+            word = "highest" if asked.direction == "max" else "lowest"
+            head = header[k].strip() if k < len(header) else ""
+            others = "; ".join(f"{q.row_label or q.label} {figure_text(x, unit, scale)}" for x, q in
+                               sorted(vals, key=lambda x: -x[0] if asked.direction == "max" else x[0])[1:3])
+            text = clip(f"{p.row_label or p.label}: {figure_text(v, unit, scale)}{', ' + head if head else ''}, "
+                        f"the {word} of {len(vals)} ({others})", 300)
+            where = " ".join([p.caption, p.header_text, p.section.breadcrumb] + [q.label for _, q in vals])
+            out.append(Candidate("which", text, "which", p.section, p.lines(), context=where, wide=where,
+                                 value=v, year=_years_in(head)[-1] if _years_in(head) else None,
+                                 years=_years_in(head), lead=True,
+                                 extra={"rows": len(vals), "name": p.row_label or p.label}))
+    return out
+
+
+# ---- yes or no --------------------------------------------------------------------------------------------------
+
+def _yes_no_measure(asked: Asked, res: MetricResult | None, computed: list[Candidate]) -> list[Candidate]:
+    if res is None or not res.ok:
+        return []
+    c = computed[0] if computed else None
+    if c is None:
+        return []
+    if asked.threshold is not None:
+        above = res.value > asked.threshold
+        says_up = asked.polarity != "down"
+        yes = above == says_up
+        word = "above" if above else "below"
+        text = f"{'Yes' if yes else 'No'}: {c.text.split(':', 1)[0]} is {word} {asked.threshold:g} ({c.text})"
+    elif res.metric.family == "growth" or res.metric.formula[0] == "-" and res.metric.unit == "usd":
+        if not asked.polarity or res.value == 0:
+            return []
+        rose = res.value > 0
+        yes = rose == (asked.polarity == "up")
+        text = f"{'Yes' if yes else 'No'}: {res.metric.name} was {c.text}"
+    else:
+        return []
+    return [Candidate("yes_no", clip(text, 300), "yes_no", c.section, (), context=c.context, wide=c.wide,
+                      value=res.value, year=c.year, years=c.years, lead=True, label_concept=1.0,
+                      extra={"citations": c.citations, "from": "measure"})]
+
+
+def _yes_no_passages(asked: Asked, passages: list[Passage]) -> list[Candidate]:
+    out = []
+    q_neg = bool(_NEGATION.search(asked.question))
+    for p in passages:
+        if p.kind != "sentence":
+            continue
+        neg = bool(_NEGATION.search(p.text))
+        yes = neg == q_neg
+        text = f"{'Yes' if yes else 'No'}: \u201c{clip(p.text, 260)}\u201d"
+        out.append(Candidate("yes_no", text, "yes_no", p.section, (p.line,), context=p.text,
+                             wide=f"{p.text} {p.section.breadcrumb}", years=_years_in(p.text), lead=True,
+                             extra={"from": "passage", "line_end": p.line_end}))
+    return out
+
+
+# ---- passages ---------------------------------------------------------------------------------------------------
+
+_CAUSE = re.compile(r"\b(?:due to|driven by|because|as a result of|result(?:ed|ing)? from|attributable to|"
+                    r"primarily|mainly|largely|reflect(?:s|ed|ing)?|offset by|led by|caused by)\b", re.I)
+
+
+def _passages(passages: list[Passage]) -> list[Candidate]:
+    out = []
+    for p in passages:
+        if p.kind == "row" or len(p.text) < 30:
+            continue
+        out.append(Candidate("passage", clip(p.text, 300), "", p.section, tuple(range(p.line, p.line_end + 1))[:2],
+                             context=p.text, wide=f"{p.text} {p.section.breadcrumb}", years=_years_in(p.text),
+                             lead=p.kind == "sentence", cue=bool(_CAUSE.search(p.text)),
+                             extra={"line_end": p.line_end, "pair": p.kind == "pair"}))
+    return out
+
+
+# ---- all --------------------------------------------------------------------------------------------------------
+
+def candidates(asked: Asked, sections: list[Section]) -> list[Candidate]:
+    """Every candidate of ``sections`` for ``asked`` (see the module docstring), of the kinds its type can use."""
+    concepts = list(dict.fromkeys(formula_concepts(asked.measure.formula))) if asked.measure is not None else []
+    passages = [p for s in sections for p in section_passages(s)]
+    rows = [p for p in passages if p.kind == "row"]
+    out: list[Candidate] = []
+    computed, res = _computed(asked, sections)
+    if asked.type == "yes_no":
+        return _yes_no_measure(asked, res, computed) + _yes_no_passages(asked, passages)
+    if asked.type == "which":
+        return _which(asked, rows) + _passages(passages)
+    if asked.type == "narrative":
+        return _passages(passages)
+    out += computed
+    for p in rows:
+        crumb = breadcrumb_titles(p.section.breadcrumb)[-1]
+        out += _row_cells(p, asked, concepts, crumb)
+    seen = {p.line for p in rows}
+    for s in sections:
+        out += _flat_cells(s, asked, concepts, seen)
+    for p in passages:
+        if p.kind == "sentence":
+            out += _dates(p) if asked.type == "date" else _sentence_figures(p)
+    return out

@@ -1,0 +1,223 @@
+"""The answer selector: one score over named features for every candidate, a calibrated confidence, one block.
+
+:func:`select` reads the question once (:func:`ppkit.answer.question.read_question`), builds the candidates of the
+retrieved sections (:func:`ppkit.answer.candidates.candidates`), keeps those whose unit the answer type asked can be
+(a hard filter: a percent never answers "how much"), scores each on the same features (:data:`FEATURES`), and
+takes the best. Its confidence is the calibrated probability that it states the answer (a logistic function of
+its score, fitted out of sample). Above the threshold the block states it; below, the block is ``closest`` (the
+best passage, worded "Not stated directly; the closest passage: ...") or ``not_found``. A question that names a
+company or a year no retrieved section mentions is ``not_found`` before anything is scored
+(:func:`ppkit.answer.scope.missing_from`).
+
+The features, each in [-1, 1]:
+
+* ``focus_sim``: the cosine similarity of the question's focus and the candidate's own words (a row label, the
+  clause around a figure, a passage), by the index's embedding model (MiniLM offline); 0 without one;
+* ``focus_cover``: the share of the focus's stems (through the catalogue: the measure's name and its inputs' row
+  names) in the candidate's own words; ``wide_cover``: in its wider words (row, header, caption, sentence,
+  breadcrumb);
+* ``period``: the candidate's column or sentence states the year asked (1), another year only (-1), or none (0);
+* ``rank``: 1 / the section's rank;
+* ``concept``: its row label names a concept of the measure asked (1; 0.5 with a qualifier), and a computed value;
+* ``computed``: a value computed from the statements;
+* ``lead``: the first figure of its sentence, or its row's first value;
+* ``cue``: a passage that states a cause, for a question asking why.
+
+The weights, the calibration and the threshold are data (``selector.json`` beside this module), fitted under
+leave-one-company-out on development sets by ``ppkit bench fit-answers`` (:mod:`ppkit.bench.fit.answers`), never
+on a sealed set. This module fits nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..core.text import clip
+from ..finance.labels import words
+from ..retrieval.analyze import Analysis
+from ..retrieval.types import Section
+from .block import MAX_CHARS, AnswerBlock
+from .candidates import Candidate, candidates
+from .question import Asked, read_question
+from .scope import missing_from, not_found_line
+
+__all__ = ["FEATURES", "Selector", "Selection", "select", "features", "compatible", "load_selector",
+           "SELECTOR_PATH"]
+
+FEATURES = ("focus_sim", "focus_cover", "wide_cover", "period", "rank", "concept", "computed", "lead", "cue")
+SELECTOR_PATH = Path(__file__).with_name("selector.json")
+_KIND_OF = {"cell": "figure", "clause": "figure", "computed": "computed", "which": "figure", "yes_no": "yes_no",
+            "passage": "passage", "not_meaningful": "not_meaningful"}
+# the candidate units an answer type can be (a hard filter)
+_UNITS = {"amount": ("amount",), "percent": ("percent",), "ratio": ("ratio",), "days": ("days",),
+          "per_share": ("per_share", "amount"), "count": ("count", "amount"), "date": ("date",),
+          "yes_no": ("yes_no",), "which": ("which",), "narrative": ("",)}
+_SHORTLIST = 48  # candidates whose similarity is computed (the best by the other features)
+
+
+@dataclass(frozen=True)
+class Selector:
+    """The fitted selector: a weight per feature and a bias; the confidence is ``1 / (1 + exp(-(a * score +
+    b)))``; a block states its answer when the confidence is at least ``threshold``."""
+
+    weights: dict[str, float]
+    bias: float = 0.0
+    calibration: tuple[float, float] = (1.0, 0.0)
+    threshold: float = 0.5
+    note: str = ""
+
+    def score(self, f: dict[str, float]) -> float:
+        return self.bias + sum(self.weights.get(k, 0.0) * f.get(k, 0.0) for k in FEATURES)
+
+    def confidence(self, score: float) -> float:
+        a, b = self.calibration
+        z = a * score + b
+        return 1 / (1 + math.exp(-z)) if z > -60 else 0.0
+
+    def to_dict(self) -> dict:
+        return {"features": list(FEATURES), "weights": self.weights, "bias": self.bias,
+                "calibration": list(self.calibration), "threshold": self.threshold, "note": self.note}
+
+
+@lru_cache(maxsize=4)
+def load_selector(path: str | Path = SELECTOR_PATH) -> Selector:
+    """The selector saved in ``path`` (default: the one fitted for the package)."""
+    d = json.loads(Path(path).read_text(encoding="utf-8"))
+    return Selector({k: float(d["weights"].get(k, 0.0)) for k in FEATURES}, float(d.get("bias", 0.0)),
+                    tuple(float(x) for x in d.get("calibration", (1.0, 0.0))), float(d.get("threshold", 0.5)),
+                    str(d.get("note", "")))
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the selector chose: the block, the question read, the candidates scored (best first: ``(score,
+    candidate, features)``) and the best one's confidence."""
+
+    block: AnswerBlock
+    asked: Asked
+    ranked: list = field(default_factory=list, repr=False)
+    confidence: float | None = None
+    chosen: Candidate | None = None
+
+
+def compatible(asked: Asked, c: Candidate) -> bool:
+    """Whether candidate ``c`` can be of the answer type asked (the hard filter)."""
+    if c.kind == "not_meaningful":
+        return asked.figure
+    return c.unit in _UNITS.get(asked.type, ())
+
+
+def _cover(want: frozenset[str], text: str) -> float:
+    if not want:
+        return 0.0
+    return len(want & set(words(text))) / len(want)
+
+
+def features(asked: Asked, c: Candidate, sim: float = 0.0) -> dict[str, float]:
+    """The features of candidate ``c`` for the question read as ``asked`` (``sim``: its focus similarity)."""
+    if asked.year is None:
+        period = 0.0
+    elif c.year == asked.year or c.kind == "computed" and c.year in (asked.year, None):
+        period = 1.0
+    elif asked.year in c.years:
+        period = 0.5
+    elif c.years or c.year is not None:
+        period = -1.0
+    else:
+        period = 0.0
+    return {"focus_sim": sim, "focus_cover": _cover(asked.focus_words, c.context),
+            "wide_cover": _cover(asked.focus_words, c.wide), "period": period,
+            "rank": 1.0 / max(1, c.section.rank), "concept": c.label_concept,
+            "computed": 1.0 if c.kind in ("computed", "not_meaningful") or c.extra.get("from") == "measure" else 0.0,
+            "lead": 1.0 if c.lead else 0.0, "cue": 1.0 if c.cue and asked.type == "narrative" else 0.0}
+
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+def _similarities(asked: Asked, texts: list[str], embed: Embed | None) -> list[float]:
+    if embed is None or not texts:
+        return [0.0] * len(texts)
+    vecs = embed([asked.focus or asked.question, *texts])
+    vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-9)
+    return [float(x) for x in vecs[1:] @ vecs[0]]
+
+
+def rank_candidates(asked: Asked, cands: list[Candidate], selector: Selector,
+                    embed: Embed | None = None) -> list[tuple[float, Candidate, dict[str, float]]]:
+    """The type-compatible candidates scored, best first; the similarity is computed for the best
+    :data:`_SHORTLIST` by the other features."""
+    ok = [c for c in cands if compatible(asked, c)]
+    first = sorted(((selector.score(features(asked, c)), i, c) for i, c in enumerate(ok)), key=lambda x: -x[0])
+    short = [c for _, _, c in first[:_SHORTLIST]]
+    sims = _similarities(asked, [clip(c.context, 300) for c in short], embed)
+    out = []
+    for c, sim in zip(short, sims):
+        f = features(asked, c, sim)
+        out.append((selector.score(f), c, f))
+    out += [(s, c, features(asked, c)) for s, _, c in first[_SHORTLIST:]]
+    out.sort(key=lambda x: (-x[0], x[1].section.rank, x[1].lines[:1]))
+    return out
+
+
+def _closest(asked: Asked, cands: list[Candidate], ranked, conf: float | None) -> AnswerBlock | None:
+    """The best passage as a hedge: the chosen candidate's sentence, else the passage that shares most of the
+    focus; None when nothing shares any of it."""
+    best = None
+    if ranked:
+        c = ranked[0][1]
+        shown = c.extra.get("sentence") or c.wide if c.kind == "clause" else c.text
+        best = (c, shown)
+    else:
+        scored = sorted(((_cover(asked.focus_words, c.context), c) for c in cands if c.kind in ("passage", "clause")),
+                        key=lambda x: -x[0])
+        if scored and scored[0][0] > 0:
+            c = scored[0][1]
+            best = (c, c.extra.get("sentence") or c.context)
+    if best is None:
+        return None
+    c, shown = best
+    text = clip(f"Not stated directly; the closest passage: {shown}", MAX_CHARS - 100)
+    return AnswerBlock(text, "closest", c.citations, asked.type, conf)
+
+
+def select(question: str, sections: list[Section], analysis: Analysis | None = None, *,
+           embed: Embed | None = None, selector: Selector | None = None) -> Selection:
+    """The answer block for ``question`` from ``sections`` (see the module docstring).
+
+    Args:
+        question: the question (a follow-up already rewritten).
+        sections: the retrieved sections, in rank order.
+        analysis: the question's analysis (read from the question when not given).
+        embed: texts -> vectors (the index's embedder), for the focus similarity; None: no similarity.
+        selector: the weights (default: :func:`load_selector`).
+    """
+    analysis = analysis or Analysis.of(question)
+    selector = selector or load_selector()
+    asked = read_question(question, analysis)
+    missing = missing_from(question, sections, analysis)
+    if missing["names"] or missing["years"]:
+        return Selection(AnswerBlock(not_found_line(missing), "not_found", (), asked.type, None), asked)
+    cands = candidates(asked, sections)
+    ranked = rank_candidates(asked, cands, selector, embed)
+    if not ranked:
+        hedge = _closest(asked, cands, [], None)
+        if hedge is not None:
+            return Selection(hedge, asked, ranked, None)
+        what = asked.focus or "the question"
+        return Selection(AnswerBlock(f"Not found: no retrieved passage is about {what}.", "not_found", (),
+                                     asked.type, None), asked, ranked)
+    score, best, _ = ranked[0]
+    conf = selector.confidence(score)
+    if conf >= selector.threshold:
+        block = AnswerBlock(clip(best.text, MAX_CHARS), _KIND_OF[best.kind], best.citations, asked.type, conf)
+        return Selection(block, asked, ranked, conf, best)
+    hedge = _closest(asked, cands, ranked, conf)
+    return Selection(hedge, asked, ranked, conf, best)
