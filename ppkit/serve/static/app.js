@@ -445,8 +445,10 @@ function renderSection(s, marks, stated) {  // stated: the figures that choose a
   box.replaceChildren(...sectionNodes(s, marks, stated));
   box.focus({ preventScroll: true });
   const target = box.querySelector(".hl-cell") || box.querySelector(".hl");
-  if (target) target.scrollIntoView({ block: "center", inline: "nearest" });
-  else $("section-view").scrollIntoView({ block: "nearest" });
+  if (!target) { $("section-view").scrollIntoView({ block: "nearest" }); return; }
+  target.scrollIntoView({ block: "center", inline: "nearest" });
+  const wide = target.closest(".scroll-x");  // a wide table: its row's label in view too when the cell allows
+  if (wide && target.offsetLeft + target.offsetWidth <= wide.clientWidth) wide.scrollLeft = 0;
 }
 
 document.addEventListener("DOMContentLoaded", () => {
