@@ -73,8 +73,8 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     source = Path(args.index) if args.index else ppkit.reference_index("10k", progress=False).folder
-    questions = [q["text"] for q in load_questions(args.questions or data_dir() / "benchmarks/comprehensive_questions.xlsx")[1]]
-    questions = questions[: args.n]
+    source_questions = args.questions or data_dir() / "benchmarks/comprehensive_questions.xlsx"
+    questions = [q["text"] for q in load_questions(source_questions)[1]][: args.n]
     tmp = Path(tempfile.mkdtemp(prefix="ppkit-page-"))
     folder = tmp / "index"
     shutil.copytree(source, folder)
@@ -88,7 +88,7 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}/"
     first, done = [], []
     try:
-        for _ in range(600):
+        for _ in range(600):  # the index loaded and warmed: at most about 5 minutes
             if proc.poll() is not None:
                 raise SystemExit((tmp / "serve.log").read_text(errors="replace")[-2000:])
             try:
@@ -96,6 +96,8 @@ def main() -> None:
                 break
             except OSError:
                 time.sleep(0.5)
+        else:
+            raise SystemExit("ppkit serve did not answer /healthz")
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 900})

