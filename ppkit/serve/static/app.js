@@ -358,7 +358,8 @@ async function ask(event) {
   const status = $("ask-status"), began = performance.now();
   status.textContent = "Asking ...";
   const body = { question: asked, k: +$("k").value };
-  const history = state.turns.slice(-HISTORY_TURNS).map((t) => ({ question: t.question, answer: t.answer }));
+  const history = state.turns.slice(-HISTORY_TURNS)  // a rewritten question may pass the server's 2,000 characters
+    .map((t) => ({ question: t.question.slice(0, 2000), answer: t.answer }));
   if (history.length) body.history = history;
   const shown = shownDocs();
   if (shown.length && shown.length < state.docs.length) body.docs = shown.map((d) => d.name);
