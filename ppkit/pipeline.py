@@ -31,8 +31,8 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 
-from .answer.compare import Comparison, compare_documents
-from .answer.compare_gemini import GeminiCompareRater
+from .compare.comparison import Comparison, compare_documents
+from .compare.gemini import GeminiCompareRater
 from .answer.compose import answer_stream
 from .answer.events import AnalysisEvent, Done, ErrorEvent, Event, SectionsEvent, collect
 from .answer.synth import Answer, ExtractiveSynthesizer, Synthesizer
@@ -336,14 +336,14 @@ def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index:
             n: int = 10, counterparts: int = 3, candidates: int = 20, floor: float | None = None,
             a_sections: list[str] | None = None,
             config: Config | None = None, on_phase=None, progress: bool = True) -> Comparison:
-    """Compare document ``a`` with document ``b`` section by section (:func:`ppkit.answer.compare.compare_documents`).
+    """Compare document ``a`` with document ``b`` section by section (:func:`ppkit.compare.comparison.compare_documents`).
 
     ``a`` and ``b`` are two documents of ``index`` (an :class:`Index` or an index folder; default the
     default index), or two files (Markdown or PDF) indexed on the fly into a cached index keyed by their
     content (:func:`cached_index`). With ``criteria``: up to ``n`` sections of A about them, each with
     0-``counterparts`` sections of B (``a_sections``: node ids of A to use instead of retrieving them; ``floor``: the
     share of the best counterpart's score a runner-up needs, default
-    :data:`ppkit.answer.compare.COUNTERPART_FLOOR`); without:
+    :data:`ppkit.compare.comparison.COUNTERPART_FLOOR`); without:
     every section of A with its best counterpart. Retrieval
     runs through :func:`retrieve`; with a Gemini key (and ``Config.synth_online``, as for answers) the fit check
     and the ratings run online.

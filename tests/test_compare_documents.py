@@ -1,4 +1,4 @@
-"""Comparing two documents section by section (ppkit.compare, ppkit/answer/compare*.py), on two short
+"""Comparing two documents section by section (ppkit.compare, ppkit/compare/), on two short
 hand-written agreements: renamed sections, a changed table row, a defined term in one only."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from gemini_server import error_reply, json_reply
 
 import ppkit
-from ppkit.answer.compare import COUNTERPART_FLOOR, _Doc, _keep_best, compare_documents
-from ppkit.answer.compare_diff import defined_terms, diff_sections, sentences, table_rows
-from ppkit.answer.compare_report import to_html, to_markdown, write_report
+from ppkit.compare.comparison import COUNTERPART_FLOOR, _Doc, _keep_best, compare_documents
+from ppkit.compare.diff import defined_terms, diff_sections, sentences, table_rows
+from ppkit.compare.report import to_html, to_markdown, write_report
 from ppkit.cli import main
 from ppkit.core.errors import InvalidInput
 from ppkit.pipeline import _one_doc_search

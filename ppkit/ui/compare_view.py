@@ -19,7 +19,7 @@ import difflib
 import html
 import re
 
-from ..answer.compare import Comparison
+from ..compare.comparison import Comparison
 from ..core.style import PRE, block
 from ..pipeline import compare
 

@@ -12,7 +12,7 @@ closest above 85 of 100); a heading the index folded into its parent's section c
 * **sections of A**: recall and precision of the ``n`` sections ppkit chooses against the report's;
 * **pairs given the report's A sections**: ppkit's 0-3 counterparts of each of the report's sections of
   A against the report's matched sections (recall, precision); and the runner-up floor
-  (:data:`ppkit.answer.compare.COUNTERPART_FLOOR`) chosen again on these reports, in-sample and
+  (:data:`ppkit.compare.comparison.COUNTERPART_FLOOR`) chosen again on these reports, in-sample and
   leave-one-report-out (each report scored with the floor that is best on the other three), from one run
   with no floor (a counterpart's score is its fused score scaled to the best's, so a floor applies after);
 
@@ -33,7 +33,7 @@ from rapidfuzz import fuzz, process
 
 from ...core.data import data_dir
 from ...documents.titles import normalize_title
-from ...answer.compare import COUNTERPART_FLOOR
+from ...compare.comparison import COUNTERPART_FLOOR
 from ...pipeline import cached_index, compare
 
 __all__ = ["ReportChoices", "parse_report", "map_title", "run_compare_bench", "compare_markdown", "run_whole_bench",

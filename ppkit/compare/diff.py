@@ -13,8 +13,8 @@ document B and returns a :class:`PairDiff`:
 * **a similarity score**: the share of both sides' sentences (and table rows) that found a
   counterpart, in [0, 1] (for texts with neither, their RapidFuzz ``ratio`` / 100).
 
-This module does not choose which sections to compare (:mod:`ppkit.answer.compare`) and does
-not rate how much a difference matters (the Gemini rater, :mod:`ppkit.answer.compare_gemini`).
+This module does not choose which sections to compare (:mod:`ppkit.compare.comparison`) and does
+not rate how much a difference matters (the Gemini rater, :mod:`ppkit.compare.gemini`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ document, the edited sentences, the defined terms only in one and the rating; la
 that no section of A matched. Every string from a document is escaped (Markdown: table pipes; HTML:
 ``html.escape``).
 
-This module only renders a :class:`ppkit.answer.compare.Comparison`; it computes nothing.
+This module only renders a :class:`ppkit.compare.comparison.Comparison`; it computes nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import html
 from pathlib import Path
 
 from ..core.io import atomic_write
-from .compare import Comparison, Counterpart
+from .comparison import Comparison, Counterpart
 
 __all__ = ["to_markdown", "to_html", "write_report", "RATING_MARKS"]
 

@@ -19,12 +19,12 @@ Two modes, both ending with the sections of B that no section of A matched:
   a section of A left without a partner, or whose partner is below :data:`MIN_MATCH`, has "no
   counterpart" (unless a section of B has its title: a section split in two).
 
-Every pair carries the computed differences (:func:`ppkit.answer.compare_diff.diff_sections`);
-online, a rater adds the reference's ratings (:mod:`ppkit.answer.compare_gemini`).
+Every pair carries the computed differences (:func:`ppkit.compare.diff.diff_sections`);
+online, a rater adds the reference's ratings (:mod:`ppkit.compare.gemini`).
 
 Retrieval goes through the conductor: the caller passes ``search`` (the pipeline's ``retrieve``
 restricted to one document), so this module never assembles a second pipeline. It does not
-write reports (:mod:`ppkit.answer.compare_report`).
+write reports (:mod:`ppkit.compare.report`).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from rapidfuzz import fuzz, process
 from ..core.errors import InvalidInput
 from ..core.text import clip, stems
 from ..documents.titles import normalize_title, numbering_prefix
-from .compare_diff import PairDiff, diff_sections
+from .diff import PairDiff, diff_sections
 
 __all__ = ["SectionRef", "Rating", "Counterpart", "Pair", "FitCheck", "Comparison", "Searcher", "Rater",
            "compare_documents", "MIN_MATCH", "RRF_K", "COUNTERPART_FLOOR", "CRITERIA_RETRIEVAL"]
