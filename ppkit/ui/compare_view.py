@@ -76,8 +76,10 @@ def alignment_html(cmp: Comparison, *, width: int = 900) -> str:
             f"({len(b_rows)} sections; grey titles: no section of {_e(cmp.a)} pairs them)</div>"
             f"<div class='ppkit-legend' style='color:#475569'>Lines: blue from a score of {STRONG}, grey below. "
             f"{_e(SCORE_LEGEND[0].upper() + SCORE_LEGEND[1:])}.</div>")
-    svg = (f"<svg class='ppkit-alignment' width='{width}' height='{height}' "
-           f"style='font-family:sans-serif'>{''.join(lines)}{''.join(texts)}</svg>")
+    # as wide as its box up to ``width`` pixels, scaled down (not cut off) in a narrower one
+    svg = (f"<svg class='ppkit-alignment' viewBox='0 0 {width} {height}' width='100%' "
+           f"preserveAspectRatio='xMinYMin meet' style='max-width:{width}px;font-family:sans-serif'>"
+           f"{''.join(lines)}{''.join(texts)}</svg>")
     return block(head + f"<div style='max-height:30em;overflow:auto;max-width:100%'>{svg}</div>")
 
 
@@ -153,7 +155,7 @@ class CompareView:
         self.criteria = W.Text(value=criteria, placeholder="criteria (empty: whole documents)",
                                description="criteria", layout=W.Layout(width="60%"))
         self.run = W.Button(description="Compare")
-        full = W.Layout(width="100%")  # each HTML box as wide as the output, no wider: its content wraps or scrolls
+        full = W.Layout(width="auto", max_width="100%")  # each HTML box as wide as the output, no wider
         self.status = W.HTML(layout=full)
         self.first = W.HTML(layout=full)
         self.alignment = W.HTML(layout=full)
