@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -61,7 +61,6 @@ class AlignWeights:
     none_stand: float  # ... and only when its stand-out is below this
     fitted_on: str = ""
     command: str = ""
-    measured: dict = field(default_factory=dict)  # the fit's own figures, for the record
 
     def __post_init__(self):
         missing = [k for k in FIRST if k not in self.first] + [k for k in FIRST + SECOND if k not in self.second]

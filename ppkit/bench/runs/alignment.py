@@ -30,6 +30,7 @@ __all__ = ["run_alignment_bench", "alignment_markdown", "alignment_indexes", "VI
            "FIT_COMMAND"]
 
 VISIBLE = ("agreements", "papers")  # the pairs anything may be fitted on
+_FITTED_ON = {"agreements": "the agreements (Emerson's Articles 1-4)", "papers": "the papers (whole)"}
 CORNING_INDEX = "compare-corning"  # the cache name of the two Corning 10-Ks' index (also the whole-document bench's)
 FIT_COMMAND = "ppkit bench compare --fit ppkit/compare/align_weights.json"
 
@@ -60,7 +61,8 @@ def run_alignment_bench(indexes: dict, *, frozen: AlignWeights | None = None, fi
         gold = load_alignment(files[name], index.trees)
         pairs[name] = pair_data(name, index, gold)
     visible = [pairs[k] for k in VISIBLE if k in pairs]
-    fitted = fit_weights(visible, fitted_on=", ".join(p.name for p in visible), command=FIT_COMMAND)
+    fitted = fit_weights(visible, fitted_on=", ".join(_FITTED_ON.get(p.name, p.name) for p in visible),
+                         command=FIT_COMMAND)
     loo = leave_one_out(visible) if len(visible) > 1 else {}
     rows = []
     for name, p in pairs.items():
