@@ -41,7 +41,8 @@ from ..core.text import stems
 from .sections import DocSections
 from .signals import FIRST, SECOND, consistency, first_pass
 
-__all__ = ["AlignWeights", "Link", "Alignment", "align", "score_matrix", "decide", "stand_out", "WEIGHTS_PATH", "MAX_COUNTERPARTS"]
+__all__ = ["AlignWeights", "Link", "Alignment", "align", "score_matrix", "decide", "stand_out", "WEIGHTS_PATH",
+           "MAX_COUNTERPARTS"]
 
 WEIGHTS_PATH = Path(__file__).with_name("align_weights.json")
 MAX_COUNTERPARTS = 3

@@ -30,16 +30,20 @@ __all__ = ["DocSections", "is_exhibit", "EXCERPT_CHARS"]
 
 EXCERPT_CHARS = 300  # characters of a section's text shown in a report
 _SPACE = re.compile(r"[\s|*#_`>-]+")
+_EXHIBIT = re.compile(r"^(?:(?:part|item) [\divxlc]+[a-z]? )*exhibit")  # on a normalised title
 
 
 def is_exhibit(breadcrumb_titles: list[str] | tuple[str, ...]) -> bool:
-    """Whether a section is (inside) an exhibit: a title on its path starts with "Exhibit" ("EXHIBIT H - Competitive
-    Bid Quote", "EXHIBITA-2", a 10-K's "Exhibits and Financial Statement Schedules").
+    """Whether a section is (inside) an exhibit: a title on its path (the document's name left out) starts with
+    "Exhibit", after a Part or Item number ("EXHIBIT H - Competitive Bid Quote", "EXHIBITA-2", a 10-K's "Item 15.
+    Exhibits and Financial Statement Schedules").
 
-    >>> is_exhibit(["Deal", "EXHIBIT B", "FORM OF NOTICE"]), is_exhibit(["Deal", "Section 7.01 Liens"])
-    (True, False)
+    >>> is_exhibit(["Deal", "EXHIBIT B", "FORM OF NOTICE"]), is_exhibit(["10-K", "Item 15. Exhibits, Schedules"])
+    (True, True)
+    >>> is_exhibit(["Deal", "Section 7.01 Liens"]), is_exhibit(["Deal", "Section 2 Exhibits to this Agreement"])
+    (False, False)
     """
-    return any(normalize_title(t, drop_numbering=False).startswith("exhibit") for t in breadcrumb_titles[1:])
+    return any(_EXHIBIT.match(normalize_title(t)) for t in breadcrumb_titles[1:])
 
 
 class DocSections:
