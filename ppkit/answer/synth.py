@@ -13,9 +13,9 @@ cell, sentence figure, computed measure and passage of all the sections scored o
 calibrated confidence; below the threshold the block says the answer is not stated and shows the closest
 passage as such). Below the block come the computed measure's steps and inputs, or the passages that support
 it (the chosen one and the next best), with breadcrumb and source line numbers (``evidence="all"``: every
-section's best), and it says that it is extractive. It never paraphrases; that is the online synthesizer's
-job (:class:`ppkit.answer.synth_gemini.GeminiSynthesizer`, which answers only from the sections in
-XML-delimited blocks and cites breadcrumbs under ``Sources:``).
+section's best); its ``Answer.mode`` (``"offline"``, a field, not a line of the text) says it is extractive. It
+never paraphrases; that is the online synthesizer's job (:class:`ppkit.answer.synth_gemini.GeminiSynthesizer`,
+which answers only from the sections in XML-delimited blocks and cites breadcrumbs under ``Sources:``).
 """
 
 from __future__ import annotations
@@ -41,10 +41,12 @@ from .metrics import format_metric
 from .select import Selection, select
 from .verify import summary_line
 
-__all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "EVIDENCE", "cached_vectors",
-           "image_record", "line_deltas"]
+__all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EVIDENCE", "MODES", "answer_mode",
+           "cached_vectors", "image_record", "line_deltas"]
 
-EXTRACTIVE_NOTE = "[offline extractive answer, no language model: set GEMINI_API_KEY for a written one]"
+# who wrote an answer's text (``Answer.mode``), as a view labels it; the text itself never says
+MODES = {"offline": "offline: extractive, quoted from the sources (no language model)",
+         "gemini": "written by Gemini from the cited sections"}
 # what an answer prints below its block: "support" (the passages the block quotes and a few more), or "all"
 # (the best passages of every section, as before the answer block)
 EVIDENCE = ("support", "all")
@@ -75,7 +77,7 @@ class Answer:
     question: str
     text: str
     sections: list[Section]
-    mode: str  # "extractive" | "gemini"
+    mode: str  # "offline" | "gemini": who wrote the text (answer_mode; trace.synthesizer names the part)
     images: list[dict] = field(default_factory=list)  # {"path", "label", "doc", "node_id", "resolved"}
     trace: AnswerTrace | None = None
     verification: dict | None = None
@@ -132,6 +134,7 @@ class Answer:
         warnings = self.warnings()
         if warnings:
             lines += ["", "WARNING:"] + [f"  - {w}" for w in warnings]
+        lines += ["", f"Mode: {MODES.get(self.mode, self.mode)}"]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -144,7 +147,7 @@ class Answer:
                           "text": s.text} for s in self.sections],
             "images": self.images, "trace": self.trace.to_dict() if self.trace is not None else {},
             "verification": self.verification,
-            "answer": self.block.to_dict() if self.block is not None else None,
+            "answer": {**self.block.to_dict(), "mode": self.mode} if self.block is not None else None,
         }
 
     def to_json(self, **kw) -> str:
@@ -154,7 +157,7 @@ class Answer:
         out = [h.replace("Answer:", "**Answer:**", 1) for h in self._head()]
         out += [self.text.replace("\n", "  \n"), "", "**Retrieved sections**", ""]
         out += [f"{s.rank}. `{s.doc}#{s.node_id}` {s.breadcrumb} (lines {s.line_start}-{s.line_end})" for s in self.sections]
-        return "\n".join(out)
+        return "\n".join(out + ["", f"*{MODES.get(self.mode, self.mode)}*"])
 
 
 class Synthesizer(Protocol):
@@ -173,6 +176,16 @@ class Synthesizer(Protocol):
 
     def synthesize(self, question: str, sections: list[Section],
                    analysis: Analysis | None = None) -> tuple[str, dict]: ...
+
+
+def answer_mode(synthesizer: str) -> str:
+    """``Answer.mode`` of a text written by the synthesizer named ``synthesizer``: ``"gemini"`` for Gemini's,
+    ``"offline"`` for any other (the extractive one, or the twin a failed Gemini call fell back to).
+
+    >>> answer_mode("extractive"), answer_mode("gemini")
+    ('offline', 'gemini')
+    """
+    return "gemini" if synthesizer == "gemini" else "offline"
 
 
 def line_deltas(text: str) -> Generator[Delta, None, None]:
@@ -239,7 +252,7 @@ class ExtractiveSynthesizer:
         analysis = analysis or Analysis.of(question)
         sel = select(question, sections, analysis, embed=self._embed if self.embedder is not None else None)
         block = sel.block
-        out = [EXTRACTIVE_NOTE, "", block.text, ""]
+        out = [block.text, ""]
         metric = sel.chosen.extra.get("metric") if sel.chosen is not None else None
         cited = {c.node for c in block.citations}
         if metric is not None and block.kind in ("computed", "not_meaningful", "yes_no"):
