@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 from ..core.ids import breadcrumb_titles
 from ..core.text import clip
 from ..finance.catalogue import catalogue, formula_concepts
-from ..finance.labels import label_match
+from ..finance.labels import label_match, words
 from ..retrieval.metric_statements import statement_kinds
 from ..retrieval.types import Section
 from .block import BlockCitation, cite_line
-from .metrics import MetricResult, compute_metric
+from .metrics import MetricResult, compute_metric, interim
 from .passages import Passage, section_passages
 from .question import Asked
 from .statement_rows import cell_value, rows_of, scale_of
@@ -53,6 +53,7 @@ _CLAUSE_END = re.compile(r"[;:]|,\s+(?:and|but|while|which|whereas|compared|as c
 _SCALE_WORD = {1e3: "thousand", 1e6: "million", 1e9: "billion", 1e12: "trillion"}
 _UNIT_SCALE = {"thousands": "thousand", "millions": "million", "billions": "billion"}
 _PERCENT_HEAD = re.compile(r"%|\bpercent|\bmargin\b|\brate\b|\bchange\b", re.I)
+_QUARTERLY = re.compile(r"\b(?:three|3)[\s-]+months?\b|\bquarters?\b|\bq[1-4]\b|\b(?:13|thirteen)[\s-]+weeks\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class Candidate:
     lead: bool = False  # the first figure of its sentence, or its row's first value
     label_concept: float = 0.0  # its row label names a concept of the measure asked: 1 exactly, 0.5 qualified
     cue: bool = False  # a passage that states a cause ("due to", "driven by") or a clause about the focus
+    quarterly: bool = False  # its period is a quarter or part of a year ("Three Months Ended", "Q4")
     extra: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -146,11 +148,16 @@ def _row_cells(p: Passage, asked: Asked, concepts: list[str], sid_caption: str) 
     label = p.label
     fit = _concept_fit(p.row_label or label, concepts) if concepts else 0.0
     first = True
-    for k, (head, cell) in enumerate(zip(p.header or ("",) * len(p.values), p.values)):
+    heads = p.header or ("",) * len(p.values)
+    # a row with a column of the year asked: its other years' columns are no answer (a prior-year column)
+    has_year = asked.year is not None and not asked.compare and any(_years_in(h) == (asked.year,) for h in heads)
+    for k, (head, cell) in enumerate(zip(heads, p.values)):
         v = cell_value(cell)
         if v is None or not re.search(r"\d", cell):
             continue
         ys = _years_in(head)
+        if has_year and ys != (asked.year,):
+            continue
         if not ys and len(p.values) == 1 and asked.year is None:
             ys = ()
         unit = _cell_unit(cell, head, label, p.per_share, p.units)
@@ -164,6 +171,7 @@ def _row_cells(p: Passage, asked: Asked, concepts: list[str], sid_caption: str) 
         wide = " ".join([label, head, p.caption, p.header_text, sid_caption])
         out.append(Candidate("cell", text, unit, p.section, p.lines(), context=label, wide=wide, value=v,
                              year=ys[-1] if len(ys) == 1 else None, years=ys, lead=first, label_concept=fit,
+                             quarterly=bool(_QUARTERLY.search(f"{head} {p.header_text} {p.caption}")),
                              extra={"scale": scale, "column": k, "header": head}))
         first = False
     return out
@@ -240,6 +248,7 @@ def _sentence_figures(p: Passage) -> list[Candidate]:
                              p.line == p.line_end else tuple(range(p.line, p.line_end + 1))[:1],
                              context=clause, wide=f"{p.text} {p.section.breadcrumb}", value=value,
                              year=None, years=_years_in(clause) or _years_in(p.text), lead=first,
+                             quarterly=bool(_QUARTERLY.search(p.text)),
                              extra={"scale": scale, "line_end": p.line_end, "sentence": p.text}))
         first = False
     return out
@@ -280,9 +289,17 @@ def _computed(asked: Asked, sections: list[Section]) -> tuple[list[Candidate], M
     inputs = res.expr or "; ".join(res.steps)
     text = clip(f"{shown}: {res.metric.name}, {res.doc} FY{res.year} = {inputs}"
                 f"{' ($ ' + res.scale + ')' if res.scale and unit != 'amount' else ''}", 300)
+    c = res.compare
+    if asked.compare and c is not None and c.ok:  # the change asked first, then both years' values
+        diff = res.value - c.value
+        change = (f"{diff:+.2f} percentage points" if unit == "percent" else figure_text(diff, unit, scale))
+        text = clip(f"{change}: {res.metric.name} {shown} in FY{res.year} against {figure_text(c.value, unit, scale)}"
+                    f" in FY{c.year} ({res.doc}; FY{res.year} = {inputs})", 300)
+    by_id = {s.section_id: s for s in sections}
+    part_year = any(interim(by_id[f"{li.doc}#{li.node_id}"]) for li in res.inputs if f"{li.doc}#{li.node_id}" in by_id)
     return [Candidate("computed", text, unit, home, (), context=res.metric.name, wide=res.metric.definition,
                       value=res.value, year=res.year, years=(res.year,) if res.year else (), lead=True,
-                      label_concept=1.0, extra={"citations": cites, "metric": res})], res
+                      label_concept=1.0, quarterly=part_year, extra={"citations": cites, "metric": res})], res
 
 
 def _metric_citations(res: MetricResult, sections: list[Section]) -> tuple[BlockCitation, ...]:
@@ -293,6 +310,194 @@ def _metric_citations(res: MetricResult, sections: list[Section]) -> tuple[Block
         if s is not None:
             out.append(cite_line(s, li.line))
     return tuple(dict.fromkeys(out))
+
+
+# ---- shares of table rows ---------------------------------------------------------------------------------------
+
+_ITEMS = re.compile(r"\s*(?:\+|,|&|\band\b|\bplus\b)\s*", re.I)
+_PART_NOISE = frozenset(words("segment segments combined top two three both total"))
+
+
+def _items_of(part: str) -> list[frozenset[str]]:
+    """The items a part phrase names ("goodwill and intangible assets", "(Data Center + Client)"), as stems."""
+    inner = re.search(r"\(([^)]*(?:\+|,|\band\b)[^)]*)\)", part)
+    text = inner.group(1) if inner else re.sub(r"\([^)]*\)", " ", part)
+    items = [frozenset(w for w in words(x) if w != "|") - _PART_NOISE for x in _ITEMS.split(text) if x.strip()]
+    return [i for i in items if i]
+
+
+def _row_cover(want: frozenset[str], label: str) -> float:
+    got = set(w for w in words(label) if w != "|")
+    return len(want & got) / len(want) if want else 0.0
+
+
+def _precise(want: frozenset[str], label: str) -> bool:
+    """Whether a row's label is about as long as the phrase it should match: at most one word beyond it
+    ("Total liabilities and equity" is no row of "total equity")."""
+    got = {w for w in words(label) if w != "|"}
+    return len(got - want) <= 1
+
+
+def _shares(asked: Asked, rows: list[Passage]) -> list[Candidate]:
+    """A share (or ratio) of rows of one table: the part's rows (each item the question names, summed) over the
+    whole's row, in the column of the year asked (else the first)."""
+    if asked.share is None:
+        return []
+    part, whole, ratio = asked.share
+    items = _items_of(part)
+    want = frozenset(w for w in words(whole) if w != "|")
+    if not items or not want:
+        return []
+    out = []
+    tables: dict[tuple[str, int], list[Passage]] = {}
+    for p in rows:
+        tables.setdefault((p.section.section_id, p.header_line), []).append(p)
+    for ps in tables.values():
+        wholes = sorted(((_row_cover(want, p.label), p.label.casefold().startswith("total"), p) for p in ps
+                         if _precise(want, p.label)), key=lambda x: (-x[0], not x[1]))
+        if not wholes or wholes[0][0] < 0.6:
+            continue
+        wp = wholes[0][2]
+        parts = []
+        for item in items:
+            best = max(((_row_cover(item, p.label), p) for p in ps if p is not wp), key=lambda x: x[0], default=None)
+            if best is None or best[0] < 0.6 or best[1] in parts:
+                parts = []
+                break
+            parts.append(best[1])
+        if not parts:
+            continue
+        header = wp.header
+        cols = [k for k, h in enumerate(header) if asked.year and str(asked.year) in h] or [0]
+        k = cols[0]
+        vals = [cell_value(p.values[k]) if k < len(p.values) else None for p in parts]
+        total = cell_value(wp.values[k]) if k < len(wp.values) else None
+        if total in (None, 0) or any(v is None for v in vals) or not sum(vals):
+            continue
+        value = sum(vals) / total * (1 if ratio else 100)
+        unit = "ratio" if ratio else "percent"
+        head = header[k].strip() if k < len(header) else ""
+        shown = figure_text(value, unit, decimals=2 if ratio else 1)
+        names = " + ".join(f"{p.label} {_num(v)}" for p, v in zip(parts, vals))
+        text = clip(f"{shown}: ({names}) / {wp.label} {_num(total)}{', ' + head if head else ''}", 300)
+        out.append(Candidate("computed", text, unit, wp.section, tuple(dict.fromkeys(
+            ln for p in [*parts, wp] for ln in p.lines())), context=f"{' '.join(p.label for p in parts)} {wp.label}",
+            wide=f"{part} {whole} {wp.caption} {wp.section.breadcrumb}", value=value,
+            year=_years_in(head)[-1] if _years_in(head) else None, years=_years_in(head), lead=True,
+            label_concept=0.5, extra={"share": True}))
+    return out
+
+
+# ---- changes of a row, and measures of a named part (a segment) --------------------------------------------------
+
+# a change over time asked (not two things compared): growth, a rise or fall, year over year, the prior year
+_PERIOD_CHANGE = re.compile(r"\bgr[eo]w\w*|\bincreas\w*|\bdecreas\w*|\bdeclin\w*|\brise\b|\brose\b|\bfell\b|"
+                            r"\bchange[sd]?\b|\by/y\b|\byoy\b|\byear[- ]over[- ]year\b|\b(?:prior|previous) year\b",
+                            re.I)
+
+
+def _column(p: Passage, year: int | None) -> int | None:
+    """The value column of ``p`` for ``year`` (its header names that year alone)."""
+    for k, h in enumerate(p.header):
+        if year is not None and _years_in(h) == (year,):
+            return k
+    return None
+
+
+def _row_changes(asked: Asked, rows: list[Passage], concepts: list[str]) -> list[Candidate]:
+    """The change of a row between the year asked and the year before (or the two years named): in percent for a
+    percent asked, else as a difference."""
+    if not (len(set(asked.years)) > 1 or _PERIOD_CHANGE.search(asked.question)
+            or asked.measure is not None and asked.measure.family == "growth"):
+        return []
+    if asked.type not in ("percent", "amount", "count"):
+        return []
+    y1 = asked.year
+    y0 = min(asked.years) if len(set(asked.years)) > 1 else (y1 - 1 if y1 else None)
+    out = []
+    for p in rows:
+        k1, k0 = _column(p, y1), _column(p, y0)
+        if k1 is None or k0 is None:
+            continue
+        v1, v0 = cell_value(p.values[k1]), cell_value(p.values[k0])
+        if v1 is None or v0 is None or "%" in p.values[k1]:
+            continue
+        scale = _UNIT_SCALE.get(p.units, "")
+        if asked.type == "percent":
+            if v0 == 0:
+                continue
+            value, unit = (v1 - v0) / abs(v0) * 100, "percent"
+            shown = figure_text(value, unit, decimals=1)
+        else:
+            value, unit = v1 - v0, "amount"
+            shown = figure_text(value, unit, scale)
+        text = clip(f"{shown}: {p.label} {_num(v1)} in {y1} against {_num(v0)} in {y0} ({p.caption or breadcrumb_titles(p.section.breadcrumb)[-1]})", 300)
+        out.append(Candidate("computed", text, unit, p.section, p.lines(), context=p.label,
+                             wide=f"{p.label} {p.caption} {p.header_text} {p.section.breadcrumb}", value=value,
+                             year=y1, years=(y1, y0), lead=True,
+                             label_concept=_concept_fit(p.row_label or p.label, concepts) if concepts else 0.0,
+                             extra={"change": True}))
+    return out
+
+
+def _scoped_cell(rows: list[Passage], concept: str, entity: frozenset[str], year: int | None):
+    """(row, value) of ``concept`` for the part named by ``entity`` (a segment) in ``year``'s column: a row whose
+    label (with its group label) names both, or names the part in a table whose caption names the concept."""
+    cat = catalogue()
+    c = cat.concepts[concept]
+    name = frozenset(w for w in words(c.name) if w != "|")
+    best = None
+    for p in rows:
+        here = set(words(f"{p.label} {p.caption}"))
+        if not entity <= here:
+            continue
+        fit = _concept_fit(p.label, [concept]) or _concept_fit(re.sub(r"^.*?,\s*", "", p.label), [concept])
+        if not fit and not any(label_match(p.label.split(",")[0], t) for t in c.labels) and not name <= here:
+            continue
+        k = _column(p, year) if year is not None else 0
+        if k is None or k >= len(p.values):
+            continue
+        v = cell_value(p.values[k])
+        if v is not None and (best is None or fit > best[2]):
+            best = (p, v, fit)
+    return best
+
+
+def _scoped(asked: Asked, rows: list[Passage]) -> list[Candidate]:
+    """A ratio or growth measure of the part the question names (a segment's operating margin): its inputs read
+    from the rows that name both the part and each concept."""
+    m = asked.measure
+    if m is None or not asked.entity or asked.year is None:
+        return []
+    node = m.formula[1] if m.formula[0] == "pct" else m.formula
+    pct = m.formula[0] == "pct"
+    if node[0] == "/" and node[1][0] == "item" and node[2][0] == "item":
+        a = _scoped_cell(rows, node[1][1], asked.entity, asked.year)
+        b = _scoped_cell(rows, node[2][1], asked.entity, asked.year)
+        if a is None or b is None or b[1] == 0 or a[0] is b[0]:
+            return []
+        value = a[1] / b[1] * (100 if pct else 1)
+        parts = [(a[0], a[1]), (b[0], b[1])]
+        expr = f"{a[0].label} {_num(a[1])} / {b[0].label} {_num(b[1])}"
+    elif node[0] == "/" and node[1][0] == "-" and node[1][1][0] == "item" and node[2][0] == "prev":
+        c = node[2][1]
+        a = _scoped_cell(rows, c, asked.entity, asked.year)
+        b = _scoped_cell(rows, c, asked.entity, asked.year - 1)
+        if a is None or b is None or b[1] == 0:
+            return []
+        value = (a[1] - b[1]) / abs(b[1]) * (100 if pct else 1)
+        parts = [(a[0], a[1]), (b[0], b[1])]
+        expr = f"({_num(a[1])} - {_num(b[1])}) / {_num(b[1])}, {a[0].label}"
+    else:
+        return []
+    unit = "percent" if pct else "ratio"
+    shown = figure_text(value, unit, decimals=1 if pct else 2)
+    text = clip(f"{shown}: {m.name} of {' '.join(sorted(asked.entity))}, {asked.year} = {expr}", 300)
+    first = parts[0][0]
+    return [Candidate("computed", text, unit, first.section, tuple(dict.fromkeys(ln for p, _ in parts for ln in p.lines())),
+                      context=f"{m.name} {parts[0][0].label}", wide=f"{m.name} {' '.join(p.label + ' ' + p.caption for p, _ in parts)}",
+                      value=value, year=asked.year, years=(asked.year,), lead=True, label_concept=1.0,
+                      extra={"scoped": True})]
 
 
 # ---- which one --------------------------------------------------------------------------------------------------
@@ -324,8 +529,10 @@ def _which(asked: Asked, rows: list[Passage]) -> list[Candidate]:
                                sorted(vals, key=lambda x: -x[0] if asked.direction == "max" else x[0])[1:3])
             text = clip(f"{p.row_label or p.label}: {figure_text(v, unit, scale)}{', ' + head if head else ''}, "
                         f"the {word} of {len(vals)} ({others})", 300)
-            where = " ".join([p.caption, p.header_text, p.section.breadcrumb] + [q.label for _, q in vals])
-            out.append(Candidate("which", text, "which", p.section, p.lines(), context=where, wide=where,
+            where = " ".join([p.caption, p.header_text, breadcrumb_titles(p.section.breadcrumb)[-1]])
+            rows_named = " ".join(q.label for _, q in vals)
+            out.append(Candidate("which", text, "which", p.section, p.lines(), context=where,
+                                 wide=f"{where} {p.section.breadcrumb} {rows_named}",
                                  value=v, year=_years_in(head)[-1] if _years_in(head) else None,
                                  years=_years_in(head), lead=True,
                                  extra={"rows": len(vals), "name": p.row_label or p.label}))
@@ -359,14 +566,31 @@ def _yes_no_measure(asked: Asked, res: MetricResult | None, computed: list[Candi
                       extra={"citations": c.citations, "from": "measure"})]
 
 
+_UP_WORDS = re.compile(r"\b(?:increas\w*|gr[eo]w\w*|rose|risen|rise|improv\w*|expand\w*|higher|up)\b", re.I)
+_DOWN_WORDS = re.compile(r"\b(?:decreas\w*|declin\w*|fell|fall\w*|drop\w*|shr[iu]nk\w*|contract\w*|lower|down|"
+                         r"deteriorat\w*)\b", re.I)
+
+
+def _direction(text: str) -> str:
+    """``up`` or ``down`` when a sentence states a change one way only, else ``""``."""
+    up, down = bool(_UP_WORDS.search(text)), bool(_DOWN_WORDS.search(text))
+    return "up" if up and not down else "down" if down and not up else ""
+
+
 def _yes_no_passages(asked: Asked, passages: list[Passage]) -> list[Candidate]:
+    """Yes or no from a sentence: the way it says the thing asked about changed, when the question asks about a
+    change; else whether it negates it as the question does (its negation read, a qualifier's too)."""
     out = []
     q_neg = bool(_NEGATION.search(asked.question))
     for p in passages:
         if p.kind != "sentence":
             continue
-        neg = bool(_NEGATION.search(p.text))
-        yes = neg == q_neg
+        way = _direction(p.text) if asked.polarity else ""
+        if way:
+            yes = way == asked.polarity
+        else:
+            neg = bool(_NEGATION.search(p.text))
+            yes = neg == q_neg
         text = f"{'Yes' if yes else 'No'}: \u201c{clip(p.text, 260)}\u201d"
         out.append(Candidate("yes_no", text, "yes_no", p.section, (p.line,), context=p.text,
                              wide=f"{p.text} {p.section.breadcrumb}", years=_years_in(p.text), lead=True,
@@ -407,7 +631,7 @@ def candidates(asked: Asked, sections: list[Section]) -> list[Candidate]:
         return _which(asked, rows) + _passages(passages)
     if asked.type == "narrative":
         return _passages(passages)
-    out += computed
+    out += computed + _shares(asked, rows) + _row_changes(asked, rows, concepts) + _scoped(asked, rows)
     for p in rows:
         crumb = breadcrumb_titles(p.section.breadcrumb)[-1]
         out += _row_cells(p, asked, concepts, crumb)

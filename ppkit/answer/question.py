@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from ..finance.catalogue import Measure, catalogue, formula_concepts
 from ..finance.labels import words
-from ..finance.read import mentions, read_measure
+from ..finance.read import mentions, read_measure, share_phrases
 from ..retrieval.analyze import Analysis
 
 __all__ = ["Asked", "read_question", "TYPES", "FIGURE_TYPES"]
@@ -46,13 +46,12 @@ _WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:had|has|have|was|wer
                     r"generated|contributed|posted|made|brought|produced|accounted)\b|\bwhich\b", re.I)
 _NARRATIVE = re.compile(r"\bwhy\b|\bhow come\b|\bdr(?:ove|ive|ives|ivers?|iving)\b|\breasons?\b|\bfactors?\b|"
                         r"\bexplain|\bdescribe|\bdiscuss|\bsummari[sz]e|\boutline|\bcaus(?:e|ed|es)\b|"
-                        r"\bcontribut(?:ed|ing|ors?)\b|\bwhat\s+(?:is|are|was|were)\s+(?:\w+\s+){0,2}"
-                        r"(?:strateg|polic|risks?|plans?|approach|nature|business|purpose|role)|\bwho\b|\bhow\s+does\b|"
-                        r"\bhow\s+do\b|\bhow\s+did\b(?![^?]*\b(?:much|many)\b)", re.I)
+                        r"\bwhat\s+(?:is|are|was|were)\s+(?:\w+\s+){0,2}"
+                        r"(?:strateg|polic|risks?|plans?|approach|nature|business|purpose|role)|\bwho\b", re.I)
 _DATE = re.compile(r"\bwhen\b|\bwhat\s+(?:date|day|month)\b|\bwhich\s+(?:date|day|month)\b|\bon what date\b", re.I)
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b|\bheadcount\b", re.I)
 _PERCENT = re.compile(r"%|\bpercent(?:age)?\b|\bmargin\b|\brate\b|\bshare of\b|\bproportion\b|\bportion of\b|"
-                      r"\bbps\b|\bbasis points\b", re.I)
+                      r"\bfraction of\b|\bbps\b|\bbasis points\b", re.I)
 _RATIO = re.compile(r"\bratio\b|\btimes\b|\bmultiple\b|\bturnover\b|\bcoverage\b|\bturns\b", re.I)
 _DAYS = re.compile(r"\bdays\b", re.I)
 _PER_SHARE = re.compile(r"\bper (?:common |diluted |basic )?share\b|\beach share\b|\beps\b", re.I)
@@ -64,6 +63,9 @@ _DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fall|fell|fallen|drop\w*|shr[iu]n
                    r"below|deteriorat\w*|weaken\w*)\b", re.I)
 _THRESHOLD = re.compile(r"\b(?:above|below|over|under|exceed\w*|greater than|less than|more than|at least)\s+"
                         r"(\$?\d[\d,]*(?:\.\d+)?)\s*(%|x\b)?", re.I)
+# a change or comparison with another period asked
+_COMPARE = re.compile(r"\bcompar\w*|\bchang\w*|\bvs\.?|\bversus\b|\byear[- ]over[- ]year\b|\by/y\b|\byoy\b|"
+                      r"\bdifference\b|\bpercentage points?\b|\bbasis points\b|\bbps\b", re.I)
 # words of the question that ask, point or frame rather than name what is asked
 _FRAME = frozenset(words(
     "what which how much many was were is are did does do has have had be been being the a an of for in on at to "
@@ -91,6 +93,11 @@ class Asked:
     polarity: str = ""
     threshold: float | None = None
     yes_no: bool = False
+    share: tuple[str, str, bool] | None = field(default=None, repr=False)  # (part, whole, ratio) phrases asked
+    compare: bool = False  # a change or comparison with another period is asked
+    entity: frozenset[str] = field(default=frozenset(), repr=False)  # stems of what the question names besides
+    # its company (a segment, a product, a region: "Embedded", "Frito-Lay"): the scope of the figure asked
+    quarter: int | None = None  # a quarter asked (1-4), or None
 
     @property
     def figure(self) -> bool:
@@ -115,10 +122,10 @@ def _type(q: str, measure: Measure | None, yes_no: bool, direction: str) -> str:
         return _UNIT_TYPE[measure.unit]
     if _PER_SHARE.search(q) or measure is not None and measure.unit == "per_share":
         return "per_share"
-    if _COUNT.search(q) and not _AMOUNT.search(q):
-        return "count"
     if _PERCENT.search(q):
         return "percent"
+    if _COUNT.search(q) and not _AMOUNT.search(q):
+        return "count"
     if _RATIO.search(q):
         return "ratio"
     if _DAYS.search(q):
@@ -157,6 +164,39 @@ def _focus(q: str, analysis: Analysis, measure: Measure | None) -> tuple[str, fr
     return focus, frozenset(stems)
 
 
+_QUARTER = re.compile(r"\bq([1-4])\b|\b(first|second|third|fourth)[- ]quarter\b|\bq([1-4])\s*(?:fy)?'?\d{2,4}\b|"
+                      r"\b(?:19|20)\d\dq([1-4])\b|\bthree months ended\b", re.I)
+_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+# an either-or question ("Was it net cash or net debt?"): it asks which, not yes or no
+_EITHER = re.compile(r"\b(?:is|was|were|are|did|does|do|has|had)\b[^?]*\bor\b[^?]*\?", re.I)
+
+
+def _quarter(q: str) -> int | None:
+    m = _QUARTER.search(q)
+    if m is None:
+        return None
+    g = next((x for x in m.groups() if x), None)
+    if g is None:
+        return 0  # a quarter, which one unread ("three months ended")
+    return _ORDINAL.get(g.casefold()) or int(g)
+
+
+def _entity(analysis: Analysis) -> frozenset[str]:
+    """Stems of the names the question uses that are not its company's and not the catalogue's terms."""
+    own: set[str] = set()
+    f = analysis.filters
+    if f is not None:
+        own |= {str(x).casefold() for v in f.matched.values() for x in (v if isinstance(v, list) else [v])}
+        own |= {w.casefold() for name in f.company_docs for w in re.findall(r"[\w&.-]+", name)}
+        own |= {w.casefold() for d in (f.docs or []) for w in re.split(r"[_\W]+", d)}
+    out: set[str] = set()
+    for n in analysis.names:
+        if n.casefold() in own or n.casefold().rstrip("'s") in own or mentions(n):
+            continue
+        out |= {w for w in words(n) if w != "|"}
+    return frozenset(out)
+
+
 def read_question(question: str, analysis: Analysis | None = None) -> Asked:
     """What ``question`` asks (see the module docstring).
 
@@ -173,7 +213,7 @@ def read_question(question: str, analysis: Analysis | None = None) -> Asked:
     analysis = analysis or Analysis.of(question)
     q = question.strip()
     measure = read_measure(q)
-    yes_no = bool(_YES_NO.match(q)) and not _WH.search(q.split(",")[-1])
+    yes_no = bool(_YES_NO.match(q)) and not _WH.search(q.split(",")[-1]) and not _EITHER.search(q)
     supers = [d for w, d in _SUPERLATIVE.items() if re.search(rf"\b{w}\b", q, re.I)]
     direction = supers[0] if supers else ""
     kind = _type(q, measure, yes_no, direction)
@@ -186,4 +226,4 @@ def read_question(question: str, analysis: Analysis | None = None) -> Asked:
     threshold = float(m.group(1).replace(",", "").lstrip("$")) if m else None
     years = tuple(analysis.years)
     return Asked(question, kind, focus, stems, measure, max(years) if years else None, years, direction, polarity,
-                 threshold, yes_no)
+                 threshold, yes_no, share_phrases(q), bool(_COMPARE.search(q)), _entity(analysis), _quarter(q))

@@ -16,11 +16,13 @@ The features, each in [-1, 1]:
 * ``focus_cover``: the share of the focus's stems (through the catalogue: the measure's name and its inputs' row
   names) in the candidate's own words; ``wide_cover``: in its wider words (row, header, caption, sentence,
   breadcrumb);
-* ``period``: the candidate's column or sentence states the year asked (1), another year only (-1), or none (0);
+* ``agree``: other candidates, from other lines, that state the same figure (a table cell and a sentence of the
+  MD&A; a computed value and the company's own row), counted up to 3 and divided by 3;
 * ``rank``: 1 / the section's rank;
 * ``concept``: its row label names a concept of the measure asked (1; 0.5 with a qualifier), and a computed value;
 * ``computed``: a value computed from the statements;
-* ``lead``: the first figure of its sentence, or its row's first value;
+* ``entity``: the share of what the question names besides its company (a segment, a product) found in the
+  candidate's words;
 * ``cue``: a passage that states a cause, for a question asking why.
 
 The weights, the calibration and the threshold are data (``selector.json`` beside this module), fitted under
@@ -48,10 +50,10 @@ from .candidates import Candidate, candidates
 from .question import Asked, read_question
 from .scope import missing_from, not_found_line
 
-__all__ = ["FEATURES", "Selector", "Selection", "select", "features", "compatible", "load_selector",
+__all__ = ["FEATURES", "Selector", "Selection", "select", "features", "compatible", "load_selector", "share", "agreement", "admissible",
            "SELECTOR_PATH"]
 
-FEATURES = ("focus_sim", "focus_cover", "wide_cover", "period", "rank", "concept", "computed", "lead", "cue")
+FEATURES = ("focus_sim", "focus_cover", "wide_cover", "entity", "agree", "rank", "concept", "computed", "cue")
 SELECTOR_PATH = Path(__file__).with_name("selector.json")
 _KIND_OF = {"cell": "figure", "clause": "figure", "computed": "computed", "which": "figure", "yes_no": "yes_no",
             "passage": "passage", "not_meaningful": "not_meaningful"}
@@ -64,21 +66,24 @@ _SHORTLIST = 48  # candidates whose similarity is computed (the best by the othe
 
 @dataclass(frozen=True)
 class Selector:
-    """The fitted selector: a weight per feature and a bias; the confidence is ``1 / (1 + exp(-(a * score +
-    b)))``; a block states its answer when the confidence is at least ``threshold``."""
+    """The fitted selector: a weight per feature (a candidate's score is their weighted sum); the confidence of
+    the best candidate is ``1 / (1 + exp(-(a * score + b * logit(share) + c)))``, ``share`` its softmax probability
+    among the candidates (:func:`share`; ``calibration = (a, b, c)``); a block states its answer when the
+    confidence is at least ``threshold``."""
 
     weights: dict[str, float]
     bias: float = 0.0
-    calibration: tuple[float, float] = (1.0, 0.0)
+    calibration: tuple[float, float, float] = (1.0, 0.0, 0.0)
     threshold: float = 0.5
     note: str = ""
 
     def score(self, f: dict[str, float]) -> float:
         return self.bias + sum(self.weights.get(k, 0.0) * f.get(k, 0.0) for k in FEATURES)
 
-    def confidence(self, score: float) -> float:
-        a, b = self.calibration
-        z = a * score + b
+    def confidence(self, score: float, share: float = 1.0) -> float:
+        a, b, c = (tuple(self.calibration) + (0.0, 0.0))[:3]
+        p = min(max(share, 1e-6), 1 - 1e-6)
+        z = a * score + b * math.log(p / (1 - p)) + c
         return 1 / (1 + math.exp(-z)) if z > -60 else 0.0
 
     def to_dict(self) -> dict:
@@ -91,7 +96,7 @@ def load_selector(path: str | Path = SELECTOR_PATH) -> Selector:
     """The selector saved in ``path`` (default: the one fitted for the package)."""
     d = json.loads(Path(path).read_text(encoding="utf-8"))
     return Selector({k: float(d["weights"].get(k, 0.0)) for k in FEATURES}, float(d.get("bias", 0.0)),
-                    tuple(float(x) for x in d.get("calibration", (1.0, 0.0))), float(d.get("threshold", 0.5)),
+                    tuple(float(x) for x in d.get("calibration", (1.0, 0.0, 0.0))), float(d.get("threshold", 0.5)),
                     str(d.get("note", "")))
 
 
@@ -108,10 +113,25 @@ class Selection:
 
 
 def compatible(asked: Asked, c: Candidate) -> bool:
-    """Whether candidate ``c`` can be of the answer type asked (the hard filter)."""
+    """Whether candidate ``c`` can be the answer asked (the hard filter): of the answer type asked; of the period
+    asked (a cell of another year's column, a year's figure where a quarter is asked, is none)."""
     if c.kind == "not_meaningful":
         return asked.figure
+    if asked.quarter is not None and c.kind in ("cell", "computed", "clause") and not c.quarterly:
+        return False  # a quarter asked: a year's figure is no answer
+    if c.kind == "cell" and asked.year is not None and c.year is not None and c.year != asked.year \
+            and not asked.compare:
+        return False  # another year's column
     return c.unit in _UNITS.get(asked.type, ())
+
+
+def admissible(asked: Asked, c: Candidate, f: dict[str, float]) -> bool:
+    """Whether a compatible candidate may answer at all: it shares a word with what is asked (a measure the
+    catalogue computes always does), and, when the question names a part of the company (a segment, a product),
+    it names that part too (the whole company's figure is no answer about a part)."""
+    if asked.entity and f["entity"] == 0:
+        return False
+    return bool(f["wide_cover"] or f["focus_cover"] or c.extra.get("metric") is not None or not asked.focus_words)
 
 
 def _cover(want: frozenset[str], text: str) -> float:
@@ -120,23 +140,34 @@ def _cover(want: frozenset[str], text: str) -> float:
     return len(want & set(words(text))) / len(want)
 
 
-def features(asked: Asked, c: Candidate, sim: float = 0.0) -> dict[str, float]:
-    """The features of candidate ``c`` for the question read as ``asked`` (``sim``: its focus similarity)."""
-    if asked.year is None:
-        period = 0.0
-    elif c.year == asked.year or c.kind == "computed" and c.year in (asked.year, None):
-        period = 1.0
-    elif asked.year in c.years:
-        period = 0.5
-    elif c.years or c.year is not None:
-        period = -1.0
-    else:
-        period = 0.0
+def agreement(cands: list[Candidate]) -> dict[int, float]:
+    """``{id(candidate): agree}``: for each candidate with a figure, the candidates of other lines stating the same
+    value (within 0.5%), counted up to 3, over 3."""
+    by_value: dict[int, list[Candidate]] = {}
+    for c in cands:
+        if c.value is not None and c.value != 0:
+            by_value.setdefault(round(math.log10(abs(c.value)) * 400), []).append(c)
+    out = {}
+    for c in cands:
+        if c.value is None or c.value == 0:
+            continue
+        key = round(math.log10(abs(c.value)) * 400)
+        near = [o for k in (key - 1, key, key + 1) for o in by_value.get(k, []) if o is not c and
+                abs(o.value - c.value) <= 0.005 * abs(c.value) and (o.section.section_id, o.lines[-1:]) !=
+                (c.section.section_id, c.lines[-1:])]
+        out[id(c)] = min(3, len({(o.section.section_id, o.lines[-1:]) for o in near})) / 3
+    return out
+
+
+def features(asked: Asked, c: Candidate, sim: float = 0.0, agree: float = 0.0) -> dict[str, float]:
+    """The features of candidate ``c`` for the question read as ``asked`` (``sim``: its focus similarity,
+    ``agree``: :func:`agreement`)."""
     return {"focus_sim": sim, "focus_cover": _cover(asked.focus_words, c.context),
-            "wide_cover": _cover(asked.focus_words, c.wide), "period": period,
+            "wide_cover": _cover(asked.focus_words, c.wide), "agree": agree,
             "rank": 1.0 / max(1, c.section.rank), "concept": c.label_concept,
             "computed": 1.0 if c.kind in ("computed", "not_meaningful") or c.extra.get("from") == "measure" else 0.0,
-            "lead": 1.0 if c.lead else 0.0, "cue": 1.0 if c.cue and asked.type == "narrative" else 0.0}
+            "entity": _cover(asked.entity, f"{c.context} {c.wide}") if asked.entity else 0.0,
+            "cue": 1.0 if c.cue and asked.type == "narrative" else 0.0}
 
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -155,16 +186,27 @@ def rank_candidates(asked: Asked, cands: list[Candidate], selector: Selector,
     """The type-compatible candidates scored, best first; the similarity is computed for the best
     :data:`_SHORTLIST` by the other features."""
     ok = [c for c in cands if compatible(asked, c)]
-    first = sorted(((selector.score(features(asked, c)), i, c) for i, c in enumerate(ok)), key=lambda x: -x[0])
+    agree = agreement(cands)
+    first = sorted(((selector.score(features(asked, c, 0.0, agree.get(id(c), 0.0))), i, c) for i, c in enumerate(ok)),
+                   key=lambda x: -x[0])
     short = [c for _, _, c in first[:_SHORTLIST]]
     sims = _similarities(asked, [clip(c.context, 300) for c in short], embed)
     out = []
     for c, sim in zip(short, sims):
-        f = features(asked, c, sim)
+        f = features(asked, c, sim, agree.get(id(c), 0.0))
         out.append((selector.score(f), c, f))
-    out += [(s, c, features(asked, c)) for s, _, c in first[_SHORTLIST:]]
+    out += [(s, c, features(asked, c, 0.0, agree.get(id(c), 0.0))) for s, _, c in first[_SHORTLIST:]]
+    out = [x for x in out if admissible(asked, x[1], x[2])]
     out.sort(key=lambda x: (-x[0], x[1].section.rank, x[1].lines[:1]))
     return out
+
+
+def share(scores) -> float:
+    """The best candidate's share of the choice: its softmax probability among all the scores (1 for one)."""
+    if not len(scores):
+        return 0.0
+    x = np.asarray(scores, dtype=float)
+    return float(1.0 / np.exp(x - x.max()).sum())
 
 
 def _closest(asked: Asked, cands: list[Candidate], ranked, conf: float | None) -> AnswerBlock | None:
@@ -215,7 +257,7 @@ def select(question: str, sections: list[Section], analysis: Analysis | None = N
         return Selection(AnswerBlock(f"Not found: no retrieved passage is about {what}.", "not_found", (),
                                      asked.type, None), asked, ranked)
     score, best, _ = ranked[0]
-    conf = selector.confidence(score)
+    conf = selector.confidence(score, share([sc for sc, _, _ in ranked]))
     if conf >= selector.threshold:
         block = AnswerBlock(clip(best.text, MAX_CHARS), _KIND_OF[best.kind], best.citations, asked.type, conf)
         return Selection(block, asked, ranked, conf, best)

@@ -28,7 +28,8 @@ import numpy as np
 from ...answer.candidates import candidates
 from ...answer.question import read_question
 from ...answer.scope import missing_from
-from ...answer.select import FEATURES, Selector, compatible, features, rank_candidates
+from ...answer.select import (FEATURES, Selector, _closest, admissible, agreement, compatible, features,
+                              rank_candidates, share)
 from ...answer.synth import cached_vectors
 from ...core.errors import InvalidInput
 from ...core.text import clip
@@ -106,7 +107,7 @@ def ask_all(index, questions: list[dict], *, k: int = 5, corpora: dict | None = 
         if not (q.get("answer") or "").strip():
             continue
         corpus = q.get("corpus") or ""
-        ix = (corpora or {}).get(corpus, index) if corpus in (corpora or {}) or not corpus else None
+        ix = corpora.get(corpus) if corpora and corpus else index
         if ix is None:
             continue
         rec = _Recorder()
@@ -138,7 +139,9 @@ def _read(a: Asked, selector: Selector) -> QuestionData:
 
     asked = read_question(question, analysis)
     missing = missing_from(question, sections, analysis)
-    cands = [c for c in candidates(asked, sections) if compatible(asked, c)] if sections else []
+    every = candidates(asked, sections) if sections else []
+    agree = agreement(every)
+    cands = [c for c in every if compatible(asked, c)]
     ranked = rank_candidates(asked, cands, selector, None)
     short = {id(c) for _, c, _ in ranked[:SHORTLIST]}
     labels = [judge(c.text, _KIND_OF[c.kind]) for c in cands]
@@ -148,14 +151,19 @@ def _read(a: Asked, selector: Selector) -> QuestionData:
         vecs = cached_vectors(a.embedder, tuple([asked.focus or asked.question] + [clip(c.context, 300) for c in need]))
         sims = {id(c): float(v @ vecs[0]) for c, v in zip(need, vecs[1:])}
     rows, hedged, texts = [], [], []
-    for c in cands:
-        rows.append([features(asked, c, sims.get(id(c), 0.0))[f] for f in FEATURES])
+    feats = [features(asked, c, sims.get(id(c), 0.0), agree.get(id(c), 0.0)) for c in cands]
+    keep = [i for i, f in enumerate(feats) if admissible(asked, cands[i], f)]
+    cands, feats, labels = [cands[i] for i in keep], [feats[i] for i in keep], [labels[i] for i in keep]
+    for c, fd in zip(cands, feats):
+        rows.append([fd[f] for f in FEATURES])
         shown = c.extra.get("sentence") or c.wide if c.kind == "clause" else c.text
         hedged.append(judge(f"Not stated directly; the closest passage: {shown}", "closest"))
         texts.append(clip(c.text, 160))
+    fallback = None if rows or not sections else _closest(asked, every, [], None)
     return QuestionData(q["qid"], _company(q), qtype, asked.type, ref,
                         judge("Not found: the retrieved sections never mention it.", "not_found"),
                         bool(missing["names"] or missing["years"]),
+                        judge(fallback.text, "closest") if fallback is not None else
                         judge("Not found: no retrieved passage is about it.", "not_found"),
                         np.asarray(rows, dtype=float).reshape(-1, len(FEATURES)), labels, hedged, texts)
 
@@ -195,28 +203,41 @@ def _best(d: QuestionData, w: np.ndarray) -> int | None:
     return int(np.argmax(d.feats @ w))
 
 
-def _platt(scores: list[float], correct: list[bool], steps: int = 2000) -> tuple[float, float]:
-    """(a, b) of P(correct) = 1 / (1 + exp(-(a * score + b))) by logistic regression on the best candidates."""
-    if not scores or all(correct) or not any(correct):
-        return 1.0, 0.0
-    x, y = np.asarray(scores, dtype=float), np.asarray(correct, dtype=float)
-    a, b = 1.0, 0.0
+def _top(d: QuestionData, w: np.ndarray) -> tuple[int, float, float] | None:
+    """(index, score, logit of its share) of the best candidate of ``d`` under ``w``
+    (:func:`ppkit.answer.select.share`)."""
+    if d.refused or not len(d.verdicts):
+        return None
+    s = d.feats @ w
+    i = int(np.argmax(s))
+    p = min(max(share(s), 1e-6), 1 - 1e-6)
+    return i, float(s[i]), math.log(p / (1 - p))
+
+
+def _platt(x: np.ndarray, correct: list[bool], steps: int = 3000) -> tuple[float, ...]:
+    """The calibration ``(a, b, c)``: P(correct) = 1 / (1 + exp(-(a * score + b * logit(share) + c))), by logistic
+    regression of the best candidates' correctness on their score and share."""
+    if not len(x) or all(correct) or not any(correct):
+        return 1.0, 0.0, 0.0
+    X = np.column_stack([x, np.ones(len(x))])
+    y = np.asarray(correct, dtype=float)
+    w = np.zeros(X.shape[1])
     for _ in range(steps):
-        p = 1 / (1 + np.exp(-(a * x + b)))
-        ga, gb = ((y - p) * x).mean() - 1e-3 * a, (y - p).mean()
-        a, b = a + 0.5 * ga, b + 0.5 * gb
-    return float(a), float(b)
+        p = 1 / (1 + np.exp(-(X @ w)))
+        w += 0.5 * (X.T @ (y - p) / len(y) - 1e-3 * np.r_[w[:-1], 0.0])
+    return tuple(float(v) for v in w)
 
 
-def _decide(d: QuestionData, w: np.ndarray, bias: float, cal: tuple[float, float], threshold: float) -> tuple[str, float | None]:
+def _decide(d: QuestionData, w: np.ndarray, bias: float, cal: tuple[float, ...], threshold: float) -> tuple[str, float | None]:
     """The verdict of the block the selector would write for ``d``, and its confidence."""
     if d.refused:
         return d.scope_verdict, None
-    i = _best(d, w)
-    if i is None:
+    top = _top(d, w)
+    if top is None:
         return d.hedge_verdict, None
-    score = float(d.feats[i] @ w) + bias
-    z = cal[0] * score + cal[1]
+    i, score, lead = top
+    a, b, c = (tuple(cal) + (0.0, 0.0))[:3]
+    z = a * (score + bias) + b * lead + c  # lead: the logit of the best candidate's share
     conf = 1 / (1 + math.exp(-z)) if z > -60 else 0.0
     if conf >= threshold:
         return d.verdicts[i], conf
@@ -237,10 +258,10 @@ def _threshold(data: list[QuestionData], w, bias, cal, max_wrong: float) -> floa
 def fit(data: list[QuestionData], *, max_wrong: float = 0.05, l2: float = 0.1) -> Selector:
     """A :class:`ppkit.answer.select.Selector` fitted on ``data`` (weights, calibration, threshold)."""
     w = _conditional_logit(data, l2=l2)
-    tops = [(float(d.feats[i] @ w), d.verdicts[i] == "correct") for d in data if (i := _best(d, w)) is not None]
-    cal = _platt([s for s, _ in tops], [c for _, c in tops])
+    tops = [(t, d.verdicts[t[0]] == "correct") for d in data if (t := _top(d, w)) is not None]
+    cal = _platt(np.array([[s, m] for (_, s, m), _ in tops]).reshape(-1, 2), [c for _, c in tops])
     t = _threshold(data, w, 0.0, cal, max_wrong)
-    return Selector({f: round(float(x), 4) for f, x in zip(FEATURES, w)}, 0.0, (round(cal[0], 4), round(cal[1], 4)),
+    return Selector({f: round(float(x), 4) for f, x in zip(FEATURES, w)}, 0.0, tuple(round(x, 4) for x in cal),
                     round(t, 3))
 
 
@@ -325,6 +346,7 @@ def fit_markdown(in_sample: list[dict], out_of_sample: list[dict], selector: Sel
             "| confidence | n | correct | share |", "| --- | --- | --- | --- |"]
     out += [f"| {b['bin']} | {b['n']} | {b['correct']} | {b['share']:.2f} |" for b in calibration_bins(out_of_sample)]
     w = ", ".join(f"{k} {v:+.3f}" for k, v in selector.weights.items())
-    out += ["", f"Weights (all data): {w}; calibration a={selector.calibration[0]:.3f}, b={selector.calibration[1]:.3f}; "
+    cal = ", ".join(f"{x:.3f}" for x in selector.calibration)
+    out += ["", f"Weights (all data): {w}; calibration (score, logit share, constant) {cal}; "
                 f"threshold {selector.threshold:.2f}"]
     return "\n".join(out)
