@@ -11,7 +11,8 @@ widget), 02's tree browser (click a node: its text appears; the arrow keys move 
 and not the notebook's cells; long rows scroll sideways; the search box selects a heading and
 scrolls it into view; the text is rendered, tables as tables), 07's answers (the Figure 5
 question shows its figure and no "Not found";  every image loads, a figure is
-shown once, labels carry no private-use glyphs, Enter in the answer box asks and the answer is
+shown once, the image grid is readable, the benchmark table shows its image columns, labels carry no
+private-use glyphs, Enter in the answer box asks and the answer is
 formatted), 10's comparison (lines join matched sections; a pair clicked shows both texts side by
 side, differences marked), 06's k control (a click on 10 reruns the comparison and changes the table),
 and no dollar amount typeset as math in 02 and 06 (MathJax is shown live by a control cell added to the
@@ -339,8 +340,17 @@ def test_07_multimodal_answers(browser, lab, deadline, screenshots, errors):
               "the images to load")
         sizes = images.evaluate_all("ims => ims.map(i => i.naturalWidth)")
         assert len(sizes) >= 4 and all(w > 0 for w in sizes), sizes
-        # the image grid is shown once (the cell returns the figure; pyplot does not draw it again)
-        assert _cell(page, 8).locator(".jp-OutputArea-output img").count() == 1
+        # the image grid is shown once (the cell returns the figure; pyplot does not draw it again), at a
+        # readable size (1,000 pixels wide before the inline backend trims its margins)
+        grid = _cell(page, 8).locator(".jp-OutputArea-output img")
+        assert grid.count() == 1 and grid.first.evaluate("i => i.naturalWidth") >= 900
+        # the benchmark table shows the image columns its text discusses; the rest behind a toggle
+        table = _cell(page, _cell_with("07_multimodal_answers.ipynb", "columns_first(scores"))
+        shown = table.locator(".jp-RenderedHTML table").first
+        heads = shown.locator("th").all_inner_texts()
+        assert "image_hit" in heads and "image_precision" in heads and "..." not in shown.inner_text()
+        toggle = table.locator("details")
+        assert toggle.count() == 1 and re.match(r"all \d+ columns \(also ", toggle.locator("summary").inner_text())
         # labels without private-use glyphs (formula captions)
         assert not _PRIVATE_USE.search(_cell(page, 4).inner_text())
         assert not any(_PRIVATE_USE.search(t) for t in _cell(page, 6).locator("strong").all_inner_texts())
