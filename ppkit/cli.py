@@ -29,7 +29,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from .answer.compare_report import to_markdown, write_report
+from .compare.report import to_markdown, write_report
 from .core.config import RERANKERS, RETRIEVAL_MODES, Config
 from .core.errors import InvalidInput, PpkitError
 from .core.progress import progress_bar, quiet_mode

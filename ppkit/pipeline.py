@@ -31,8 +31,9 @@ from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 from pathlib import Path
 
-from .answer.compare import Comparison, compare_documents
-from .answer.compare_gemini import GeminiCompareRater
+from .compare.comparison import compare_documents
+from .compare.gemini import GeminiCompareRater
+from .compare.types import Comparison
 from .answer.compose import answer_stream
 from .answer.events import AnalysisEvent, Done, ErrorEvent, Event, SectionsEvent, collect
 from .answer.synth import Answer, ExtractiveSynthesizer, Synthesizer
@@ -334,26 +335,22 @@ def _one_doc_search(index: SearchIndex):
 
 
 def compare(a: str | Path, b: str | Path, criteria: str | None = None, *, index: SearchIndex | Path | str | None = None,
-            n: int = 10, counterparts: int = 3, candidates: int = 20, floor: float | None = None,
-            a_sections: list[str] | None = None,
+            n: int = 10, a_sections: list[str] | None = None,
             config: Config | None = None, on_phase=None, progress: bool = True) -> Comparison:
-    """Compare document ``a`` with document ``b`` section by section (:func:`ppkit.answer.compare.compare_documents`).
+    """Compare document ``a`` with document ``b`` section by section (:func:`ppkit.compare.comparison.compare_documents`).
 
     ``a`` and ``b`` are two documents of ``index`` (an :class:`Index` or an index folder; default the
     default index), or two files (Markdown or PDF) indexed on the fly into a cached index keyed by their
-    content (:func:`cached_index`). With ``criteria``: up to ``n`` sections of A about them, each with
-    0-``counterparts`` sections of B (``a_sections``: node ids of A to use instead of retrieving them; ``floor``: the
-    share of the best counterpart's score a runner-up needs, default
-    :data:`ppkit.answer.compare.COUNTERPART_FLOOR`); without:
-    every section of A with its best counterpart. Retrieval
-    runs through :func:`retrieve`; with a Gemini key (and ``Config.synth_online``, as for answers) the fit check
-    and the ratings run online.
+    content (:func:`cached_index`). Without ``criteria``: every section of A with the 0-3 sections of B that do
+    its job (or none), containers paired through their children, and B's sections nobody pairs; with
+    ``criteria``: the same pairs for up to ``n`` sections of A about them (``a_sections``: node ids of A to use
+    instead of retrieving them). Retrieval runs through :func:`retrieve`; with a Gemini key (and
+    ``Config.synth_online``, as for answers) the fit check and the ratings run online.
 
     >>> ppkit.compare("Emerson.md", "TRoadhouse.md", "collateral and liens").pairs[0].a.title  # doctest: +SKIP
     'Section 5.08 Negative Pledge'
     """
-    options = {"n": n, "counterparts": counterparts, "candidates": candidates, "a_sections": a_sections,
-               "on_phase": on_phase, **({} if floor is None else {"floor": floor})}
+    options = {"n": n, "a_sections": a_sections, "on_phase": on_phase}
     if isinstance(index, SearchIndex) and all(isinstance(x, str) and x in index.trees for x in (a, b)):
         return _compare_in(index, str(a), str(b), criteria, **options)  # the index's own names: no file is read
     missing = [str(x) for x in (a, b) if Path(str(x)).suffix.lower() in (".md", ".pdf") and not Path(str(x)).is_file()]

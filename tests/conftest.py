@@ -30,6 +30,17 @@ def hash_index(tmp_path, fixture_docs):
 
 
 @pytest.fixture(scope="session")
+def agreements_index(tmp_path_factory):
+    """The two hand-written credit agreements of tests/fixtures/compare indexed with the hash embedder (the
+    comparison tests: words, titles and structure decide)."""
+    import ppkit
+
+    return ppkit.build_index([FIX / "compare" / f"{n}_agreement.md" for n in ("alpha", "beta")],
+                             tmp_path_factory.mktemp("agreements") / "index", embedder=ppkit.HashEmbedder(),
+                             config=ppkit.Config(online=False), progress=False)
+
+
+@pytest.fixture(scope="session")
 def tenk_index():
     """The four reference 10-Ks indexed with the real local model (built once per cache)."""
     import ppkit

@@ -34,6 +34,9 @@ def test_the_answer_block_comes_first_then_verification_evidence_and_sections(ti
     assert a.block.text.replace("$", "") in html.replace("$", "") or a.block.text[:40] in html
     assert f"{a.sections[0].doc}#{a.sections[0].node_id}" in view.evidence_box.value
     assert "k = 3" in view.status.value
+    # who wrote it is a small label beside the block, not a banner in the text
+    assert a.mode == "offline" and "<span class='ppkit-mode'" in view.block_box.value
+    assert ">offline</span>" in view.block_box.value and "offline extractive" not in view.evidence_box.value
 
 
 def test_a_follow_up_is_read_with_the_conversation_and_new_conversation_forgets_it(tiny_index):

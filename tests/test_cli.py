@@ -26,7 +26,7 @@ def test_index_then_ask_json(tmp_path, fixture_docs, capsys, monkeypatch):
     d = json.loads(capsys.readouterr().out)
     assert len(d["sections"]) == 2
     assert all({"doc", "node_id", "breadcrumb", "line_start", "line_end", "text"} <= set(s) for s in d["sections"])
-    assert d["mode"] == "extractive"
+    assert d["mode"] == d["answer"]["mode"] == "offline" and d["trace"]["synthesizer"] == "extractive"
 
 
 def test_user_errors_exit_2_without_traceback(tmp_path, capsys):

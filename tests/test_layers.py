@@ -1,8 +1,8 @@
 """The layering rule: a module imports only its own layer or lower, and no module imports
 itself back through others.
 
-Layers, lowest first: core, llm, documents, indexing, retrieval, answer, pipeline, then ui,
-bench and cli (ui and bench never import each other). Every import counts, including those
+Layers, lowest first: core, llm, documents, indexing, finance, retrieval, answer, compare, pipeline, then
+ui, bench, cli and serve (ui and bench never import each other). Every import counts, including those
 made inside functions (a lazy import hides a cycle, it does not remove it). The package face
 ``ppkit/__init__.py`` may import anything; no module imports it.
 """
@@ -16,8 +16,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ppkit"
 
-LAYERS = {"core": 0, "llm": 1, "documents": 2, "indexing": 3, "retrieval": 4, "answer": 5, "pipeline": 6,
-          "ui": 7, "bench": 7, "cli": 7, "serve": 7}
+LAYERS = {"core": 0, "llm": 1, "documents": 2, "indexing": 3, "finance": 4, "retrieval": 5, "answer": 6,
+          "compare": 7, "pipeline": 8, "ui": 9, "bench": 9, "cli": 9, "serve": 9}
 
 # The one import of a ppkit module allowed inside a function, and why: `ppkit ask` and `ppkit index`
 # must not load ppkit.bench, so cli.py imports the bench command only when it builds the bench parser; nor

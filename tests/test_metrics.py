@@ -97,7 +97,7 @@ def test_extractive_answer_is_computed_cited_and_verified():
     synth = ExtractiveSynthesizer()
     text, info = synth.synthesize("What is Acme's quick ratio for FY2022?", [BALANCE, INCOME])
     lines = text.split("\n")
-    assert lines[2] == info["block"].text == "Acme's quick ratio for FY2022 was 1.57 ((4,835 + 1,020 + 4,126) / 6,369, $ millions)"
+    assert lines[0] == info["block"].text == "Acme's quick ratio for FY2022 was 1.57 ((4,835 + 1,020 + 4,126) / 6,369, $ millions)"
     # the input's row and line; its section is named once, under Sources
     assert "- accounts receivable, net, 2022: 4,126, row \"Accounts receivable, net\", line 105 (ID: 0010)" in lines
     assert "- Acme > … > Consolidated Balance Sheets (ID: 0010)" in lines

@@ -61,7 +61,7 @@ def test_the_block_states_the_figure_without_ids_or_line_numbers():
     block = info["block"]
     assert block.kind == "figure" and block.text == "Total revenue: $1,250 million in 2022 ($1,100 million in 2021)"
     assert [(c.node, c.line_start) for c in block.citations] == [(secs[1].node_id, 26), (secs[1].node_id, 28)]
-    assert text.split("\n")[2] == block.text  # first, after the one-line note
+    assert text.split("\n")[0] == block.text  # first: no banner before it (the mode is Answer.mode)
     drivers = ExtractiveSynthesizer().synthesize("Why did total revenue increase?", secs)[1]["block"]
     assert drivers.kind == "passage" and drivers.text.startswith("Total revenue rose because of strong demand")
     for b in (block, drivers):

@@ -32,6 +32,7 @@ from ppkit.serve.admission import Admission  # noqa: E402
 from ppkit.serve.app import _started, create_app  # noqa: E402
 from ppkit.serve.cli import is_loopback  # noqa: E402
 from ppkit.serve.engine import Engine  # noqa: E402
+from ppkit.serve.openai_compat import count_tokens  # noqa: E402
 
 FIX = Path(__file__).parent / "fixtures"
 Q = "What is Acme's quick ratio for FY2022?"
@@ -82,7 +83,8 @@ def test_ask_is_the_json_of_ppkit_ask(client, index):
     assert r.status_code == 200
     body, local = r.json(), index.ask(Q, k=3)
     assert set(body) == set(json.loads(local.to_json()))
-    assert body["text"] == local.text and body["answer"] == local.block.to_dict()
+    assert body["text"] == local.text and body["answer"] == {**local.block.to_dict(), "mode": "offline"}
+    assert body["mode"] == "offline" and not body["text"].startswith("[")  # the mode is a field, not a banner
     assert [s["node_id"] for s in body["sections"]] == [s.node_id for s in local.sections]
 
 
@@ -97,7 +99,7 @@ def test_stream_is_the_conductors_events_in_order(client, index):
     assert events[0][1]["metric"] == "quick ratio" and events[0][1]["filters"]["docs"] == ["acme"]
     assert [s["node_id"] for s in events[1][1]["sections"]] == [s.node_id for s in local.sections[:3]]
     assert events[2][1] == local.block.to_dict()
-    assert "synthesize" in events[-1][1]["seconds"]
+    assert "synthesize" in events[-1][1]["seconds"] and events[-1][1]["mode"] == "offline"
 
 
 class FailingSynthesizer(ExtractiveSynthesizer):
@@ -127,14 +129,20 @@ def test_chat_completions(client, index):
     r = client.post("/v1/chat/completions", json={"model": "any", "messages": messages, "temperature": 0})
     assert r.status_code == 200
     body, local = r.json(), index.ask(Q2)
-    assert body["object"] == "chat.completion" and body["model"] == "any"
+    assert body["object"] == "chat.completion" and body["model"] == "index"  # the served index, whatever was asked
     assert body["choices"] == [{"index": 0, "message": {"role": "assistant", "content": local.text},
                                 "finish_reason": "stop"}]
+    assert local.text.startswith(local.block.text)  # no banner before the answer
     extra = body["ppkit"]
     assert [s["node_id"] for s in extra["sources"]] == [s.node_id for s in local.sections]
     cited = [e.node_id for e in index.stream(Q2) if e.type == "citation"]  # the sections the answer cites
     assert cited and [c["node_id"] for c in extra["citations"]] == cited
-    assert extra["answer"] == local.block.to_dict() and extra["verification"] == local.verification
+    assert extra["answer"] == {**local.block.to_dict(), "mode": "offline"}
+    assert extra["verification"] == local.verification
+    # usage: the question's and the answer's word pieces (ppkit.serve.openai_compat)
+    assert body["usage"] == {"prompt_tokens": count_tokens(Q2), "completion_tokens": count_tokens(local.text),
+                             "total_tokens": count_tokens(Q2) + count_tokens(local.text)}
+    assert 0 < body["usage"]["prompt_tokens"] < body["usage"]["completion_tokens"]
 
 
 def test_chat_completions_streamed_sends_the_sources_once_at_the_end(client, index):
@@ -147,6 +155,18 @@ def test_chat_completions_streamed_sends_the_sources_once_at_the_end(client, ind
     assert "".join(c["choices"][0]["delta"].get("content", "") for c in chunks) == index.ask(Q2).text
     assert [i for i, c in enumerate(chunks) if "ppkit" in c] == [len(chunks) - 1]
     assert chunks[-1]["choices"][0]["finish_reason"] == "stop" and chunks[-1]["ppkit"]["sources"]
+    assert chunks[-1]["ppkit"]["answer"]["mode"] == "offline" and {c["model"] for c in chunks} == {"index"}
+    assert chunks[-1]["usage"]["completion_tokens"] == count_tokens(index.ask(Q2).text) > 0
+
+
+def test_models_lists_the_served_index(client):
+    body = client.get("/v1/models").json()
+    assert body["object"] == "list" and len(body["data"]) == 1
+    assert {k: body["data"][0][k] for k in ("id", "object", "owned_by")} == {"id": "index", "object": "model",
+                                                                             "owned_by": "ppkit"}
+    assert client.get("/v1/models/index").json() == body["data"][0]
+    r = client.get("/v1/models/gpt-4o")
+    assert r.status_code == 404 and "this server serves 'index'" in r.json()["error"]["message"]
 
 
 def test_documents_health_and_openapi(client):
@@ -154,8 +174,8 @@ def test_documents_health_and_openapi(client):
     docs = client.get("/v1/documents").json()["documents"]
     assert [(d["name"], d["lines"], d["chunks"]) for d in docs] == [("acme", 44, 6), ("globex", 19, 4)]
     paths = client.get("/openapi.json").json()["paths"]
-    assert {"/v1/ask", "/v1/ask/stream", "/v1/chat/completions", "/v1/sections/{doc}/{node}", "/v1/documents",
-            "/healthz"} <= set(paths)
+    assert {"/v1/ask", "/v1/ask/stream", "/v1/chat/completions", "/v1/models", "/v1/sections/{doc}/{node}",
+            "/v1/documents", "/healthz"} <= set(paths)
 
 
 def test_sections_route(client):

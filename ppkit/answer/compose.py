@@ -16,7 +16,7 @@ from dataclasses import fields, replace
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Retrieval, Section, Trace
 from .events import Citation, Event, VerificationEvent
-from .synth import Answer, AnswerTrace, Synthesizer
+from .synth import Answer, AnswerTrace, Synthesizer, answer_mode
 from .synth_gemini import parse_sources
 from .verify import verify_answer, verify_block
 
@@ -61,4 +61,4 @@ def answer_stream(question: str, retrieval: Retrieval, synthesizer: Synthesizer,
     if verification is not None and block is not None:  # the block against its cited lines; does it answer?
         verification["block"] = verify_block(block, sections, question=question)
     yield VerificationEvent(verification)
-    return Answer(question, text, sections, used, images, trace, verification, block)
+    return Answer(question, text, sections, answer_mode(used), images, trace, verification, block)

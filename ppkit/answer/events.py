@@ -9,7 +9,7 @@ in this order:
 * ``delta`` - pieces of the answer text, in order (the offline answer streams too, line by line);
 * ``citation`` - each section the answer cites, once;
 * ``verification`` - the check of the answer's figures, quotes and citations against the sections;
-* ``done`` - the whole :class:`ppkit.answer.synth.Answer` and the timings;
+* ``done`` - the whole :class:`ppkit.answer.synth.Answer`, the timings and its ``mode`` (who wrote the text);
 * ``error`` - instead of the rest, when the question cannot be answered (the exception it raised).
 
 A synthesizer's own stream (:meth:`ppkit.answer.synth.Synthesizer.stream`) yields only ``delta`` (and
@@ -108,7 +108,7 @@ class Done(Event):
     seconds: dict = field(default_factory=dict)
 
     def data(self) -> dict:
-        return {"seconds": self.seconds}
+        return {"seconds": self.seconds, "mode": getattr(self.answer, "mode", None)}
 
 
 @dataclass(frozen=True)

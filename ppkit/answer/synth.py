@@ -14,9 +14,10 @@ type and year, the section's rank; a table row written with its column headers a
 the question asks for a financial metric (:mod:`ppkit.answer.metrics`), the metric computed from the
 retrieved primary statements with every input cited, or which inputs are missing. Below it come the
 passages that support it, with breadcrumb and source line numbers (``evidence="all"``: the best
-passages of every section), and it says that it is extractive. It never paraphrases; that is the
-online synthesizer's job (:class:`ppkit.answer.synth_gemini.GeminiSynthesizer`, which answers only
-from the sections in XML-delimited blocks and cites breadcrumbs under ``Sources:``).
+passages of every section); its ``Answer.mode`` (``"offline"``, a field, not a line of the text) says it
+is extractive. It never paraphrases; that is the online synthesizer's job
+(:class:`ppkit.answer.synth_gemini.GeminiSynthesizer`, which answers only from the sections in XML-delimited
+blocks and cites breadcrumbs under ``Sources:``).
 """
 
 from __future__ import annotations
@@ -45,10 +46,12 @@ from .quantity import compute_quantity, impact_on_margin, not_computed, not_of_a
 from .verify import summary_line
 from .which import not_determined, selects, uncomputed_formula, which_block
 
-__all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EXTRACTIVE_NOTE", "EVIDENCE",
+__all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EVIDENCE", "MODES", "answer_mode",
            "image_record", "line_deltas"]
 
-EXTRACTIVE_NOTE = "[offline extractive answer, no language model: set GEMINI_API_KEY for a written one]"
+# who wrote an answer's text (``Answer.mode``), as a view labels it; the text itself never says
+MODES = {"offline": "offline: extractive, quoted from the sources (no language model)",
+         "gemini": "written by Gemini from the cited sections"}
 # what an answer prints below its block: "support" (the passages the block quotes and a few more), or "all"
 # (the best passages of every section, as before the answer block)
 EVIDENCE = ("support", "all")
@@ -79,7 +82,7 @@ class Answer:
     question: str
     text: str
     sections: list[Section]
-    mode: str  # "extractive" | "gemini"
+    mode: str  # "offline" | "gemini": who wrote the text (answer_mode; trace.synthesizer names the part)
     images: list[dict] = field(default_factory=list)  # {"path", "label", "doc", "node_id", "resolved"}
     trace: AnswerTrace | None = None
     verification: dict | None = None
@@ -136,6 +139,7 @@ class Answer:
         warnings = self.warnings()
         if warnings:
             lines += ["", "WARNING:"] + [f"  - {w}" for w in warnings]
+        lines += ["", f"Mode: {MODES.get(self.mode, self.mode)}"]
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
@@ -148,7 +152,7 @@ class Answer:
                           "text": s.text} for s in self.sections],
             "images": self.images, "trace": self.trace.to_dict() if self.trace is not None else {},
             "verification": self.verification,
-            "answer": self.block.to_dict() if self.block is not None else None,
+            "answer": {**self.block.to_dict(), "mode": self.mode} if self.block is not None else None,
         }
 
     def to_json(self, **kw) -> str:
@@ -158,7 +162,7 @@ class Answer:
         out = [h.replace("Answer:", "**Answer:**", 1) for h in self._head()]
         out += [self.text.replace("\n", "  \n"), "", "**Retrieved sections**", ""]
         out += [f"{s.rank}. `{s.doc}#{s.node_id}` {s.breadcrumb} (lines {s.line_start}-{s.line_end})" for s in self.sections]
-        return "\n".join(out)
+        return "\n".join(out + ["", f"*{MODES.get(self.mode, self.mode)}*"])
 
 
 class Synthesizer(Protocol):
@@ -177,6 +181,16 @@ class Synthesizer(Protocol):
 
     def synthesize(self, question: str, sections: list[Section],
                    analysis: Analysis | None = None) -> tuple[str, dict]: ...
+
+
+def answer_mode(synthesizer: str) -> str:
+    """``Answer.mode`` of a text written by the synthesizer named ``synthesizer``: ``"gemini"`` for Gemini's,
+    ``"offline"`` for any other (the extractive one, or the twin a failed Gemini call fell back to).
+
+    >>> answer_mode("extractive"), answer_mode("gemini")
+    ('offline', 'gemini')
+    """
+    return "gemini" if synthesizer == "gemini" else "offline"
 
 
 def line_deltas(text: str) -> Generator[Delta, None, None]:
@@ -255,7 +269,7 @@ class ExtractiveSynthesizer:
         formula = uncomputed_formula(question) if analysis.metric is None else None
         block, used = _block(question, refusal, metric, ranked, sections, asked, q - own, which=which,
                              formula=formula)
-        out = [EXTRACTIVE_NOTE, "", block.text, ""]
+        out = [block.text, ""]
         cited = {c.node for c in block.citations}
         if metric is not None:  # the steps and the cited inputs under the headline (the block)
             rest = format_metric(metric).split("\n")[1:]

@@ -20,8 +20,10 @@
     ppkit bench serve     [--index DIR] [--clients 1 --clients 4 ...] [--requests 200] [--soak 600] [--workers 2]
                           [--json OUT]       (ppkit serve under load on loopback beside the in-process rate)
     ppkit bench serve --faults [--index DIR] [--target PDF] [--json OUT]   (uploads under kill -9, concurrency, load)
-    ppkit bench compare   [--n 10] [--pdf] [--whole PDF PDF | --no-whole] [--no-reports] [--json OUT]
-                                             (document comparison against the reference's four reports; two 10-Ks)
+    ppkit bench compare   [--n 10] [--pdf] [--whole PDF PDF | --no-whole] [--no-reports] [--no-alignments]
+                          [--fit OUT.json] [--json OUT]
+                                             (document comparison against human alignments of three pairs,
+                                              the reference's four reports and two 10-Ks)
     ppkit bench extraction [--backends offline,layout] [--workers 2] [--out DIR]
                                              (PDF extractors side by side: pages/s, CPU, memory, headings vs reference)
     ppkit bench split-words DIR              (headings per filing and the split-word repair over `ppkit extract` output)
@@ -43,6 +45,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from ..compare.align import AlignWeights
 from ..core.config import RERANKERS, RETRIEVAL_MODES, Config, figures_dir
 from ..core.data import DataNotFound, benchmark_path, data_dir, financebench_dir
 from ..core.errors import InvalidInput
@@ -61,9 +64,10 @@ from .runs.abstain import (
     load_abstain_questions,
     run_abstain_bench,
 )
-from .runs.answer_judge import judge_markdown, run_answer_judge
+from .runs.answer_judge import judge_markdown, run_answer_judge, sealed_view
 from .runs.answers import NeedsKey, run_answers_bench
 from .runs.baselines import BASELINES, build_baselines
+from .runs.alignment import alignment_indexes, alignment_markdown, run_alignment_bench
 from .runs.compare import compare_markdown, default_reports, run_compare_bench, run_whole_bench, whole_markdown
 from .runs.computed import metric_markdown, run_metric_bench
 from .runs.extraction import default_out as default_extract_out
@@ -158,7 +162,11 @@ def add_bench_parser(subparsers, handler) -> None:
     a.add_argument("--store", action="append", choices=("shared", "filing"),
                    help="with --offline: ask the whole index (shared, default) and/or the question's own filing "
                         "(filing: a store per filing); repeatable")
-    a.add_argument("--json", metavar="OUT", help="with --offline: write every row and table as JSON")
+    a.add_argument("--json", metavar="OUT", help="with --offline: write every row and table as JSON (a sealed set: "
+                                                 "the tables and failure kinds only)")
+    a.add_argument("--shelf-index", metavar="DIR",
+                   help="with --offline: the index of the FinanceBench filings, asked the questions of a set's "
+                        "'shelf' corpus (a sealed set); its '10k' questions go to --index or the reference index")
     a.add_argument("--index", help="index folder (default: the shared reference index)")
     a.add_argument("--out", help="folder for the log and scorecard (default: outputs/bench)")
     a.add_argument("--limit", type=int, help="only the first N questions")
@@ -179,13 +187,18 @@ def add_bench_parser(subparsers, handler) -> None:
     v.add_argument("--k", type=int, action="append", help="with --questions: cut-offs (default 3 and 5)")
     v.set_defaults(func=handler)
 
-    cp = bs.add_parser("compare", help="document comparison against the reference's reports, and two 10-Ks (offline)")
+    cp = bs.add_parser("compare", help="document comparison against human alignments, the reference's reports, "
+                                       "and two 10-Ks (offline)")
     cp.add_argument("--n", type=int, default=10, help="sections of A per comparison (default 10, as the reference)")
     cp.add_argument("--pdf", action="store_true", help="also from the agreements' PDFs (extracted and indexed first)")
     cp.add_argument("--whole", nargs=2, metavar="PDF", help="whole-document mode on these two filings (default: "
                     "Corning's 2021 and 2022 10-K of the FinanceBench shelf)")
     cp.add_argument("--no-whole", action="store_true", help="skip the whole-document measurement")
-    cp.add_argument("--no-reports", action="store_true", help="only the whole-document measurement")
+    cp.add_argument("--no-reports", action="store_true", help="skip the reference's reports (criteria mode)")
+    cp.add_argument("--no-alignments", action="store_true", help="skip the human alignments (whole documents)")
+    cp.add_argument("--fit", metavar="OUT", help="fit the alignment's weights on the visible human alignments "
+                    "(the agreements' Articles 1-4, the papers) and write them to OUT (the package's: "
+                    "ppkit/compare/align_weights.json)")
     cp.add_argument("--json", metavar="OUT", help="write the full result as JSON")
     cp.set_defaults(func=handler)
 
@@ -441,9 +454,16 @@ def _answers_offline(args, config) -> int:
     fmt, questions = load_questions(path)
     if args.limit:
         questions = questions[: args.limit]
-    index = _open_index(args, fmt, replace(config, online=False), _data_root_near(path))
+    cfg = replace(config, online=False)
+    index = _open_index(args, fmt, cfg, _data_root_near(path))
+    corpora = {"10k": index}
+    if args.shelf_index:
+        corpora["shelf"] = load_index(args.shelf_index, config=cfg)
     result = run_answer_judge(index, questions, ks=tuple(sorted(set(args.k or [3, 5]))),
-                              stores=tuple(dict.fromkeys(args.store or ["shared"])), benchmark=path.stem)
+                              stores=tuple(dict.fromkeys(args.store or ["shared"])), benchmark=path.stem,
+                              corpora=corpora if any(q.get("corpus") for q in questions) else None)
+    if result["sealed"]:  # read as aggregates only: no question, reference or block text printed or written
+        result = sealed_view(result)
     if args.json:
         _write_json(args.json, result)
     print(judge_markdown(result))
@@ -453,8 +473,9 @@ def _answers_offline(args, config) -> int:
 def _answers(args, config) -> int:
     if args.offline:
         return _answers_offline(args, config)
-    if args.store or args.json:
-        raise InvalidInput("--store and --json are options of `ppkit bench answers --offline`: add --offline")
+    if args.store or args.json or args.shelf_index:
+        raise InvalidInput("--store, --json and --shelf-index are options of `ppkit bench answers --offline`: "
+                           "add --offline")
     cfg = config
     if not cfg.online:
         raise NeedsKey("`ppkit bench answers` needs a Gemini key: set GEMINI_API_KEY (or GOOGLE_API_KEY) and unset "
@@ -507,6 +528,12 @@ def _compare(args, config) -> int:
     comparison = data_dir() / "comparison"
     docs = [comparison / f"{d}.md" for d in ("Emerson", "TRoadhouse", "VectorFusion", "VectorPainter")]
     out = {}
+    if not args.no_alignments or args.fit:
+        out["alignments"] = run_alignment_bench(alignment_indexes(config))
+        print(alignment_markdown(out["alignments"]))
+        if args.fit:
+            AlignWeights(**out["alignments"]["fitted"]).save(args.fit)
+            print(f"fitted weights written to {args.fit}", file=sys.stderr)
     if not args.no_reports:
         out["markdown"] = run_compare_bench(cached_index(docs, "comparison", config=config), default_reports(), n=args.n)
         print(compare_markdown(out["markdown"]))

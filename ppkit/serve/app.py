@@ -6,7 +6,8 @@ Routes (OpenAPI at ``/docs``, ``/openapi.json``):
 * ``POST /v1/ask/stream`` - the conductor's events as Server-Sent Events (``event: <type>`` and a JSON
   ``data:`` line each, in the conductor's order; ``error`` instead of the rest on failure);
 * ``POST /v1/chat/completions`` - OpenAI-compatible (``messages``, ``stream``); the sources, citations and
-  answer block in one extra field ``ppkit``, sent once (in the last chunk when streaming);
+  answer block in one extra field ``ppkit``, sent once (in the last chunk when streaming); ``GET /v1/models``
+  lists the one model, the served index (:mod:`ppkit.serve.openai_compat`: its id, ``usage``);
 * ``GET /v1/sections/{doc}/{node}`` - a section's lines with their numbers and pages;
 * ``POST /v1/compare`` - two indexed documents compared, the JSON of ``ppkit compare --json``
   (:mod:`ppkit.serve.compare_route`);
@@ -35,7 +36,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..answer.events import AnswerEvent, Delta, Done, ErrorEvent, Event, VerificationEvent
+from ..answer.events import Delta, Done, ErrorEvent, Event, VerificationEvent
 from ..core.config import Config, ServeSettings, index_dir_override, serve_settings
 from ..core.errors import InvalidInput, PpkitError
 from ..pipeline import load_index
@@ -44,6 +45,7 @@ from .admission import ANSWER_SLOTS, Admission
 from .engine import DeadlineExceeded, Engine, error_body, sources_of, status_of
 from .documents import add_document_routes
 from .models import AskRequest, ChatRequest
+from .openai_compat import count_tokens, model_id, models_list, usage
 from .web import add_web_page, is_public
 
 __all__ = ["create_app", "app_from_env", "sse"]
@@ -283,6 +285,8 @@ def create_app(engine: Engine, settings: ServeSettings | None = None, *, slots: 
                   description="Streamed, cited answers from the conductor; see docs/serve.md.")
     app.add_middleware(_Guard, settings=settings)
     admission = Admission(slots, late=engine.deadline_error)
+    started = int(time.time())  # the served model's "created"
+    count_tokens("ppkit")  # the usage's tokenizer read now, not by the first chat request
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
@@ -350,15 +354,29 @@ def create_app(engine: Engine, settings: ServeSettings | None = None, *, slots: 
 
         return _ClosingStream(body(), media_type="text/event-stream", headers=_NO_BUFFER)
 
+    @app.get("/v1/models")
+    async def models():
+        """OpenAI-compatible model list: one model, the served index (its id is the index's name)."""
+        return models_list(engine.index, created=started)
+
+    @app.get("/v1/models/{model}")
+    async def model(model: str = Path(max_length=200)):
+        """One model of the list: the served index, by its id (404 for any other)."""
+        listed = models_list(engine.index, created=started)["data"]
+        if model != listed[0]["id"]:
+            return _error(404, "NotFound", f"no model {model!r} here: this server serves {listed[0]['id']!r} "
+                                           "(GET /v1/models)")
+        return listed[0]
+
     @app.post("/v1/chat/completions")
     async def chat(req: ChatRequest):
         """OpenAI-compatible chat completions: the last user message answered, the earlier ones its history; the
         sources, citations and answer block in the extra field ``ppkit`` (once: in the last chunk when
-        streaming)."""
+        streaming). Any ``model`` is accepted; the reply names the served index."""
         question, history = _chat_turns(req)
         start, opts = time.monotonic(), engine.options(k=req.k, docs=req.docs, history=history)
-        ident, created, model = f"chatcmpl-{uuid.uuid4().hex}", int(time.time()), req.model or "ppkit"
-        head = {"id": ident, "created": created, "model": model}
+        ident, created = f"chatcmpl-{uuid.uuid4().hex}", int(time.time())
+        head = {"id": ident, "created": created, "model": model_id(engine.index)}
         if not req.stream:
             async with admission.slot(engine.until(start)):
                 events, answer = await anyio.to_thread.run_sync(lambda: engine.ask(question, opts, start=start))
@@ -369,7 +387,7 @@ def create_app(engine: Engine, settings: ServeSettings | None = None, *, slots: 
             return {**head, "object": "chat.completion",
                     "choices": [{"index": 0, "message": {"role": "assistant", "content": answer.text},
                                  "finish_reason": "stop"}],
-                    "usage": _usage(answer), "ppkit": _extra(events)}
+                    "usage": usage(question, answer.text), "ppkit": _extra(events, answer)}
 
         failed, events = await _started(engine, admission, engine.events(question, opts, start=start), start)
         if failed is not None:
@@ -390,7 +408,8 @@ def create_app(engine: Engine, settings: ServeSettings | None = None, *, slots: 
                         yield sse(None, error_body(data["error"], data["message"]))
                     elif isinstance(event, Done):
                         yield sse(None, {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-                                         "usage": _usage(event.answer), "ppkit": _extra(seen)})
+                                         "usage": usage(question, event.answer.text),
+                                         "ppkit": _extra(seen, event.answer)})
             finally:
                 await events.aclose()
             yield sse(None, "[DONE]")
@@ -406,20 +425,12 @@ def create_app(engine: Engine, settings: ServeSettings | None = None, *, slots: 
 _NO_BUFFER = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
-def _usage(answer) -> dict:
-    calls = answer.trace.model_calls if answer.trace is not None else []
-    prompt = sum(int(c.get("tokens_in") or 0) for c in calls)
-    completion = sum(int(c.get("tokens_out") or 0) for c in calls)
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
-
-
-def _extra(events: list[Event]) -> dict:
+def _extra(events: list[Event], answer) -> dict:
     """The ``ppkit`` field of a chat completion: sources (the sections retrieved), citations, the answer block
-    and the verification report."""
+    (with its ``mode``: offline or gemini) and the verification report."""
     sources, citations = sources_of(events)
-    block = next((e.data() for e in events if isinstance(e, AnswerEvent)), None)
     report = next((e.data()["report"] for e in events if isinstance(e, VerificationEvent)), None)
-    return {"sources": sources, "citations": citations, "answer": block, "verification": report}
+    return {"sources": sources, "citations": citations, "answer": answer.to_dict()["answer"], "verification": report}
 
 
 def app_from_env() -> FastAPI:

@@ -1,7 +1,7 @@
 """``POST /v1/compare``: two documents of the served index compared section by section.
 
 The body is ``{"a", "b", "criteria"?, "max_sections"?}``; the response is the JSON of ``ppkit compare --json``
-(:meth:`ppkit.answer.compare.Comparison.to_dict`). ``a`` and ``b`` are names of the served index's documents
+(:meth:`ppkit.compare.types.Comparison.to_dict`). ``a`` and ``b`` are names of the served index's documents
 (case-insensitive, as ``GET /v1/documents`` lists them): they are looked up in the index only, never used as
 paths, so a request cannot make the server read or index a file. An unknown name is a 404 that lists the
 documents; the same document twice, empty criteria or a bad field a 400 / 422 with a one-line message.

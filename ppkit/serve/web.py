@@ -1,11 +1,12 @@
 """The web page of ``ppkit serve`` at ``/``: plain HTML, JavaScript and CSS shipped in ``ppkit/serve/static/``.
 
-No build step and no external resource: the page (``index.html``, ``app.js``, ``app.css``) calls the same
-routes a client does: ``POST /v1/ask/stream`` (the answer block first, then the text as it streams, the
-citations as they are confirmed), ``GET /v1/sections/{doc}/{node}`` (a citation clicked: the section with
-the cited lines highlighted and its PDF pages named), ``GET /v1/documents`` (filtered by company, period
-and form), ``POST /v1/documents`` and ``GET /v1/jobs/{id}`` (an upload and its progress bar), and
-``DELETE /v1/documents/{name}``.
+No build step and no external resource: the page (``index.html``, ``app.js``, ``section.js``, ``app.css``,
+``favicon.svg``) calls the same routes a client does: ``POST /v1/ask/stream`` (the answer block first, then the
+text as it streams, the citations as they are confirmed; the conversation's last turns sent as ``history``),
+``GET /v1/sections/{doc}/{node}`` (a citation clicked: the section with its Markdown and HTML tables drawn as
+tables, the cited lines, row, cell and period header lit, PDF pages marked), ``GET /v1/documents`` (filtered by
+company, period and form), ``POST /v1/documents`` and ``GET /v1/jobs/{id}`` (an upload and its progress bar), and
+``DELETE /v1/documents/{name}``. What the page does is described in docs/serve.md ("The web page").
 
 The page and its files are served without the token (they hold no data); with ``PPKIT_API_TOKEN`` set the
 page asks for the token and sends it with every request (kept in the tab's session storage only).

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 
+from ..answer.synth import MODES
 from ..answer.verify import format_report
 from ..core.style import block, readable_glyphs
 from ..indexing.index import SearchIndex
@@ -44,19 +45,27 @@ def _pages(pages) -> str:
     return f", p. {pages[0]}" if len(pages) == 1 else f", pp. {pages[0]}-{pages[-1]}"
 
 
+def _mode(answer) -> str:
+    """The small label saying who wrote the answer (``answer.mode``: offline or gemini)."""
+    mode = getattr(answer, "mode", "")
+    return (f" <span class='ppkit-mode' title='{_e(MODES.get(mode, mode))}' style='font-weight:400;font-size:11px;"
+            f"color:#555;border:1px solid #ccc;border-radius:3px;padding:0 4px'>{_e(mode)}</span>" if mode else "")
+
+
 def block_html(answer) -> str:
-    """The answer block (what the answer says, in one to three lines) with its kind and citations."""
+    """The answer block (what the answer says, in one to three lines) with its kind, its mode label and
+    citations."""
     b = answer.block
     if b is None:  # an answer written without a block: its first paragraph
         first = next((p for p in answer.text.split("\n\n") if p.strip() and not p.startswith("[")), answer.text)
-        return block(f"<div style='{_H}'>Answer</div><div>{_e(first.strip())}</div>")
+        return block(f"<div style='{_H}'>Answer{_mode(answer)}</div><div>{_e(first.strip())}</div>")
     cites = "; ".join(f"<code>{_e(c.doc)}#{_e(c.node)}</code> lines {c.line_start}-{c.line_end}{_pages(c.pages)}"
                       if c.line_end != c.line_start else
                       f"<code>{_e(c.doc)}#{_e(c.node)}</code> line {c.line_start}{_pages(c.pages)}"
                       for c in b.citations)
     colour = "#7a4b00" if b.kind in ("not_found", "not_meaningful") else "#14532d"
     return block(f"<div style='{_H}'>Answer <span style='font-weight:400;color:#555'>({_e(_MARK.get(b.kind, b.kind))})"
-                 f"</span></div><div class='ppkit-answer-block' style='font-size:15px;color:{colour};"
+                 f"</span>{_mode(answer)}</div><div class='ppkit-answer-block' style='font-size:15px;color:{colour};"
                  f"border-left:4px solid {colour};padding:4px 8px;background:#f6f8f6'>"
                  f"{_e(readable_glyphs(b.text))}</div>"
                  + (f"<div style='color:#555;font-size:12px'>cited: {cites}</div>" if cites else ""))

@@ -1,14 +1,17 @@
-"""A notebook view of a document comparison: two breadcrumb columns joined by lines, and a pair's texts
-side by side with the differences highlighted.
+"""A notebook view of a document comparison: what to read first, two breadcrumb columns joined by lines, and a
+pair's texts side by side with the differences highlighted.
 
     view = CompareView(index, "Emerson", "TRoadhouse", criteria="liens and guarantees")
     view.select(0)            # the first pair: both texts side by side in view.texts
     view                      # in JupyterLab: choose the documents and the criteria, click a pair
 
-:func:`alignment_html` draws the sections of A (left) and B (right), one row each, with an SVG line
-between every matched pair (grey for a weak match); :func:`side_by_side_html` shows two texts in two
+:func:`read_first_html` lists the sections with no counterpart both ways; :func:`alignment_html` draws the
+sections of A (left) and B (right), one row each, with an SVG line between every pair (blue from a score of 0.5,
+grey below), under a legend that says what the score means; :func:`side_by_side_html` shows two texts in two
 columns, the words only in A struck through in red and the words only in B underlined in green
-(:class:`difflib.SequenceMatcher` over words). Both are static HTML, so a headless run shows them too.
+(:class:`difflib.SequenceMatcher` over words), then the figures, dates and names that changed. The columns wrap
+below each other when the box is narrower than two of them (:data:`COLUMN_PX` each) and the box scrolls
+sideways rather than cut a column off. All of it is static HTML, so a headless run shows it too.
 
 This module only displays: the comparison comes from :func:`ppkit.pipeline.compare`.
 """
@@ -19,13 +22,17 @@ import difflib
 import html
 import re
 
-from ..answer.compare import Comparison
+from ..compare.diff import ValueChange
+from ..compare.report import read_first
+from ..compare.types import SCORE_LEGEND, Comparison
 from ..core.style import PRE, block
 from ..pipeline import compare
 
-__all__ = ["CompareView", "alignment_html", "side_by_side_html"]
+__all__ = ["CompareView", "alignment_html", "side_by_side_html", "read_first_html", "COLUMN_PX", "STRONG"]
 
 _ROW = 22  # pixels per section row in the alignment
+COLUMN_PX = 460  # the side-by-side columns' width before they wrap below each other
+STRONG = 0.5  # a pair's line is blue from this score, grey below
 _WORD = re.compile(r"\S+|\s+")
 
 
@@ -39,10 +46,11 @@ def _short(title: str, n: int = 60) -> str:
 
 def alignment_html(cmp: Comparison, *, width: int = 900) -> str:
     """Two columns of section titles (A's compared sections, then B's sections in document order) with a
-    line from each section of A to each of its counterparts; B's unmatched sections are grey."""
-    a_rows = [p.a for p in cmp.pairs]
+    line from each section of A to each of its counterparts; B's unmatched sections are grey. Containers (headings
+    with no text of their own) are left out: their sections carry the lines."""
+    a_rows = [p.a for p in cmp.sections]
     b_seen: dict[str, object] = {}
-    for p in cmp.pairs:
+    for p in cmp.sections:
         for c in p.b:
             b_seen.setdefault(c.section.node, c.section)
     for s in cmp.unmatched_b:
@@ -52,10 +60,10 @@ def alignment_html(cmp: Comparison, *, width: int = 900) -> str:
     col = (width - 120) // 2
     height = max(len(a_rows), len(b_rows), 1) * _ROW + 4
     lines = []
-    for i, p in enumerate(cmp.pairs):
+    for i, p in enumerate(cmp.sections):
         for c in p.b:
             j = b_pos[c.section.node]
-            colour = "#2563eb" if c.score >= 0.5 else "#94a3b8"
+            colour = "#2563eb" if c.score >= STRONG else "#94a3b8"
             lines.append(f"<line x1='{col}' y1='{i * _ROW + _ROW // 2}' x2='{col + 120}' "
                          f"y2='{j * _ROW + _ROW // 2}' stroke='{colour}' stroke-width='1.5'/>")
     unmatched = {s.node for s in cmp.unmatched_b}
@@ -65,15 +73,40 @@ def alignment_html(cmp: Comparison, *, width: int = 900) -> str:
               f"fill='{'#94a3b8' if s.node in unmatched else '#111'}'><title>{_e(s.breadcrumb)}</title>"
               f"{_e(_short(s.title))}</text>" for j, s in enumerate(b_rows)]
     head = (f"<div><b>{_e(cmp.a)}</b> ({len(a_rows)} sections) &#8594; <b>{_e(cmp.b)}</b> "
-            f"({len(b_rows)} sections; grey: no section of {_e(cmp.a)} matched)</div>")
-    svg = (f"<svg class='ppkit-alignment' width='{width}' height='{height}' "
-           f"style='font-family:sans-serif'>{''.join(lines)}{''.join(texts)}</svg>")
-    return block(head + f"<div style='max-height:30em;overflow:auto'>{svg}</div>")
+            f"({len(b_rows)} sections; grey titles: no section of {_e(cmp.a)} pairs them)</div>"
+            f"<div class='ppkit-legend' style='color:#475569'>Lines: blue from a score of {STRONG}, grey below. "
+            f"{_e(SCORE_LEGEND[0].upper() + SCORE_LEGEND[1:])}.</div>")
+    # as wide as its box up to ``width`` pixels, scaled down (not cut off) in a narrower one
+    svg = (f"<svg class='ppkit-alignment' viewBox='0 0 {width} {height}' width='100%' "
+           f"preserveAspectRatio='xMinYMin meet' style='max-width:{width}px;font-family:sans-serif'>"
+           f"{''.join(lines)}{''.join(texts)}</svg>")
+    return block(head + f"<div style='max-height:30em;overflow:auto;max-width:100%'>{svg}</div>")
+
+
+def read_first_html(cmp: Comparison) -> str:
+    """The sections with no counterpart, both ways, as two lists (what a reviewer reads first)."""
+    parts = []
+    for head, items in read_first(cmp):
+        shown = "".join(f"<li>{_e(x)}</li>" for x in items[:40]) or "<li>none</li>"
+        more = f"<li>… and {len(items) - 40} more</li>" if len(items) > 40 else ""
+        parts.append(f"<div style='flex:1 1 {COLUMN_PX}px;min-width:0'><b>{_e(head)}</b> ({len(items)})"
+                     f"<ul style='margin:2px 0'>{shown}{more}</ul></div>")
+    return block("<div class='ppkit-read-first' style='display:flex;flex-wrap:wrap;gap:8px;max-width:100%'>"
+                 + "".join(parts) + "</div>")
+
+
+def _values_html(values: tuple[ValueChange, ...]) -> str:
+    if not values:
+        return ""
+    rows = "".join(f"<tr><td>{_e(v.kind)}</td><td>{_e(v.a)}</td><td>{_e(v.b)}</td></tr>" for v in values)
+    return ("<table class='ppkit-values' style='border-collapse:collapse;margin-top:4px'><tr><th>changed</th>"
+            f"<th>in A</th><th>in B</th></tr>{rows}</table>")
 
 
 def side_by_side_html(a_text: str, b_text: str, *, a_title: str = "A", b_title: str = "B",
-                      max_chars: int = 8000) -> str:
-    """Two texts in two columns, the words only in A struck in red, the words only in B underlined in green.
+                      max_chars: int = 8000, values: tuple[ValueChange, ...] = ()) -> str:
+    """Two texts in two columns, the words only in A struck in red, the words only in B underlined in green;
+    below them, ``values``: the figures, dates and names that changed (:attr:`PairDiff.values`).
 
     >>> "<del" in side_by_side_html("the fee is 0.10%", "the fee is 0.15%")
     True
@@ -91,9 +124,11 @@ def side_by_side_html(a_text: str, b_text: str, *, a_title: str = "A", b_title: 
         if xb:
             right.append(f"<ins class='ppkit-only-b' style='background:#dcfce7;color:#166534'>{xb}</ins>")
     cut = " [… cut]" if max(len(a_text), len(b_text)) > max_chars else ""
-    cols = "".join(f"<div style='flex:1;min-width:0'><b>{_e(t)}</b><pre style='{PRE}'>{''.join(body)}{cut}</pre></div>"
+    cols = "".join(f"<div class='ppkit-column' style='flex:1 1 {COLUMN_PX}px;min-width:0;max-width:100%'>"
+                   f"<b>{_e(t)}</b><pre style='{PRE}'>{''.join(body)}{cut}</pre></div>"
                    for t, body in ((a_title, left), (b_title, right)))
-    return block(f"<div class='ppkit-side-by-side' style='display:flex;gap:8px'>{cols}</div>")
+    box = ("display:flex;flex-wrap:wrap;gap:8px;max-width:100%;box-sizing:border-box;overflow-x:auto")
+    return block(f"<div class='ppkit-side-by-side' style='{box}'>{cols}</div>{_values_html(values)}")
 
 
 class CompareView:
@@ -120,12 +155,14 @@ class CompareView:
         self.criteria = W.Text(value=criteria, placeholder="criteria (empty: whole documents)",
                                description="criteria", layout=W.Layout(width="60%"))
         self.run = W.Button(description="Compare")
-        self.status = W.HTML()
-        self.alignment = W.HTML()
+        full = W.Layout(width="auto", max_width="100%")  # each HTML box as wide as the output, no wider
+        self.status = W.HTML(layout=full)
+        self.first = W.HTML(layout=full)
+        self.alignment = W.HTML(layout=full)
         self.pair = W.Select(options=[], rows=8, description="pairs", layout=W.Layout(width="95%"))
-        self.texts = W.HTML()
+        self.texts = W.HTML(layout=full)
         self.widget = W.VBox([W.HBox([self.doc_a, self.doc_b]), W.HBox([self.criteria, self.run]), self.status,
-                              self.alignment, self.pair, self.texts])
+                              self.first, self.alignment, self.pair, self.texts], layout=W.Layout(width="100%"))
         self.run.on_click(lambda _: self.refresh())
         self.pair.observe(lambda _: self._show(), names="value")
         self.refresh()
@@ -142,9 +179,10 @@ class CompareView:
         cmp = self.comparison
         fit = f"; fit: {cmp.fit.reason}" if cmp.fit else ""
         self.status.value = block(_e(repr(cmp) + fit))
+        self.first.value = read_first_html(cmp)
         self.alignment.value = alignment_html(cmp)
-        options = [(f"{i + 1}. {p.a.title}  ↔  {c.section.title}  (match {c.score:.2f}, similarity "
-                    f"{c.diff.similarity:.2f})", (i, j)) for i, p in enumerate(cmp.pairs) for j, c in enumerate(p.b)]
+        options = [(f"{i + 1}. {p.a.title}  ↔  {c.section.title}  (score {c.score:.2f})", (i, j))
+                   for i, p in enumerate(cmp.pairs) if not p.container for j, c in enumerate(p.b)]
         self.pair.options = options
         self.pair.value = options[0][1] if options else None
         self._show()
@@ -163,8 +201,10 @@ class CompareView:
         c = p.b[j]
         ta = self.index.rendered_text(self.comparison.a, p.a.line_start, p.a.line_end)
         tb = self.index.rendered_text(self.comparison.b, c.section.line_start, c.section.line_end)
-        self.texts.value = side_by_side_html(ta, tb, a_title=p.a.breadcrumb, b_title=c.section.breadcrumb)
+        head = block(f"<div class='ppkit-pair-reason'>score {c.score:.2f}: {_e(c.reason)}</div>")
+        self.texts.value = head + side_by_side_html(ta, tb, a_title=p.a.breadcrumb, b_title=c.section.breadcrumb,
+                                                    values=c.diff.values)
 
     def summary_html(self) -> str:
-        """The alignment and the selected pair's texts as static HTML (for a headless run)."""
-        return self.status.value + self.alignment.value + self.texts.value
+        """What to read first, the alignment and the selected pair's texts as static HTML (for a headless run)."""
+        return self.status.value + self.first.value + self.alignment.value + self.texts.value

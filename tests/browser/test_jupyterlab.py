@@ -12,11 +12,12 @@ and not the notebook's cells; long rows scroll sideways; the search box selects 
 scrolls it into view; the text is rendered, tables as tables), 07's answers (the Figure 5
 question shows its figure and no "Not found";  every image loads, a figure is
 shown once, the image grid is readable, the benchmark table shows its image columns, labels carry no
-private-use glyphs, Enter in the answer box asks and the answer is
-formatted), 10's comparison (lines join matched sections; a pair clicked shows both texts side by
-side, differences marked), 06's k control (a click on 10 reruns the comparison and changes the table),
-and no dollar amount typeset as math in 02 and 06 (MathJax is shown live by a control cell added to the
-page, then no other ``mjx-container`` may exist). Screenshots go to ``.ppkit/screenshots/`` (git-ignored).
+private-use glyphs, Enter in the answer box asks and the answer is formatted), 10's comparison (lines join
+paired sections under a score legend, the sections with no counterpart listed first; a pair clicked shows
+both texts side by side, differences marked, and at 1280 px no column is cut off: each fits its output or
+sits in a box that scrolls sideways), 06's k control (a click on 10 reruns the comparison and changes the
+table), and no dollar amount typeset as math in 02 and 06 (MathJax is shown live by a control cell added to
+the page, then no other ``mjx-container`` may exist). Screenshots go to ``.ppkit/screenshots/`` (git-ignored).
 
 Run: ``pytest tests/browser -m browser`` (needs Chromium: ``apt-get install chromium``).
 """
@@ -390,27 +391,54 @@ def test_07_multimodal_answers(browser, lab, deadline, screenshots, errors):
         lab.shutdown_kernels()
 
 
+# an element is cut off when it reaches past the output area's edges, unless a box of its own HTML (inside its
+# widget: the widget's box or the notebook's scrolling far below is no help to a reader) scrolls sideways, holds it
+# and is not cut off itself
+_CUT_OFF = """([el, area]) => {
+  const outside = (e) => {
+    const a = area.getBoundingClientRect(), r = e.getBoundingClientRect();
+    return r.left < a.left - 1 || r.right > a.right + 1;
+  };
+  const cut = (e) => {
+    for (let p = e.parentElement; p && p !== area && !p.classList.contains("jupyter-widgets"); p = p.parentElement) {
+      const ox = getComputedStyle(p).overflowX;
+      if ((ox === "auto" || ox === "scroll") && p.scrollWidth > p.clientWidth) return cut(p);
+    }
+    return outside(e);
+  };
+  return cut(el);
+}"""
+
+
 def test_10_compare_documents(browser, lab, deadline, screenshots, errors):
     page = _run_notebook(browser, lab, "10_compare_documents.ipynb", deadline, errors)
     try:
+        page.set_viewport_size({"width": 1280, "height": 900})  # a laptop's window: the view must fit or scroll
         cell = _cell(page, _cell_with("10_compare_documents.ipynb", "CompareView(index"))
         widget = cell.locator(".jupyter-widgets").first
-        assert widget.locator("svg.ppkit-alignment line").count() >= 5  # lines between matched sections
+        assert widget.locator("svg.ppkit-alignment line").count() >= 3  # lines between paired sections
+        assert "Score: how sure the alignment is" in widget.locator(".ppkit-legend").inner_text()  # one score, a legend
+        assert widget.locator(".ppkit-read-first li").count() >= 2  # no counterpart, both ways
         options = widget.locator(".widget-select select option")  # the list of pairs (not the dropdowns)
-        assert options.count() >= 5
-        # "2. <A title>  ↔  <B title>  (match ..., similarity ...)", spaces shown as no-break spaces
+        assert options.count() >= 3
+        # "2. <A title>  ↔  <B title>  (score 0.87)", spaces shown as no-break spaces
         label = (options.nth(1).text_content() or "").replace("\xa0", " ")
-        m = re.match(r"\s*\d+\.\s+(.+?)\s+↔\s+(.+?)\s+\(match", label)
+        m = re.match(r"\s*\d+\.\s+(.+?)\s+↔\s+(.+?)\s+\(score \d\.\d\d\)$", label)
         assert m, repr(label)
         a_title, b_title = m.groups()
+        assert not re.search(r"exhibit", a_title, re.I)  # the criterion does not ask for exhibits
         options.nth(1).click()  # click a pair: both texts side by side
-        heads = widget.locator(".ppkit-side-by-side b")
+        heads = widget.locator(".ppkit-side-by-side .ppkit-column > b")
         _poll(lambda: heads.count() == 2 and heads.nth(0).inner_text().endswith(a_title)
               and heads.nth(1).inner_text().endswith(b_title), deadline, 30,
               f"the clicked pair's texts ({a_title} / {b_title})")
         texts = widget.locator(".ppkit-side-by-side pre")
         assert all(len(t) > 100 for t in texts.all_inner_texts())
         assert widget.locator(".ppkit-side-by-side del, .ppkit-side-by-side ins").count() > 0  # differences marked
+        area = cell.locator(".jp-OutputArea-output").first.element_handle()
+        for sel in (".ppkit-column", "svg.ppkit-alignment", ".ppkit-read-first"):
+            for el in widget.locator(sel).element_handles():
+                assert not page.evaluate(_CUT_OFF, [el, area]), f"{sel} is cut off at 1280 px"
         widget.screenshot(path=str(screenshots / "10_compare_widget.png"))
     finally:
         page.close()

@@ -42,7 +42,7 @@ def test_an_oversized_reply_falls_back(gemini, hash_index, capsys):
     """Case: was: a 60 MB reply printed whole with "verification: OK"."""
     gemini.always("generateContent", text_reply("x " * (MAX_REPLY_CHARS // 2 + 10)))
     rc, ans = _ask(capsys, hash_index.folder)
-    assert rc == 0 and ans["mode"] == "extractive"
+    assert rc == 0 and ans["mode"] == "offline"
     assert "synthesis" in [f["stage"] for f in ans["trace"]["fallbacks"]]
     assert len(json.dumps(ans)) < MAX_REPLY_CHARS
 

@@ -166,7 +166,8 @@ def load_financebench(path: str | Path) -> list[dict]:
     Returns dicts with ``qid`` (the ``financebench_id``), ``text``, ``doc`` (the
     ``doc_name``), ``docs``, ``company``, ``answer``, ``question_type``,
     ``domain_question_num`` and ``evidence``: a list of
-    ``{"text", "doc", "page", "full_page"}``.
+    ``{"text", "doc", "page", "full_page"}``; and, from a sealed set (``ppkit/bench/data/sealed/``), its
+    ``key_facts`` (phrases a right answer states), ``corpus`` (``10k`` or ``shelf``) and ``sealed`` (True).
     """
     out = []
     for n, d in jsonl_records(path):
@@ -192,7 +193,9 @@ def load_financebench(path: str | Path) -> list[dict]:
         out.append({"qid": qid, "text": d["question"], "doc": doc, "docs": [doc] if doc else [],
                     "company": d.get("company", ""), "answer": d.get("answer", ""),
                     "question_type": d.get("question_type", ""),
-                    "domain_question_num": d.get("domain_question_num"), "evidence": ev})
+                    "domain_question_num": d.get("domain_question_num"), "evidence": ev,
+                    "key_facts": [str(f) for f in d.get("key_facts") or []], "corpus": d.get("corpus") or "",
+                    "sealed": bool(d.get("sealed"))})
     return out
 
 

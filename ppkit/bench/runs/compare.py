@@ -7,18 +7,15 @@ title</h3>`` or ``### Comparison #N | title``) the sections of Document 2 it mat
 since titles hold commas). Titles are mapped to indexed sections by normalised title (exact, then the
 closest above 85 of 100); a heading the index folded into its parent's section counts as that section.
 
-:func:`run_compare_bench` then measures, offline, with ``ppkit.compare`` and nothing fitted:
+:func:`run_compare_bench` then measures, offline, with ``ppkit.compare`` and nothing fitted on these reports:
 
 * **sections of A**: recall and precision of the ``n`` sections ppkit chooses against the report's;
-* **pairs given the report's A sections**: ppkit's 0-3 counterparts of each of the report's sections of
-  A against the report's matched sections (recall, precision); and the runner-up floor
-  (:data:`ppkit.answer.compare.COUNTERPART_FLOOR`) chosen again on these reports, in-sample and
-  leave-one-report-out (each report scored with the floor that is best on the other three), from one run
-  with no floor (a counterpart's score is its fused score scaled to the best's, so a floor applies after);
+* **pairs given the report's A sections**: ppkit's 0-3 counterparts of each of the report's sections of A (the
+  whole-document alignment's, restricted to them) against the report's matched sections (recall, precision);
 
 and :func:`run_whole_bench` times whole-document mode on two filings (which sections change).
 These reports are an LLM's choices, an anchor rather than a ground truth; further reports are held
-out and are not looked up.
+out and are not looked up. The human alignments are :mod:`ppkit.bench.runs.alignment`'s.
 """
 
 from __future__ import annotations
@@ -32,14 +29,12 @@ from pathlib import Path
 from rapidfuzz import fuzz, process
 
 from ...core.data import data_dir
+from ...compare.sections import DocSections
 from ...documents.titles import normalize_title
-from ...answer.compare import COUNTERPART_FLOOR
 from ...pipeline import cached_index, compare
 
 __all__ = ["ReportChoices", "parse_report", "map_title", "run_compare_bench", "compare_markdown", "run_whole_bench",
-           "whole_markdown", "default_reports", "floor_choice", "FLOOR_GRID"]
-
-FLOOR_GRID = tuple(round(0.80 + 0.01 * i, 2) for i in range(21))  # runner-up floors tried: 0.80 .. 1.00
+           "whole_markdown", "default_reports"]
 
 _H3 = re.compile(r"<h3[^>]*>\s*\d+\.\s*(.+?)\s*</h3>|^###\s+Comparison\s+#\d+\s*\|\s*(.+?)\s*$", re.M)
 _H4 = re.compile(r"<h4[^>]*>\s*(.+?)\s*</h4>|^####\s+↳\s*(.+?)\s*$", re.M)
@@ -106,40 +101,9 @@ def _pr(found: set, gold: set) -> tuple[int, int, int]:
     return len(found & gold), len(found), len(gold)
 
 
-def _floored(scored: list[tuple[str, str, int, float]], floor: float) -> set:
-    """The pairs ``(a, b)`` kept by ``floor``: each A's best, and runners-up scoring ``floor`` or more."""
-    return {(a, b) for a, b, rank, score in scored if rank == 0 or score >= floor}
-
-
-def _f1(counts: list[tuple[int, int, int]]) -> float:
-    hit, found, gold = (sum(c[i] for c in counts) for i in range(3))
-    return 2 * hit / (found + gold) if found + gold else 0.0
-
-
-def floor_choice(scored: list[list[tuple[str, str, int, float]]], gold: list[set]) -> dict:
-    """The runner-up floor chosen on the reports' pairs (best pairs F1 over :data:`FLOOR_GRID`, the lowest
-    on ties): in-sample (one floor for all) and leave-one-report-out (each report scored with the floor chosen
-    on the others). ``scored[i]``: report i's counterparts as ``(a, b, rank, score)``; ``gold[i]``: its pairs.
-
-    Returns ``{"in_sample": floor, "in_sample_pairs": [(hit, found, gold) per report], "loco_floors": [...],
-    "loco_pairs": [...]}``.
-    """
-    def counts(i: int, floor: float) -> tuple[int, int, int]:
-        return _pr(_floored(scored[i], floor), gold[i])
-
-    def best(reports: list[int]) -> float:
-        return max(FLOOR_GRID, key=lambda t: (_f1([counts(i, t) for i in reports]), -t))
-
-    everyone = list(range(len(scored)))
-    ins = best(everyone)
-    loco = [best([j for j in everyone if j != i]) for i in everyone]
-    return {"in_sample": ins, "in_sample_pairs": [counts(i, ins) for i in everyone], "loco_floors": loco,
-            "loco_pairs": [counts(i, t) for i, t in zip(everyone, loco)]}
-
-
-def run_compare_bench(index, reports: list[Path], *, n: int = 10, candidates: int = 20) -> dict:
+def run_compare_bench(index, reports: list[Path], *, n: int = 10) -> dict:
     """Sections of A and pairs given the report's A sections, per report and in all (offline)."""
-    rows, scored, golds = [], [], []
+    rows = []
     for path in reports:
         rc = parse_report(path)
         a, b = _doc_name(index, rc.doc1), _doc_name(index, rc.doc2)
@@ -149,13 +113,11 @@ def run_compare_bench(index, reports: list[Path], *, n: int = 10, candidates: in
                           if map_title(index, a, t) is None and map_title(index, b, t) is None)
         gold_pairs = {p for p in gold_pairs if None not in p}
         t0 = time.perf_counter()
-        chosen = compare(a, b, rc.criteria, index=index, n=n, candidates=candidates)
+        chosen = compare(a, b, rc.criteria, index=index, n=n)
         t_chosen = time.perf_counter() - t0
-        given = compare(a, b, rc.criteria, index=index, a_sections=sorted(gold_a), candidates=candidates, floor=0.0)
+        given = compare(a, b, rc.criteria, index=index, a_sections=sorted(gold_a)) if gold_a else chosen
         ours_a = {p.a.node for p in chosen.pairs}
-        scored.append([(p.a.node, c.section.node, r, c.score) for p in given.pairs for r, c in enumerate(p.b)])
-        golds.append(gold_pairs)
-        ours_pairs = _floored(scored[-1], COUNTERPART_FLOOR)
+        ours_pairs = {(p.a.node, c.section.node) for p in given.pairs for c in p.b}
         title = {**{x.a.node: x.a.title for x in chosen.pairs}, **{x.a.node: x.a.title for x in given.pairs}}
         rows.append({
             "report": rc.name, "a": a, "b": b, "criteria": rc.criteria, "seconds": round(t_chosen, 2),
@@ -167,8 +129,7 @@ def run_compare_bench(index, reports: list[Path], *, n: int = 10, candidates: in
             "extra_pairs": sorted(f"{index.trees[a][x].title} -> {index.trees[b][y].title}"
                                   for x, y in ours_pairs - gold_pairs)})
     total = {k: tuple(sum(r[k][i] for r in rows) for i in range(3)) for k in ("sections", "pairs")}
-    return {"n": n, "candidates": candidates, "floor": COUNTERPART_FLOOR, "reports": rows, "total": total,
-            "floor_choice": floor_choice(scored, golds)}
+    return {"n": n, "reports": rows, "total": total}
 
 
 def _ratio(hit: int, of: int) -> str:
@@ -176,44 +137,36 @@ def _ratio(hit: int, of: int) -> str:
 
 
 def compare_markdown(result: dict, title: str = "the reference's Markdown") -> str:
-    """The table of :func:`run_compare_bench`: recall and precision per report and in all, with the pairs
-    leave-one-report-out (each report with the runner-up floor chosen on the others)."""
-    fc = result["floor_choice"]
-    loco = fc["loco_pairs"] + [tuple(sum(c[i] for c in fc["loco_pairs"]) for i in range(3))]
-    floors = fc["loco_floors"] + [""]
-    out = [f"Documents: {title}; n = {result['n']} sections of A, up to 3 counterparts each from a pool of "
-           f"{result['candidates']}, runner-up floor {result['floor']}.", "",
-           "| report | A sections recall | A sections precision | pairs recall | pairs precision "
-           "| pairs LOCO (floor): recall, precision | seconds |", "|---|---|---|---|---|---|---|"]
+    """The table of :func:`run_compare_bench`: recall and precision per report and in all."""
+    out = [f"Documents: {title}; n = {result['n']} sections of A, each with its 0-3 counterparts of the "
+           "whole-document alignment.", "",
+           "| report | A sections recall | A sections precision | pairs recall | pairs precision | seconds |",
+           "|---|---|---|---|---|---|"]
     rows = result["reports"] + [{"report": f"**all {len(result['reports'])}**", **result["total"], "seconds": ""}]
-    for r, (lh, lf, lg), t in zip(rows, loco, floors):
+    for r in rows:
         (sh, sf, sg), (ph, pf, pg) = r["sections"], r["pairs"]
         out.append(f"| {r['report']} | {_ratio(sh, sg)} ({sh}/{sg}) | {_ratio(sh, sf)} ({sh}/{sf}) | "
-                   f"{_ratio(ph, pg)} ({ph}/{pg}) | {_ratio(ph, pf)} ({ph}/{pf}) | "
-                   f"{f'({t}) ' if t != '' else ''}{_ratio(lh, lg)}, {_ratio(lh, lf)} ({lh}/{lf}) | {r['seconds']} |")
-    ih, if_, ig = (sum(c[i] for c in fc["in_sample_pairs"]) for i in range(3))
-    out += ["", f"Runner-up floor chosen on all {len(rows) - 1} reports (in-sample): {fc['in_sample']}, pairs recall "
-                f"{_ratio(ih, ig)}, precision {_ratio(ih, if_)} ({ih}/{if_} of {ig})."]
+                   f"{_ratio(ph, pg)} ({ph}/{pg}) | {_ratio(ph, pf)} ({ph}/{pf}) | {r['seconds']} |")
     return "\n".join(out) + "\n"
 
 
 def run_whole_bench(paths: list[Path]) -> dict:
     """Whole-document mode on two filings (indexed first, not timed): time, peak memory, what changed."""
-    index = cached_index(paths, "compare-whole")
+    index = cached_index(paths, "compare-corning")  # as ppkit.bench.runs.alignment.CORNING_INDEX
     a, b = index.docs[0], index.docs[1]
     t0 = time.perf_counter()
     result = compare(a, b, index=index)
     seconds = time.perf_counter() - t0
-    matched = [p for p in result.pairs if p.b]
+    matched = [p for p in result.sections if p.b]
     changed = [p for p in matched if p.b[0].diff.changed]
     same = len(matched) - len(changed)
     sims = [p.b[0].diff.similarity for p in matched]
     bands = {"0.9-1": sum(s >= 0.9 for s in sims), "0.5-0.9": sum(0.5 <= s < 0.9 for s in sims),
              "0-0.5": sum(s < 0.5 for s in sims)}
     top = sorted(changed, key=lambda p: p.b[0].diff.similarity)[:10]
-    return {"a": a, "b": b, "sections_a": len(result.pairs), "sections_b": len(index.units(b)),
+    return {"a": a, "b": b, "sections_a": len(result.sections), "sections_b": len(DocSections(index, b).nodes),
             "matched": len(matched), "unchanged": same, "changed": len(changed), "similarity_bands": bands,
-            "no_counterpart": len(result.pairs) - len(matched), "unmatched_b": len(result.unmatched_b),
+            "no_counterpart": len(result.sections) - len(matched), "unmatched_b": len(result.unmatched_b),
             "seconds": round(seconds, 2), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
             "most_changed": [(p.a.title, p.b[0].section.title, p.b[0].diff.similarity) for p in top]}
 

@@ -1,14 +1,15 @@
 """A comparison as a report: Markdown or a standalone HTML page.
 
-Both hold the same parts, in the order of the reference system's report: the header (documents,
-criteria, fit check), a summary table (one row per section of A: its counterparts, their match score
-and text similarity, what changed, the rating where online), then one block per section of A with its
-excerpt and, per counterpart, the excerpt, the table rows that changed, the sentences only in one
-document, the edited sentences, the defined terms only in one and the rating; last, the sections of B
-that no section of A matched. Every string from a document is escaped (Markdown: table pipes; HTML:
+Both hold the same parts: the header (documents, criteria, fit check, what the score means); **read first**,
+the sections with no counterpart both ways (A's sections nothing in B does the job of, B's sections no section
+of A pairs); a summary table (one row per section of A: its counterparts, their score, the reason, what
+changed, the rating where online; a container, a heading with no text of its own, is marked); then one block
+per section of A with its excerpt and, per counterpart, the reason, the figures, dates and names that changed
+side by side, the table rows that changed, the defined terms only in one, the sentences only in one document,
+the edited sentences and the rating. Every string from a document is escaped (Markdown: table pipes; HTML:
 ``html.escape``).
 
-This module only renders a :class:`ppkit.answer.compare.Comparison`; it computes nothing.
+This module only renders a :class:`ppkit.compare.types.Comparison`; it computes nothing.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import html
 from pathlib import Path
 
 from ..core.io import atomic_write
-from .compare import Comparison, Counterpart
+from .types import SCORE_LEGEND, Comparison, Counterpart
 
-__all__ = ["to_markdown", "to_html", "write_report", "RATING_MARKS"]
+__all__ = ["to_markdown", "to_html", "write_report", "read_first", "RATING_MARKS"]
 
 RATING_MARKS = {"significant": "🔴 significant", "moderate": "🟡 moderate", "aligned": "🟢 aligned",
                 "unrelated": "⚪ unrelated"}
@@ -32,7 +33,8 @@ def _cell(text: str) -> str:
 
 def _changes(c: Counterpart) -> str:
     d = c.diff
-    parts = [f"{len(d.rows)} table rows" if d.rows else "", f"{len(d.only_in_a)} only in A" if d.only_in_a else "",
+    parts = [f"{len(d.values)} values" if d.values else "",
+             f"{len(d.rows)} table rows" if d.rows else "", f"{len(d.only_in_a)} only in A" if d.only_in_a else "",
              f"{len(d.only_in_b)} only in B" if d.only_in_b else "", f"{len(d.edited)} edited" if d.edited else "",
              f"{len(d.terms_only_a) + len(d.terms_only_b)} defined terms" if d.terms_only_a or d.terms_only_b else ""]
     return ", ".join(p for p in parts if p) or "no change"
@@ -41,16 +43,17 @@ def _changes(c: Counterpart) -> str:
 def _summary_rows(cmp: Comparison) -> list[list[str]]:
     rows = []
     for i, p in enumerate(cmp.pairs, 1):
+        title = p.a.title + (" (container)" if p.container else "")
         if not p.b:
-            rows.append([str(i), p.a.title, "no counterpart", "", "", "", ""])
+            rows.append([str(i), title, "no counterpart", "", "", "", ""])
         for j, c in enumerate(p.b):
             rating = RATING_MARKS.get(c.rating.level, c.rating.level) if c.rating else ""
-            rows.append([str(i) if j == 0 else "", p.a.title if j == 0 else "", c.section.title, f"{c.score:.2f}",
-                         f"{c.diff.similarity:.2f}", _changes(c), rating])
+            rows.append([str(i) if j == 0 else "", title if j == 0 else "", c.section.title, f"{c.score:.2f}",
+                         c.reason, "" if p.container else _changes(c), rating])
     return rows
 
 
-_HEAD = ["#", "Section of A", "Counterpart in B", "match", "similarity", "changes", "rating"]
+_HEAD = ["#", "Section of A", "Counterpart in B", "score", "reason", "changes", "rating"]
 
 
 def _header_lines(cmp: Comparison) -> list[tuple[str, str]]:
@@ -59,10 +62,20 @@ def _header_lines(cmp: Comparison) -> list[tuple[str, str]]:
     if cmp.fit is not None:
         out.append(("Fit check", f"{'fits' if cmp.fit.fits else 'does not fit'} "
                                  f"({'Gemini' if cmp.fit.online else 'offline'}): {cmp.fit.reason}"))
-    matched = sum(1 for p in cmp.pairs if p.b)
-    out.append(("Sections of A", f"{len(cmp.pairs)} compared, {matched} with a counterpart; "
-                                 f"{len(cmp.unmatched_b)} of B unmatched"))
+    matched = sum(1 for p in cmp.sections if p.b)
+    out.append(("Sections of A", f"{len(cmp.sections)} compared, {matched} with a counterpart, "
+                                 f"{len(cmp.no_counterpart)} without; {len(cmp.unmatched_b)} of B unmatched"))
+    out.append(("Score", SCORE_LEGEND))
     return out
+
+
+def read_first(cmp: Comparison) -> list[tuple[str, list[str]]]:
+    """The lists a reviewer reads first: (heading, titles) of A's sections with no counterpart and of B's
+    sections no section of A pairs."""
+    return [(f"Sections of {cmp.a} with no counterpart in {cmp.b}",
+             [f"{s.title} (lines {s.line_start}-{s.line_end})" for s in cmp.no_counterpart]),
+            (f"Sections of {cmp.b} no section of {cmp.a} pairs",
+             [f"{s.title} (lines {s.line_start}-{s.line_end})" for s in cmp.unmatched_b])]
 
 
 def _details(c: Counterpart) -> list[tuple[str, list[str]]]:
@@ -70,7 +83,9 @@ def _details(c: Counterpart) -> list[tuple[str, list[str]]]:
     d = c.diff
     rows = [f"{r.label}: {' / '.join(r.a) or '-'} -> {' / '.join(r.b) or '-'}"
             + (f" ({r.change})" if r.change else "") for r in d.rows]
-    kinds = [("Table rows", rows), ("Only in A", list(d.only_in_a[:_LIST])), ("Only in B", list(d.only_in_b[:_LIST])),
+    values = [f"{v.kind}: {v.a} -> {v.b}" for v in d.values]
+    kinds = [("Values (A -> B)", values), ("Table rows", rows),
+             ("Only in A", list(d.only_in_a[:_LIST])), ("Only in B", list(d.only_in_b[:_LIST])),
              ("Edited (A -> B)", [f"{x} -> {y}" for x, y in d.edited[:_LIST]]),
              ("Defined only in A", list(d.terms_only_a)), ("Defined only in B", list(d.terms_only_b))]
     if c.rating is not None:
@@ -88,6 +103,9 @@ def to_markdown(cmp: Comparison) -> str:
     """
     out = [f"# Comparison: {cmp.a} vs {cmp.b}", ""]
     out += [f"**{k}:** {v}  " for k, v in _header_lines(cmp)]
+    out += ["", "## Read first"]
+    for head, items in read_first(cmp):
+        out += ["", f"**{head}:**", *[f"- {_cell(x)}" for x in items or ["none"]]]
     out += ["", "## Summary", "", "| " + " | ".join(_HEAD) + " |", "|" + "---|" * len(_HEAD)]
     out += ["| " + " | ".join(_cell(x) for x in row) + " |" for row in _summary_rows(cmp)]
     out += ["", "## Sections"]
@@ -99,14 +117,12 @@ def to_markdown(cmp: Comparison) -> str:
         out += [f"**Matching {cmp.b} sections:** {names}"]
         for c in p.b:
             out += ["", f"#### {c.section.title}", "",
-                    f"`{c.section.breadcrumb}` (lines {c.section.line_start}-{c.section.line_end}); match "
-                    f"{c.score:.2f}, similarity {c.diff.similarity:.2f}", ""]
+                    f"`{c.section.breadcrumb}` (lines {c.section.line_start}-{c.section.line_end}); score "
+                    f"{c.score:.2f}; {c.reason}", ""]
             if c.section.excerpt:
                 out += [f"> **{cmp.b}:** {c.section.excerpt}", ""]
             for kind, items in _details(c):
                 out += [f"**{kind}:**", *[f"- {x}" for x in items], ""]
-    out += ["", f"## Sections of {cmp.b} no section of {cmp.a} matched", ""]
-    out += [f"- {s.title} (`{s.breadcrumb}`)" for s in cmp.unmatched_b] or ["- none"]
     if cmp.notes:
         out += ["", "## Notes", "", *[f"- {n}" for n in cmp.notes]]
     return "\n".join(out) + "\n"
@@ -124,7 +140,10 @@ def to_html(cmp: Comparison) -> str:
     out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(cmp.a)} vs {e(cmp.b)}</title>",
            f"<style>{_STYLE}</style></head><body>", f"<h1>Comparison: {e(cmp.a)} vs {e(cmp.b)}</h1><p>"]
     out += [f"<b>{e(k)}:</b> {e(v)}<br>" for k, v in _header_lines(cmp)]
-    out += ["</p><h2>Summary</h2><table><tr>" + "".join(f"<th>{e(h)}</th>" for h in _HEAD) + "</tr>"]
+    out += ["</p><h2>Read first</h2>"]
+    for head, items in read_first(cmp):
+        out += [f"<p><b>{e(head)}:</b></p><ul>" + "".join(f"<li>{e(x)}</li>" for x in items or ["none"]) + "</ul>"]
+    out += ["<h2>Summary</h2><table><tr>" + "".join(f"<th>{e(h)}</th>" for h in _HEAD) + "</tr>"]
     out += ["<tr>" + "".join(f"<td>{e(x)}</td>" for x in row) + "</tr>" for row in _summary_rows(cmp)]
     out += ["</table><h2>Sections</h2>"]
     for i, p in enumerate(cmp.pairs, 1):
@@ -136,15 +155,11 @@ def to_html(cmp: Comparison) -> str:
         out += [f"<p><b>Matching {e(cmp.b)} sections:</b> {e(names)}</p>"]
         for c in p.b:
             out += [f"<h4>{e(c.section.title)}</h4><p><code>{e(c.section.breadcrumb)}</code> (lines "
-                    f"{c.section.line_start}-{c.section.line_end}); match {c.score:.2f}, similarity "
-                    f"{c.diff.similarity:.2f}</p>"]
+                    f"{c.section.line_start}-{c.section.line_end}); score {c.score:.2f}; {e(c.reason)}</p>"]
             if c.section.excerpt:
                 out += [f"<blockquote><b>{e(cmp.b)}:</b> {e(c.section.excerpt)}</blockquote>"]
             for kind, items in _details(c):
                 out += [f"<p><b>{e(kind)}:</b></p><ul>" + "".join(f"<li>{e(x)}</li>" for x in items) + "</ul>"]
-    out += [f"<h2>Sections of {e(cmp.b)} no section of {e(cmp.a)} matched</h2><ul>"]
-    out += [f"<li>{e(s.title)} (<code>{e(s.breadcrumb)}</code>)</li>" for s in cmp.unmatched_b] or ["<li>none</li>"]
-    out += ["</ul>"]
     if cmp.notes:
         out += ["<h2>Notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in cmp.notes) + "</ul>"]
     return "\n".join(out) + "\n</body></html>\n"

@@ -8,7 +8,7 @@ user (the criteria) is fenced (:mod:`ppkit.llm.fence`). A failed call or an unus
 ``None`` and records the fallback (:func:`ppkit.llm.client.fall_back`); the comparison then keeps its
 offline fit check and reports the pair without a rating.
 
-It does not choose sections or compute differences (:mod:`ppkit.answer.compare`).
+It does not choose sections or compute differences (:mod:`ppkit.compare.align`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import html
 from ..llm.client import LLMError, fall_back
 from ..llm.fence import DATA_RULE, block, escape
 from ..llm.parts import GeminiPart
-from .compare import FitCheck, Rating, SectionRef
+from .types import FitCheck, Rating, SectionRef
 
 __all__ = ["GeminiCompareRater", "LEVELS"]
 
@@ -54,7 +54,7 @@ def _section(tag_doc: str, ref: SectionRef, text: str) -> str:
 
 
 class GeminiCompareRater(GeminiPart):
-    """Gemini's fit check and pair ratings (the :class:`ppkit.answer.compare.Rater` of the online path)."""
+    """Gemini's fit check and pair ratings (the :class:`ppkit.compare.types.Rater` of the online path)."""
 
     role = "compare"
 

@@ -10,22 +10,26 @@ document B and returns a :class:`PairDiff`:
   sentence of the other (RapidFuzz ``ratio``); below :data:`SENTENCE_MATCH` it has no counterpart,
   above it and not equal it is an edited sentence (both wordings kept);
 * **defined terms in one only**: ``"X" means ...``, ``"X" shall mean ...``, ``(the "X")``;
+* **values side by side**: in each edited sentence, the words that changed, when they hold a figure
+  (``$3,500,000,000`` -> ``$300,000,000``), a date (``May 23, 2018`` -> ``April 24, 2025``) or a name (a party:
+  ``JPMorgan Chase Bank`` -> ``Bank of America``), each with its kind (:class:`ValueChange`);
 * **a similarity score**: the share of both sides' sentences (and table rows) that found a
   counterpart, in [0, 1] (for texts with neither, their RapidFuzz ``ratio`` / 100).
 
-This module does not choose which sections to compare (:mod:`ppkit.answer.compare`) and does
-not rate how much a difference matters (the Gemini rater, :mod:`ppkit.answer.compare_gemini`).
+This module does not choose which sections to compare (:mod:`ppkit.compare.align`) and does
+not rate how much a difference matters (the Gemini rater, :mod:`ppkit.compare.gemini`).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import asdict, dataclass
 
 from rapidfuzz import fuzz, process
 
-__all__ = ["PairDiff", "RowChange", "diff_sections", "sentences", "table_rows", "defined_terms",
-           "SENTENCE_MATCH"]
+__all__ = ["PairDiff", "RowChange", "ValueChange", "diff_sections", "sentences", "table_rows", "defined_terms",
+           "value_changes", "SENTENCE_MATCH"]
 
 SENTENCE_MATCH = 80.0  # RapidFuzz ratio (0-100) from which two sentences say the same thing (edits aside)
 _ROW_MATCH = 90.0  # token-sort ratio from which two row labels name the same row
@@ -37,6 +41,10 @@ _NUMBER = re.compile(r"^\(?-?\$?\s*\(?([0-9][0-9,]*(?:\.[0-9]+)?)\)?\s*%?\)?$")
 _QUOTE = "\"“”"
 _TERM = re.compile(rf"[{_QUOTE}]([^{_QUOTE}\n]{{2,80}})[{_QUOTE}]\s*(?:,\s*)?(?:means|shall mean|shall have the meaning|"
                    r"has the meaning|refers to|is defined)\b", re.I)
+_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|"
+                    r"\b\d{1,2}/\d{1,2}/\d{2,4}\b|\b(?:19|20)\d{2}\b", re.I)
+_DIGIT = re.compile(r"\d")
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b|\b[A-Z]{2,}\b")
 _PAREN_TERM = re.compile(rf"\((?:the |each |a |an )?[{_QUOTE}]([^{_QUOTE}\n]{{2,80}})[{_QUOTE}]\)")
 
 
@@ -51,6 +59,15 @@ class RowChange:
 
 
 @dataclass(frozen=True)
+class ValueChange:
+    """A figure, date or name that an edited sentence changed: its kind and both sides' words."""
+
+    kind: str  # "figure" | "date" | "name"
+    a: str
+    b: str
+
+
+@dataclass(frozen=True)
 class PairDiff:
     """The computed differences of one pair of sections (A's text against B's)."""
 
@@ -62,12 +79,13 @@ class PairDiff:
     rows: tuple[RowChange, ...]  # table rows: changed, or in one side only (equal rows left out)
     terms_only_a: tuple[str, ...]  # terms defined in A's text and not in B's
     terms_only_b: tuple[str, ...]
+    values: tuple[ValueChange, ...] = ()  # figures, dates and names the edited sentences changed
 
     @property
     def changed(self) -> bool:
         """Whether anything differs (a sentence, an edit, a table row or a defined term)."""
         return bool(self.only_in_a or self.only_in_b or self.edited or self.rows or self.terms_only_a
-                    or self.terms_only_b)
+                    or self.terms_only_b or self.values)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -119,6 +137,37 @@ def defined_terms(text: str) -> set[str]:
     found = {m.group(1).strip() for m in _TERM.finditer(text)}
     found |= {m.group(1).strip() for m in _PAREN_TERM.finditer(text)}
     return {t for t in found if re.search(r"[A-Za-z]", t)}
+
+
+def _kind(a: str, b: str) -> str | None:
+    both = f"{a} {b}"
+    if _MONTH.search(both):
+        return "date"
+    if _DIGIT.search(both):
+        return "figure"
+    if _NAME.search(a) and _NAME.search(b):
+        return "name"
+    return None
+
+
+def value_changes(edited: tuple[tuple[str, str], ...] | list[tuple[str, str]]) -> tuple[ValueChange, ...]:
+    """The figures, dates and names that changed between each edited pair of sentences (words compared in order,
+    :class:`difflib.SequenceMatcher`), each change once.
+
+    >>> value_changes([("The fee is 0.10% until May 23, 2018.", "The fee is 0.15% until April 24, 2025.")])
+    (ValueChange(kind='figure', a='0.10%', b='0.15%'), ValueChange(kind='date', a='May 23, 2018.', b='April 24, 2025.'))
+    """
+    out = []
+    for sa, sb in edited:
+        wa, wb = sa.split(), sb.split()
+        for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
+            if op != "replace":
+                continue
+            x, y = " ".join(wa[i1:i2]), " ".join(wb[j1:j2])
+            kind = _kind(x, y)
+            if kind:
+                out.append(ValueChange(kind, x, y))
+    return tuple(dict.fromkeys(out))
 
 
 def _number(value: str) -> float | None:
@@ -198,4 +247,5 @@ def diff_sections(a_text: str, b_text: str) -> PairDiff:
     return PairDiff(similarity=round(similarity, 4), only_in_a=tuple(dict.fromkeys(only_a)),
                     only_in_b=tuple(dict.fromkeys(only_b)), common=len(sa) - len(only_a), edited=edited, rows=tuple(rows),
                     terms_only_a=tuple(sorted(t for t in ta if t.casefold() not in fb)),
-                    terms_only_b=tuple(sorted(t for t in tb if t.casefold() not in fa)))
+                    terms_only_b=tuple(sorted(t for t in tb if t.casefold() not in fa)),
+                    values=value_changes(edited))

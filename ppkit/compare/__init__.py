@@ -1,0 +1,1 @@
+"""ppkit.compare: two documents section by section (alignment by function, no counterpart, differences, report)."""
