@@ -62,7 +62,8 @@ def section_matches(question: str, result) -> bool:
     it defines a figure, table, equation or section the question names (tier 2 of
     :func:`ppkit.documents.anchors.anchor_tier`)."""
     anchors = find_anchors(question)
-    return any(anchor_tier(a, s.breadcrumb, s.text) == 2 for a in anchors for s in getattr(result, "sections", []))
+    sections = getattr(result, "sections", [])
+    return any(anchor_tier(a, s.breadcrumb, s.text) == 2 for a in anchors for s in sections)
 
 
 def retrieval_cues(index: SearchIndex, question: str, result, *, manual_doc: str | None = None,

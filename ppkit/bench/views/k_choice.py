@@ -36,8 +36,8 @@ def _e(text) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _f(x, pct: bool = False) -> str:
-    return "–" if x is None else (f"{x:.0%}" if pct else f"{x:.2f}")
+def _f(x) -> str:
+    return "–" if x is None else f"{x:.2f}"
 
 
 def _table(head: list[str], rows: list[list[str]]) -> str:
