@@ -74,7 +74,7 @@ _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“$])")
 # a full stop that ends an abbreviation, not a sentence: "PepsiCo, Inc. The", "U.S. Treasury", "No. 4", "J. Smith",
 # a 10-K Item's number before its title ("see Item 1A. Risk Factors")
 _ABBREV = re.compile(r"(?:\b(?:Inc|Corp|Co|Ltd|Cos|Bros|No|Nos|Mr|Mrs|Ms|Dr|St|Jr|Sr|vs|approx|Fig|Figs|Eq|Eqs|Sec|"
-                     r"Ref|Vol|Dept|Gov|Mt|e\.g|i\.e|cf|al)|(?:\b[A-Z]\.){2,}|\b[A-Z]|\bItems?\s+\d+[A-Z]?)\.$")
+                     r"Ref|Vol|Dept|Gov|Mt|e\.g|i\.e|cf|al)|(?<!\b[A-Z]\.)(?:\b[A-Z]\.){2,}|\b[A-Z]|\bItems?\s+\d+[A-Z]?)\.$")
 
 
 def sentences(text: str) -> list[str]:

@@ -63,7 +63,7 @@ ITEM_TITLES: dict[str, str] = {
     "16": "Form 10-K Summary",
 }
 
-_LEGAL_SUFFIX = re.compile(r"[,\s]+(inc\.?|incorporated|corp\.?|corporation|company|co\.?|ltd\.?|limited|plc|"
+_LEGAL_SUFFIX = re.compile(r"(?<![,\s])[,\s]+(inc\.?|incorporated|corp\.?|corporation|company|co\.?|ltd\.?|limited|plc|"
                            r"n\.v\.|s\.a\.|ag|llc|l\.p\.|holdings?)$", re.I)
 _ITEM_MARK = re.compile(r"^items?\s+(\d{1,2}[A-C]?)\b(?:\s*[.:(\-–—]|\s*,|\s|$)", re.I)
 _PART = re.compile(r"^part\s+(i{1,3}|iv)\b\.?$", re.I)

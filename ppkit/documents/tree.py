@@ -58,14 +58,18 @@ __all__ = ["Image", "Node", "Tree", "build_tree", "parse_markdown", "clean_title
 # an extracted 10-K of the FinanceBench shelf (docs/guarantees.md has the count)
 MAX_TITLE_CHARS = 500
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+# the title runs from the first to the last character that is no blank (read greedily: a lazy title tried the
+# trailing blanks at every character, quadratic in a run of blanks inside the line)
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+((?:.*[^ \t])?))?[ \t]*$")
+_CLOSING_HASHES = re.compile(r"(?:^|(?<![ \t])[ \t]+)#+[ \t]*$")  # a run of blanks tried once, from its start
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _SETEXT_ANY = re.compile(r"\n {0,3}(?:=+|-+)[ \t]*(?:\n|$)")
-_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_HTML_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+# an image link; its alt text holds no "[" and its target no "(" or "<", so an opener never reads past the next
+# one: linear in the line (``![a](`` repeated 12,000 times took 26 s when the parts could run to the line's end)
+_IMAGE = re.compile(r"!\[([^\[\]]*)\]\(\s*<?([^()\s<>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_HTML_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
 _EMPHASIS = re.compile(r"(\*{1,3}|_{2,3})(\S(?:.*?\S)?)\1|(?<!\w)_(\S(?:.*?\S)?)_(?!\w)")
 
 
@@ -644,8 +648,9 @@ def read_lines(path: str | Path) -> list[str]:
 
 def _split_lines(text: str) -> list[str]:
     """The lines of a Markdown text; a UTF-8 byte order mark (which Windows editors write) is not
-    part of the first line, so ``\ufeff# Title`` is a heading."""
-    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
+    part of the first line, so ``\ufeff# Title`` is a heading. A line ends at ``\n``, ``\r\n`` or a lone ``\r``
+    (old Mac files), as Python's text files read them, so the tree and the lines read back agree."""
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if lines and lines[-1] == "":  # a trailing newline is not a line of its own
         lines.pop()
     return lines

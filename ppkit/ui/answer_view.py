@@ -96,7 +96,7 @@ def image_grid(answer, *, cols: int = 3, size: float = 3.2):
     return fig
 
 
-_IMAGE_LINK = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_IMAGE_LINK = re.compile(r"!\[[^\[\]]*\]\([^()]*\)")
 _EMPTY_QUOTE = re.compile(r"^\s*[-*]\s+line \d+(?:-\d+)?:\s*$")
 
 
