@@ -33,9 +33,9 @@ from .answer.compare_report import to_markdown, write_report
 from .core.config import RERANKERS, RETRIEVAL_MODES, Config
 from .core.errors import InvalidInput, PpkitError
 from .core.progress import progress_bar, quiet_mode
-from .documents.extract import check_outputs, extract_pdf
+from .documents.extract import check_outputs, extract_pdf_guarded, no_text_warning, pages_without_text
 from .documents.pdfcache import checked_page_count
-from .documents.tree import build_tree
+from .documents.tree import build_tree, read_lines
 from .documents.treecheck import check_tree, format_report
 from .indexing import stores
 from .indexing.embed import EMBEDDERS
@@ -74,13 +74,16 @@ def _cmd_extract(args, cfg) -> int:
         if Path(pdf).is_file():
             checked_page_count(pdf)  # an absurd page count is one line before any extraction
     for pdf in progress_bar(args.pdfs, desc="documents", disable=len(args.pdfs) < 2):
-        ex = extract_pdf(pdf, args.out, pages=args.pages, backend=args.backend, progress=not args.quiet,
-                         overwrite=args.overwrite)
+        ex = extract_pdf_guarded(pdf, args.out, pages=args.pages, backend=args.backend, progress=not args.quiet,
+                                 overwrite=args.overwrite)  # in a process of its own, under the PDF caps
         pm = ex.page_map
         failed = f", {len(pm.failed_pages)} pages FAILED" if pm.failed_pages else ""
         print(f"{ex.pdf.name}: {len(pm.pages)} of {pm.page_count} pages, {ex.n_headings} headings, "
               f"{ex.n_lines} lines with {pm.backend} in {ex.seconds:.1f} s{failed} -> {ex.markdown_path} "
               f"(+ {ex.page_map_path.name})")
+        blank = pages_without_text(pm.pages, read_lines(ex.markdown_path))
+        if blank:  # written all the same: exit status 0
+            print(f"ppkit extract: warning: {no_text_warning(ex.pdf.name, blank, pm.page_count)}", file=sys.stderr)
     return 0
 
 
@@ -106,6 +109,8 @@ def _cmd_index(args, cfg) -> int:
           f"in {b['seconds_total']:.1f} s -> {folder}")
     for doc, was in b.get("replaced", {}).items():
         print(f"  {doc}: replaced the document indexed from {was}")
+    for warning in b.get("warnings", []):  # indexed all the same: exit status 0
+        print(f"ppkit index: warning: {warning}", file=sys.stderr)
     for rec in index.manifest["documents"]:
         dropped = sum(1 for d in index.noise.get(rec["doc"], {}).values() if d.noise)
         pages = f", {rec['page_count']} PDF pages" if rec.get("page_count") else ""

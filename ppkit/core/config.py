@@ -21,6 +21,8 @@ Switches and keys:
 * ``PPKIT_TEST_CRASH_AT`` - test hook: the save/removal/extraction step at which to kill the process (:func:`crash_step`)
 * ``PPKIT_API_TOKEN``, ``PPKIT_SERVE_MAX_BODY``, ``PPKIT_SERVE_TRUST_INDEX`` - ``ppkit serve``'s bearer token,
   request size limit and trust of its index folder (:func:`serve_settings`)
+* ``PPKIT_PDF_MAX_INFLATED``, ``PPKIT_PDF_MAX_PAGES``, ``PPKIT_PDF_PAGE_SECONDS``, ``PPKIT_PDF_MAX_MEMORY`` - the
+  caps on reading one PDF (:func:`pdf_caps`)
 
 :class:`Config` fields (read by :meth:`Config.from_env`, see :data:`ENV_FIELDS`):
 
@@ -46,7 +48,7 @@ from .errors import ConfigError
 __all__ = ["PACKAGE_DIR", "project_root", "cache_dir", "figures_dir", "gemini_key", "offline_forced", "Config",
            "RETRIEVAL_MODES", "check_fields", "ENV_FIELDS", "INDEX_TIME_FIELDS", "data_dir_override",
            "index_dir_override", "config_dir", "quiet_forced", "llama_cloud_key", "gemini_base_url", "crash_step",
-           "ServeSettings", "serve_settings", "export_env"]
+           "ServeSettings", "serve_settings", "export_env", "PdfCaps", "pdf_caps"]
 
 RETRIEVAL_MODES = ("dense", "bm25", "hybrid", "dense+static", "hybrid+static")  # stage-1 recall ("+static": the static channel too)
 RERANKERS = ("structural", "fitted")  # offline stage 2
@@ -171,6 +173,43 @@ def serve_settings() -> ServeSettings:
     return ServeSettings(token=_env_text("PPKIT_API_TOKEN"), max_body=ServeSettings.max_body if max_body is None
                          else max_body, trust_index=trust,
                          max_upload=ServeSettings.max_upload if max_upload is None else max_upload)
+
+
+@dataclass(frozen=True)
+class PdfCaps:
+    """The caps on reading one PDF (:func:`pdf_caps` reads them from the environment; see
+    :mod:`ppkit.documents.pdfguard`). Past one, reading stops with a line naming it and its variable.
+
+    Attributes:
+        inflated: the bytes a PDF's streams (page contents, fonts, forms; not images) may decompress to, in all
+            (``PPKIT_PDF_MAX_INFLATED``, default 256 MiB; the largest of the 77 reference PDFs needs 30 MB).
+        pages: the pages a PDF may have (``PPKIT_PDF_MAX_PAGES``, default 100,000).
+        page_seconds: the seconds one page may take to read (``PPKIT_PDF_PAGE_SECONDS``, default 60; a 10-K
+            page takes about 0.1 s).
+        memory: the resident bytes the process reading a PDF may reach (``PPKIT_PDF_MAX_MEMORY``, default 1 GiB;
+            Linux only: checked from ``/proc``).
+    """
+
+    inflated: int = 256 * 1024 * 1024
+    pages: int = 100_000
+    page_seconds: float = 60.0
+    memory: int = 1024 * 1024 * 1024
+
+    def __post_init__(self):
+        for name, var, low in (("inflated", "PPKIT_PDF_MAX_INFLATED", 1024), ("pages", "PPKIT_PDF_MAX_PAGES", 1),
+                               ("memory", "PPKIT_PDF_MAX_MEMORY", 16 * 1024 * 1024)):
+            if getattr(self, name) < low:
+                raise ConfigError(f"{var}={getattr(self, name)}: give at least {low}")
+        if not (math.isfinite(self.page_seconds) and self.page_seconds > 0):
+            raise ConfigError(f"PPKIT_PDF_PAGE_SECONDS={self.page_seconds}: give positive, finite seconds")
+
+
+def pdf_caps() -> PdfCaps:
+    """:class:`PdfCaps` from ``PPKIT_PDF_MAX_INFLATED``, ``PPKIT_PDF_MAX_PAGES``, ``PPKIT_PDF_PAGE_SECONDS`` and
+    ``PPKIT_PDF_MAX_MEMORY`` (each unset or blank: its default)."""
+    read = {"inflated": ("PPKIT_PDF_MAX_INFLATED", int), "pages": ("PPKIT_PDF_MAX_PAGES", int),
+            "page_seconds": ("PPKIT_PDF_PAGE_SECONDS", float), "memory": ("PPKIT_PDF_MAX_MEMORY", int)}
+    return PdfCaps(**{k: v for k, (var, kind) in read.items() if (v := _env_field(var, kind)) is not None})
 
 
 def export_env(**variables: str) -> None:

@@ -23,7 +23,7 @@ from ..core.ids import breadcrumb_path
 from ..core.io import sha256_file
 from ..core.progress import progress_bar
 from ..documents.chunking import Chunk, chunk_tree
-from ..documents.extract import ExtractionError, load_page_map
+from ..documents.extract import ExtractionError, load_page_map, no_text_warning, pages_without_text
 from ..documents.metadata import document_metadata
 from ..documents.noise import (
     NoiseDecision,
@@ -130,6 +130,7 @@ class _Build:
     new_chunks: list[Chunk] = field(default_factory=list)  # chunks to embed
     timings: dict[str, float] = field(default_factory=dict)  # doc -> seconds to parse, filter and chunk
     replaced: dict[str, str] = field(default_factory=dict)  # doc -> the source it replaced (BuildOptions.replace)
+    warnings: list[str] = field(default_factory=list)  # what a user should know about the documents added
 
     def keep(self, previous: SearchIndex, rec: dict) -> None:
         """Keep a document of the previous index as it is (its record may be updated by the caller)."""
@@ -251,7 +252,8 @@ def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: E
         "build": {"seconds_parse_noise_chunk": build.timings, "seconds_embed": round(embed_s, 2),
                   "seconds_embed_paths": round(paths_s, 2),
                   "chunks_embedded": len(build.new_chunks), "chunks_reused": len(kept[0]),
-                  "replaced": build.replaced, "seconds_total": round(time.perf_counter() - t0, 2),
+                  "replaced": build.replaced, "warnings": build.warnings,
+                  "seconds_total": round(time.perf_counter() - t0, 2),
                   **({"pdfs": _pdf_summary(pdf_run)} if pdf_run is not None else {})},
     }
     return SearchIndex(folder, manifest, build.trees, build.noise, all_chunks, vstore, embedder, config,
@@ -370,6 +372,9 @@ def _add_document(build: _Build, name: str, path: Path, previous: SearchIndex | 
     doc_meta, build.section_meta[name] = document_metadata(path, tree, lines)
     build.records[name] = {"doc": name, "source": str(path.resolve()), "sha256": sha, "n_lines": tree.n_lines,
                            "n_chunks": len(chunks), "metadata": {**doc_meta, **extra_meta}, **_page_record(path)}
+    blank = pages_without_text(build.records[name].get("pages", ()), lines)
+    if blank:
+        build.warnings.append(no_text_warning(name, blank, build.records[name]["page_count"]))
 
 
 def _pdf_summary(run: PdfRun) -> dict:
