@@ -152,6 +152,13 @@ def _cmd_remove(args, cfg) -> int:
 
 
 def _cmd_compare(args, cfg) -> int:
+    if not 1 <= args.n <= cfg.candidates:  # before any work: k of the retrieval that picks A's sections
+        raise InvalidInput(f"--n {args.n}: give 1 to {cfg.candidates} sections of A to compare (default 10)")
+    if args.out and Path(args.out).is_dir():
+        raise InvalidInput(f"--out {args.out} is a folder: give a file, FILE.md or FILE.html")
+    if args.out and Path(args.out).exists() and not args.overwrite:
+        raise InvalidInput(f"--out {args.out} is already there; nothing was compared or written: give another file, "
+                           "or --overwrite to replace it")
     shown = set()
 
     def on_phase(phase: str, done: int, total: int) -> None:  # one line per phase, on stderr
@@ -256,7 +263,8 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     c.add_argument("b", help="document B: a name in the index, or a Markdown/PDF file (two files: a cached index)")
     c.add_argument("--criteria", help="what to compare (e.g. 'liens and guarantees'); default: whole documents")
     c.add_argument("--index", help="index folder holding A and B (default: $PPKIT_INDEX or the cache)")
-    c.add_argument("--out", help="write the report to FILE.md or FILE.html")
+    c.add_argument("--out", help="write the report to FILE.md or FILE.html (a file already there: with --overwrite)")
+    c.add_argument("--overwrite", action="store_true", help="let --out replace a file that is already there")
     c.add_argument("--json", action="store_true", help="print the comparison as JSON")
     c.add_argument("--n", type=int, default=10, help="with --criteria: sections of A to compare (default 10)")
     c.add_argument("--quiet", action="store_true", help="no progress lines")

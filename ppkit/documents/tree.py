@@ -51,7 +51,7 @@ from ..core.ids import BREADCRUMB_SEP, ROOT_ID
 from .images import associate_images, image_size, label_image
 
 __all__ = ["Image", "Node", "Tree", "build_tree", "parse_markdown", "clean_title", "code_fences", "html_comments",
-           "setext_headings", "skipped_headings", "body_start", "MAX_TITLE_CHARS"]
+           "setext_headings", "skipped_headings", "body_start", "MAX_TITLE_CHARS", "text_heading_line"]
 
 # a heading's title longer than this is a paragraph (or a page) the extractor took for a heading. Real
 # titles are long in filings: risk-factor headings reach 274 characters in the reference 10-Ks and 449 in
@@ -465,6 +465,17 @@ def _all_headings(lines: list[str]) -> list[tuple[int, int, str, str, str]]:
             out.append((i, len(h.group(1)), raw, "inside an HTML comment" if i in commented else _title_why(raw), "atx"))
     out += [(i, level, raw, _title_why(raw), "setext") for i, level, raw, _ in setext_headings(lines, fenced, commented)]
     return sorted(out)
+
+
+def text_heading_line(line: str) -> bool:
+    """Whether ``line`` is written as an ATX heading that the tree reads as text: its title is over
+    :data:`MAX_TITLE_CHARS` (a paragraph or a page the extractor took for a heading), so it is to be quoted.
+
+    >>> text_heading_line("## " + "word " * 120), text_heading_line("## Results")
+    (True, False)
+    """
+    h = _ATX.match(line)
+    return bool(h) and bool(_title_why(_CLOSING_HASHES.sub("", h.group(2) or "").strip()))
 
 
 def _headings(lines: list[str]) -> list[tuple[int, int, str]]:

@@ -86,3 +86,25 @@ def pdf_bytes(objects: list[bytes]) -> bytes:
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     return bytes(out)
+
+
+def one_line(result: subprocess.CompletedProcess, *parts: str) -> str:
+    """The command's error: exit status 2 and one line on stderr, no traceback, holding every one of ``parts``."""
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    err = result.stderr.strip()
+    assert "\n" not in err and "Traceback" not in err, err
+    for part in parts:
+        assert part in err, err
+    return err
+
+
+def blank_pdf(path: Path, pages: int) -> Path:
+    """A PDF of ``pages`` blank pages (a scan without its text layer), written with pypdfium2."""
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument.new()
+    for _ in range(pages):
+        doc.new_page(612, 792)
+    doc.save(path)
+    doc.close()
+    return path

@@ -18,7 +18,7 @@ import pytest
 from ppkit.core.config import PdfCaps
 from ppkit.documents.pdfguard import check_inflated, inflated_bytes
 
-from .conftest import ROOT, cli_env, pdf_bytes, run_cli
+from .conftest import ROOT, blank_pdf, cli_env, one_line, pdf_bytes, run_cli
 
 TEXT_OPS = b"BT /F1 12 Tf 100 700 Td (Hello world) Tj ET\n"  # one line of text drawn: 45 bytes of a content stream
 
@@ -31,15 +31,6 @@ def one_page(content: bytes, *, filters: bytes = b"/FlateDecode", encode=lambda 
                       b"/Resources << /Font << /F1 5 0 R >> >> >>",
                       b"<< /Length %d /Filter %s >>\nstream\n" % (len(data), filters) + data + b"\nendstream",
                       b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"])
-
-
-def _one_line(result: subprocess.CompletedProcess, *parts: str) -> str:
-    assert result.returncode == 2, result.stderr
-    err = result.stderr.strip()
-    assert "\n" not in err and "Traceback" not in err, err
-    for part in parts:
-        assert part in err, err
-    return err
 
 
 # -- decompressed bytes ------------------------------------------------------------------------------------------
@@ -55,7 +46,7 @@ def test_a_decompression_bomb_is_one_line_naming_its_cap(tmp_path):
                  ["index", bomb, "--index", tmp_path / "ix", "--embedder", "hash", "--quiet"]):
         started = time.monotonic()
         result = run_cli(*args, env=env)
-        _one_line(result, f"{bomb}: its streams decompress to more than 10,000,000 bytes",
+        one_line(result, f"{bomb}: its streams decompress to more than 10,000,000 bytes",
                   "PPKIT_PDF_MAX_INFLATED=10000000", "raise PPKIT_PDF_MAX_INFLATED to read it")
         assert time.monotonic() - started < 60
     assert not (tmp_path / "out").exists() and not (tmp_path / "ix").exists()
@@ -117,7 +108,7 @@ def test_a_page_past_its_time_is_stopped_and_named(tmp_path, heavy_page):
     of the PDF library's work, and the line names the page and the cap."""
     started = time.monotonic()
     result = run_cli("extract", heavy_page, "--out", tmp_path / "out", "--quiet", env={"PPKIT_PDF_PAGE_SECONDS": 0.2})
-    err = _one_line(result, "took more than 0.2 s", "PPKIT_PDF_PAGE_SECONDS=0.2")
+    err = one_line(result, "took more than 0.2 s", "PPKIT_PDF_PAGE_SECONDS=0.2")
     assert "page 1 took" in err or "opening it took" in err
     assert time.monotonic() - started < 60 and not (tmp_path / "out").exists()
 
@@ -125,23 +116,23 @@ def test_a_page_past_its_time_is_stopped_and_named(tmp_path, heavy_page):
 def test_a_page_past_the_memory_cap_is_stopped_and_named(tmp_path, heavy_page):
     result = run_cli("extract", heavy_page, "--out", tmp_path / "out", "--quiet",
                      env={"PPKIT_PDF_MAX_MEMORY": 200_000_000})
-    _one_line(result, "reading it took more than 200,000,000 bytes of memory", "PPKIT_PDF_MAX_MEMORY=200000000")
+    one_line(result, "reading it took more than 200,000,000 bytes of memory", "PPKIT_PDF_MAX_MEMORY=200000000")
     assert not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("name, value", [("PPKIT_PDF_MAX_INFLATED", "10"), ("PPKIT_PDF_PAGE_SECONDS", "nan"),
                                          ("PPKIT_PDF_MAX_MEMORY", "-1"), ("PPKIT_PDF_MAX_PAGES", "many")])
-def test_a_cap_out_of_range_is_one_line(tmp_path, name, value):
+def test_a_cap_out_of_range_isone_line(tmp_path, name, value):
     pdf = tmp_path / "a.pdf"
     pdf.write_bytes(one_page(TEXT_OPS))
     result = run_cli("extract", pdf, "--out", tmp_path / "out", env={name: value})
-    _one_line(result, name)
+    one_line(result, name)
     assert not (tmp_path / "out").exists()
 
 
 # -- a broken page tree ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kids, pages, bad", [(b"2 0 R", 1, 1), (b"2 0 R 3 0 R", 2, 2)], ids=["only-itself", "itself-and-a-page"])
-def test_a_page_tree_that_points_to_itself_is_one_line(tmp_path, kids, pages, bad):
+def test_a_page_tree_that_points_to_itself_isone_line(tmp_path, kids, pages, bad):
     """Case 8: was: a 55-line PdfiumError traceback (CLI) and an InternalError (a job, tests/test_serve_jobs.py)."""
     pdf = tmp_path / "loop.pdf"
     pdf.write_bytes(pdf_bytes([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, pages),
@@ -149,7 +140,7 @@ def test_a_page_tree_that_points_to_itself_is_one_line(tmp_path, kids, pages, ba
     env = {"PPKIT_CACHE_DIR": tmp_path / "cache"}
     for args in (["extract", pdf, "--out", tmp_path / "out", "--quiet"],
                  ["index", pdf, "--index", tmp_path / "ix", "--embedder", "hash", "--quiet"]):
-        _one_line(run_cli(*args, env=env), f"{pdf}: page {bad} of {pages} cannot be read", "its page tree is broken")
+        one_line(run_cli(*args, env=env), f"{pdf}: page {bad} of {pages} cannot be read", "its page tree is broken")
     assert not (tmp_path / "out").exists() and not (tmp_path / "ix").exists()
 
 
@@ -157,13 +148,7 @@ def test_a_page_tree_that_points_to_itself_is_one_line(tmp_path, kids, pages, ba
 def test_a_scan_of_2000_pages_is_indexed_with_a_warning_and_no_period_from_its_name(tmp_path):
     """Case 9: was: exit 0, 0 chunks, no word said, and the period FY2000 taken from the file name. Indexed all
     the same (exit status 0), with a warning naming the pages without text; the period is the text's (none)."""
-    pdfium = pytest.importorskip("pypdfium2")
-    doc = pdfium.PdfDocument.new()
-    for _ in range(2000):
-        doc.new_page(612, 792)
-    scan = tmp_path / "scan_2000.pdf"
-    doc.save(scan)
-    doc.close()
+    scan = blank_pdf(tmp_path / "scan_2000.pdf", 2000)
     env = {"PPKIT_CACHE_DIR": tmp_path / "cache"}
     result = run_cli("index", scan, "--index", tmp_path / "ix", "--embedder", "hash", "--quiet", env=env)
     assert result.returncode == 0, result.stderr
