@@ -182,15 +182,18 @@ class Engine:
             text = text.replace(raw, shown)
         return _ABS_PATH.sub("<path>", text)
 
-    def error_data(self, error: BaseException) -> dict:
-        """An ``error`` event's payload, safe to send: the error's type and its scrubbed message; a bug is
-        ``InternalError`` and its detail goes to the log only. An error of the server's own index or setup (503)
-        says what is wrong, not the commands that fix it (the operator's, in the server's log: a client cannot
-        run them)."""
+    def error_data(self, error: BaseException, names: dict[str, str] | None = None) -> dict:
+        """An ``error`` event's payload, safe to send: the error's type and its scrubbed message (``names``: more
+        paths to show as a name, e.g. an upload's stored file); a bug is ``InternalError`` and its detail goes to
+        the log only. An error of the server's own index or setup (503) says what is wrong, not the commands that
+        fix it (the operator's, in the server's log: a client cannot run them)."""
         if not isinstance(error, PpkitError):
             log.error("request failed", exc_info=error)
             return {"error": "InternalError", "message": "the server failed on this request; its log has the details"}
-        message = self.scrub(str(error))
+        message = str(error)
+        for raw, shown in sorted((names or {}).items(), key=lambda kv: -len(kv[0])):
+            message = message.replace(raw, shown)
+        message = self.scrub(message)
         if isinstance(error, _SERVER_SIDE):
             log.warning("%s: %s", type(error).__name__, error)  # the operator's: paths and commands included
             message = _SENTENCE_END.split(message, maxsplit=1)[0] + ": this server's index needs its operator (the " \

@@ -386,8 +386,8 @@ class Jobs:
             self._stage(job, "done")
             self._learn(job)
         except Exception as e:  # noqa: BLE001 - a job reports every failure, a bug included
-            job.error = self.engine.error_data(e) if isinstance(e, PpkitError) else {
-                "error": "InternalError", "message": "the job failed; the server's log has the details"}
+            stored = self.root / job.file  # the upload is named by its file's name, never by where it is stored
+            job.error = self.engine.error_data(e, names={str(stored.resolve()): stored.name, str(stored): stored.name})
             job.error = {"type": job.error["error"], "message": job.error["message"]}
             if not isinstance(e, PpkitError):
                 log.error("upload job %s failed", job.id, exc_info=e)
