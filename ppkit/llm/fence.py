@@ -8,7 +8,8 @@ or close any of those blocks: ``<`` before a block name (``<section``, ``</secti
 pass for a tag the model would read: the text is put in Unicode NFKC form (fullwidth
 ``＜/sections＞`` becomes ``</sections>``, then escaped) and characters that show nothing are removed (format
 characters: zero-width spaces and joiners, soft hyphens, direction marks; and variation selectors, the combining
-grapheme joiner, Hangul fillers and the blank Braille pattern, which ``<\u034f/sections>`` would hide behind). Nothing else is
+grapheme joiner, Hangul fillers and the blank Braille pattern, which ``<\u034f/sections>`` would hide
+behind). Nothing else is
 changed, so HTML tables and ordinary text reach the model as they are. The boundaries are fixed, not random per call,
 so the on-disk cache of replies keeps working (a random boundary would make every prompt new).
 

@@ -15,8 +15,8 @@ Routes (OpenAPI at ``/docs``, ``/openapi.json``):
 
 With a token (``PPKIT_API_TOKEN``) every route but ``/healthz`` needs ``Authorization: Bearer <token>``. A foreign
 ``Host`` gets 421 and a write from another site's page 403 (:mod:`ppkit.serve.origin`); a body that does not
-arrive in time 408. Bodies over ``PPKIT_SERVE_MAX_BODY`` bytes get a 413 before they are parsed; a bad body a 400 (not JSON) or
-422 (wrong fields or types) with a one-line message; no response carries a path, a key or a traceback.
+arrive in time 408. Bodies over ``PPKIT_SERVE_MAX_BODY`` bytes get a 413 before they are parsed; a bad body a 400
+(not JSON) or 422 (wrong fields or types) with a one-line message; no response carries a path, a key or a traceback.
 Streams are pulled one event at a time from a worker thread; a client that goes away closes its stream.
 """
 
