@@ -42,6 +42,7 @@ from .core import data
 from .core.config import PACKAGE_DIR, Config, cache_dir
 from .core.errors import ConfigError, InvalidInput, PpkitError
 from .core.io import atomic_write, sha256_file
+from .core.text import without_invisible
 from .documents.noise import RuleNoiseFilter
 from .documents.noise_gemini import GeminiNoiseFilter
 from .indexing import build as _build
@@ -213,6 +214,7 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     with online_run(index.config.ask_deadline) as run:
         before = len(run.fallbacks)
         checked_k(question, index.config.k if opts.k is None else opts.k)
+        _checked_request(question, opts.docs)
         analysis = analyze_question(index, question, filters=opts.docs is None and opts.auto_filter, docs=opts.docs)
         r = _retrieve(index, question, opts, reranker=reranker or default_reranker(index), analysis=analysis)
     return replace(r, trace=replace(r.trace, fallbacks=r.trace.fallbacks + run.fallbacks[before:]))
@@ -296,6 +298,7 @@ def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker
                    synthesizer: Synthesizer) -> Generator[Event, None, Answer]:
     """The stages of :func:`stream` in order, up to the verified Answer (without the run's fallbacks)."""
     checked_k(question, index.config.k if opts.retrieve.k is None else opts.retrieve.k)
+    _checked_request(question, opts.retrieve.docs, opts.history)
     _not_empty(index)
     rewrite = rewrite_question(index, question, opts.history) if opts.history else None
     if rewrite is not None:
@@ -313,6 +316,28 @@ def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker
         added = statement_sections(index, question, r.sections, analysis.metric, budget=index.config.section_budget)
     return (yield from answer_stream(question, r, synthesizer, analysis, added=added, rewrite=rewrite,
                                      verify=opts.verify))
+
+
+def _checked_request(question: str, docs, history=None) -> None:
+    """What :func:`ppkit.retrieval.retrieve.checked_k` leaves to check, as one-line InvalidInputs: a question of
+    characters that show nothing (zero-width spaces: it was answered), ``docs=[]`` (it searched nothing and said
+    "Not found") and a history that is not a list of turns (``"bad"`` was read as three questions)."""
+    if not without_invisible(question).strip():
+        raise InvalidInput("the question holds only characters that show nothing (zero-width spaces, joiners...): "
+                           "write the question")
+    if docs is not None and not docs:
+        raise InvalidInput("docs=[] names no document: give the documents to search, or leave docs out (None) to "
+                           "search the ones the question names, else all")
+    if history is None:
+        return
+    if not isinstance(history, (list, tuple)):
+        raise InvalidInput(f"history must be a list of earlier turns, oldest first (e.g. [{{'question': ..., "
+                           f"'answer': ...}}]), not a {type(history).__name__}")
+    for turn in history:
+        if not (isinstance(turn, str) or isinstance(getattr(turn, "question", None), str)
+                or (isinstance(turn, dict) and ("question" in turn or "role" in turn))):
+            raise InvalidInput(f"a history turn must be a question (str), a dict with 'question' (and 'answer') or "
+                               f"'role' and 'content', or an Answer; got {type(turn).__name__} {str(turn)[:60]!r}")
 
 
 def _not_empty(index: SearchIndex) -> None:
@@ -380,9 +405,11 @@ def _compare_in(index: SearchIndex, a: str, b: str, criteria: str | None, **opti
                                  **options)
 
 
-def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,
+def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | str | None = None,
                 config: Config | None = None, noise_filter=None, **options) -> Index:
     """Index Markdown documents into ``folder``; see :func:`ppkit.indexing.build.build_index`.
+
+    ``embedder``: an :class:`Embedder`, or its name (``"local"``, ``"hash"``... as ``Config.embedder``).
 
     ``config`` defaults to :meth:`Config.from_env`; ``noise_filter`` to
     :func:`default_noise_filter`. ``options``: ``fresh``, ``overrides``, ``names``,
@@ -391,6 +418,8 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     >>> index = ppkit.build_index(["../shared/data/10k/AMD.md"], "/tmp/amd-index")  # doctest: +SKIP
     """
     config = config or Config.from_env()
+    if isinstance(embedder, str):  # a name, as ``ppkit index --embedder`` takes it: checked against the index
+        config, embedder = config.set(embedder=embedder), None
     embedder = embedder or get_embedder(config.embedder)
     default_filter = noise_filter is None
     noise_filter = noise_filter or default_noise_filter(config, embedder)

@@ -143,7 +143,7 @@ def image_grid(answer, *, cols: int = 2, width: float = 10.0, dpi: int = 100):
     return fig
 
 
-_IMAGE_LINK = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_IMAGE_LINK = re.compile(r"!\[[^\[\]]*\]\([^()]*\)")
 _EMPTY_QUOTE = re.compile(r"^\s*[-*]\s+line \d+(?:-\d+)?:\s*$")
 
 
