@@ -33,9 +33,9 @@ from .compare.report import to_markdown, write_report
 from .core.config import RERANKERS, RETRIEVAL_MODES, Config
 from .core.errors import InvalidInput, PpkitError
 from .core.progress import progress_bar, quiet_mode
-from .documents.extract import check_outputs, extract_pdf
+from .documents.extract import check_outputs, extract_pdf_guarded, no_text_warning, pages_without_text
 from .documents.pdfcache import checked_page_count
-from .documents.tree import build_tree
+from .documents.tree import build_tree, read_lines
 from .documents.treecheck import check_tree, format_report
 from .indexing import stores
 from .indexing.embed import EMBEDDERS
@@ -74,13 +74,16 @@ def _cmd_extract(args, cfg) -> int:
         if Path(pdf).is_file():
             checked_page_count(pdf)  # an absurd page count is one line before any extraction
     for pdf in progress_bar(args.pdfs, desc="documents", disable=len(args.pdfs) < 2):
-        ex = extract_pdf(pdf, args.out, pages=args.pages, backend=args.backend, progress=not args.quiet,
-                         overwrite=args.overwrite)
+        ex = extract_pdf_guarded(pdf, args.out, pages=args.pages, backend=args.backend, progress=not args.quiet,
+                                 overwrite=args.overwrite)  # in a process of its own, under the PDF caps
         pm = ex.page_map
         failed = f", {len(pm.failed_pages)} pages FAILED" if pm.failed_pages else ""
         print(f"{ex.pdf.name}: {len(pm.pages)} of {pm.page_count} pages, {ex.n_headings} headings, "
               f"{ex.n_lines} lines with {pm.backend} in {ex.seconds:.1f} s{failed} -> {ex.markdown_path} "
               f"(+ {ex.page_map_path.name})")
+        blank = pages_without_text(pm.pages, read_lines(ex.markdown_path))
+        if blank:  # written all the same: exit status 0
+            print(f"ppkit extract: warning: {no_text_warning(ex.pdf.name, blank, pm.page_count)}", file=sys.stderr)
     return 0
 
 
@@ -106,6 +109,8 @@ def _cmd_index(args, cfg) -> int:
           f"in {b['seconds_total']:.1f} s -> {folder}")
     for doc, was in b.get("replaced", {}).items():
         print(f"  {doc}: replaced the document indexed from {was}")
+    for warning in b.get("warnings", []):  # indexed all the same: exit status 0
+        print(f"ppkit index: warning: {warning}", file=sys.stderr)
     for rec in index.manifest["documents"]:
         dropped = sum(1 for d in index.noise.get(rec["doc"], {}).values() if d.noise)
         pages = f", {rec['page_count']} PDF pages" if rec.get("page_count") else ""
@@ -147,6 +152,13 @@ def _cmd_remove(args, cfg) -> int:
 
 
 def _cmd_compare(args, cfg) -> int:
+    if not 1 <= args.n <= cfg.candidates:  # before any work: k of the retrieval that picks A's sections
+        raise InvalidInput(f"--n {args.n}: give 1 to {cfg.candidates} sections of A to compare (default 10)")
+    if args.out and Path(args.out).is_dir():
+        raise InvalidInput(f"--out {args.out} is a folder: give a file, FILE.md or FILE.html")
+    if args.out and Path(args.out).exists() and not args.overwrite:
+        raise InvalidInput(f"--out {args.out} is already there; nothing was compared or written: give another file, "
+                           "or --overwrite to replace it")
     shown = set()
 
     def on_phase(phase: str, done: int, total: int) -> None:  # one line per phase, on stderr
@@ -251,7 +263,8 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
     c.add_argument("b", help="document B: a name in the index, or a Markdown/PDF file (two files: a cached index)")
     c.add_argument("--criteria", help="what to compare (e.g. 'liens and guarantees'); default: whole documents")
     c.add_argument("--index", help="index folder holding A and B (default: $PPKIT_INDEX or the cache)")
-    c.add_argument("--out", help="write the report to FILE.md or FILE.html")
+    c.add_argument("--out", help="write the report to FILE.md or FILE.html (a file already there: with --overwrite)")
+    c.add_argument("--overwrite", action="store_true", help="let --out replace a file that is already there")
     c.add_argument("--json", action="store_true", help="print the comparison as JSON")
     c.add_argument("--n", type=int, default=10, help="with --criteria: sections of A to compare (default 10)")
     c.add_argument("--quiet", action="store_true", help="no progress lines")

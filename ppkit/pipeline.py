@@ -40,13 +40,15 @@ from .answer.synth import Answer, ExtractiveSynthesizer, Synthesizer
 from .answer.synth_gemini import GeminiSynthesizer
 from .core import data
 from .core.config import PACKAGE_DIR, Config, cache_dir
-from .core.errors import ConfigError, InvalidInput
-from .core.io import sha256_file
+from .core.errors import ConfigError, InvalidInput, PpkitError
+from .core.io import atomic_write, sha256_file
+from .core.text import without_invisible
 from .documents.noise import RuleNoiseFilter
 from .documents.noise_gemini import GeminiNoiseFilter
 from .indexing import build as _build
 from .indexing import index as _indexing
 from .indexing import remove as _remove
+from .indexing import stores as _stores
 from .indexing.embed import Embedder, HashEmbedder, get_embedder
 from .indexing.index import (
     FORMAT_VERSION,
@@ -216,6 +218,7 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     with online_run(index.config.ask_deadline) as run:
         before = len(run.fallbacks)
         checked_k(question, index.config.k if opts.k is None else opts.k)
+        _checked_request(question, opts.docs)
         analysis = analyze_question(index, question, filters=opts.docs is None and opts.auto_filter, docs=opts.docs)
         r = _retrieve(index, question, opts, reranker=reranker or default_reranker(index), analysis=analysis)
     return replace(r, trace=replace(r.trace, fallbacks=r.trace.fallbacks + run.fallbacks[before:]))
@@ -299,6 +302,7 @@ def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker
                    synthesizer: Synthesizer) -> Generator[Event, None, Answer]:
     """The stages of :func:`stream` in order, up to the verified Answer (without the run's fallbacks)."""
     checked_k(question, index.config.k if opts.retrieve.k is None else opts.retrieve.k)
+    _checked_request(question, opts.retrieve.docs, opts.history)
     _not_empty(index)
     rewrite = rewrite_question(index, question, opts.history) if opts.history else None
     if rewrite is not None:
@@ -316,6 +320,28 @@ def _answer_events(index: SearchIndex, question: str, opts: AskOptions, reranker
         added = statement_sections(index, question, r.sections, analysis.metric, budget=index.config.section_budget)
     return (yield from answer_stream(question, r, synthesizer, analysis, added=added, rewrite=rewrite,
                                      verify=opts.verify))
+
+
+def _checked_request(question: str, docs, history=None) -> None:
+    """What :func:`ppkit.retrieval.retrieve.checked_k` leaves to check, as one-line InvalidInputs: a question of
+    characters that show nothing (zero-width spaces: it was answered), ``docs=[]`` (it searched nothing and said
+    "Not found") and a history that is not a list of turns (``"bad"`` was read as three questions)."""
+    if not without_invisible(question).strip():
+        raise InvalidInput("the question holds only characters that show nothing (zero-width spaces, joiners...): "
+                           "write the question")
+    if docs is not None and not docs:
+        raise InvalidInput("docs=[] names no document: give the documents to search, or leave docs out (None) to "
+                           "search the ones the question names, else all")
+    if history is None:
+        return
+    if not isinstance(history, (list, tuple)):
+        raise InvalidInput(f"history must be a list of earlier turns, oldest first (e.g. [{{'question': ..., "
+                           f"'answer': ...}}]), not a {type(history).__name__}")
+    for turn in history:
+        if not (isinstance(turn, str) or isinstance(getattr(turn, "question", None), str)
+                or (isinstance(turn, dict) and ("question" in turn or "role" in turn))):
+            raise InvalidInput(f"a history turn must be a question (str), a dict with 'question' (and 'answer') or "
+                               f"'role' and 'content', or an Answer; got {type(turn).__name__} {str(turn)[:60]!r}")
 
 
 def _not_empty(index: SearchIndex) -> None:
@@ -383,9 +409,11 @@ def _compare_in(index: SearchIndex, a: str, b: str, criteria: str | None, **opti
                                  **options)
 
 
-def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | None = None,
+def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder | str | None = None,
                 config: Config | None = None, noise_filter=None, **options) -> Index:
     """Index Markdown documents into ``folder``; see :func:`ppkit.indexing.build.build_index`.
+
+    ``embedder``: an :class:`Embedder`, or its name (``"local"``, ``"hash"``... as ``Config.embedder``).
 
     ``config`` defaults to :meth:`Config.from_env`; ``noise_filter`` to
     :func:`default_noise_filter`. ``options``: ``fresh``, ``overrides``, ``names``,
@@ -394,10 +422,18 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     >>> index = ppkit.build_index(["../shared/data/10k/AMD.md"], "/tmp/amd-index")  # doctest: +SKIP
     """
     config = config or Config.from_env()
+    if isinstance(embedder, str):  # a name, as ``ppkit index --embedder`` takes it: checked against the index
+        config, embedder = config.set(embedder=embedder), None
     embedder = embedder or get_embedder(config.embedder)
+    default_filter = noise_filter is None
     noise_filter = noise_filter or default_noise_filter(config, embedder)
-    return Index.of(_build.build_index(paths, folder, embedder=embedder, config=config, noise_filter=noise_filter,
+    paths = list(paths) if not isinstance(paths, (str, bytes, Path)) else paths  # a bad value errors below
+    index = Index.of(_build.build_index(paths, folder, embedder=embedder, config=config, noise_filter=noise_filter,
                                        **options))
+    if default_filter and options.get("save", True) and not any(options.get(k) for k in ("names", "metadata",
+                                                                                            "overrides")):
+        _note_build(paths, index, embedder, config)
+    return index
 
 
 def load_index(folder: Path | str | None = None, *, embedder: Embedder | None = None,
@@ -432,6 +468,53 @@ _INDEXING_CODE = ("core/markup.py", "documents/tree.py", "documents/noise.py", "
                   "indexing/sections.py")
 
 
+def _cache_key(paths, embedder: Embedder, config: Config) -> str:
+    """The key of :func:`cached_index`: the documents' sha256 and paths, the embedder, the settings, the
+    pipeline and format versions and the code that decides what goes into an index."""
+    return hashlib.sha256(json.dumps({
+        "docs": [sha256_file(p) for p in paths], "embedder": embedder.name, "dim": embedder.dim,
+        # pointers are absolute paths: a moved data folder is another index
+        "paths": [str(Path(p).resolve()) for p in paths],
+        "chunk": [config.chunk_size, config.chunk_overlap], "pipeline": PIPELINE_VERSION,
+        "format": FORMAT_VERSION, "code": _code_fingerprint(),
+        "online_noise": bool(config.online and config.noise_online),
+    }, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _built_note(key: str) -> Path:
+    """Where a build names the index folder it made from exactly the inputs of cache key ``key``."""
+    return cache_dir() / "indexes" / ".built" / f"{key}.json"
+
+
+def _note_build(paths, index: Index, embedder: Embedder, config: Config) -> None:
+    """After :func:`build_index` saved ``index``: when it is what :func:`cached_index` would build from ``paths``
+    (exactly those documents, in that order, under their file names, every one indexed by this build with
+    the default noise filter and store), note its folder and stamp under their cache key, so the cache can
+    take it instead of building the same index again (README step 3 after step 1)."""
+    m = index.manifest
+    docs, build = m.get("documents", []), m.get("build", {})
+    if (build.get("chunks_reused") or "removed" in build or m.get("store", {}).get("name") != _stores.DEFAULT
+            or [d.get("source") for d in docs] != [str(Path(p).resolve()) for p in paths]
+            or [d.get("doc") for d in docs] != [Path(p).stem for p in paths]):
+        return
+    atomic_write(_built_note(_cache_key(paths, embedder, config)),
+                 json.dumps({"folder": str(index.folder), "stamp": m.get("stamp")}))
+
+
+def _adopt_build(key: str, folder: Path, embedder: Embedder, config: Config) -> Index | None:
+    """The index a build noted under ``key`` (:func:`_note_build`), saved into ``folder``; None when there is
+    none, it cannot be loaded, or it changed since it was noted (its stamp differs)."""
+    try:
+        note = json.loads(_built_note(key).read_text(encoding="utf-8"))
+        built = load_index(note["folder"], embedder=embedder, config=config)
+    except (OSError, ValueError, KeyError, TypeError, PpkitError):
+        return None
+    if not note.get("stamp") or built.manifest.get("stamp") != note["stamp"]:
+        return None
+    built.save(folder)
+    return built
+
+
 def _code_fingerprint() -> str:
     """sha256 of the modules that decide what goes into an index, so a cached reference index
     built by other code (another checkout, an edited module) is never mistaken for this one."""
@@ -463,20 +546,15 @@ def cached_index(paths, name: str, *, embedder: Embedder | None = None, config: 
     The cache key covers the documents' sha256, the embedder, the settings and the
     pipeline version, so tests, notebooks and benchmarks share one build per machine
     and a changed input or setting builds a new one; it lives in ``<cache>/indexes/<name>-<key>``.
-    ``options`` go to :func:`build_index` (e.g. ``workers`` for PDFs).
+    When :func:`build_index` (``ppkit index``) already made that same index into another folder and it has
+    not changed since, that index is copied in instead of built again (seconds, not minutes: README step 3
+    after step 1). ``options`` go to :func:`build_index` (e.g. ``workers`` for PDFs).
 
     >>> index = ppkit.cached_index(sorted(Path("pdfs").glob("*.pdf")), "my-shelf")  # doctest: +SKIP
     """
     config = config or Config.from_env()
     embedder = embedder or get_embedder(config.embedder)
-    key = hashlib.sha256(json.dumps({
-        "docs": [sha256_file(p) for p in paths], "embedder": embedder.name, "dim": embedder.dim,
-        # pointers are absolute paths: a moved data folder is another index
-        "paths": [str(Path(p).resolve()) for p in paths],
-        "chunk": [config.chunk_size, config.chunk_overlap], "pipeline": PIPELINE_VERSION,
-        "format": FORMAT_VERSION, "code": _code_fingerprint(),
-        "online_noise": bool(config.online and config.noise_online),
-    }, sort_keys=True).encode()).hexdigest()[:16]
+    key = _cache_key(paths, embedder, config)
     folder = cache_dir() / "indexes" / f"{name}-{key}"
     with _indexing.index_lock(folder):
         if (folder / "manifest.json").exists():
@@ -484,6 +562,9 @@ def cached_index(paths, name: str, *, embedder: Embedder | None = None, config: 
                 return load_index(folder, embedder=embedder, config=config)
             except (IndexFormatError, ValueError, FileNotFoundError):
                 pass  # a corrupt cache entry is rebuilt below
+        adopted = _adopt_build(key, folder, embedder, config)
+        if adopted is not None:
+            return adopted
         index = build_index(paths, folder, embedder=embedder, config=config, fresh=True, progress=progress,
                             save=False, **options)
         index.save(folder)

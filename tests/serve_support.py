@@ -7,7 +7,7 @@ from pathlib import Path
 
 # a two-page filing: big lines are headings to the text-layer extractor, small ones body text
 INITECH_PAGES = [
-    [(20, "INITECH CORPORATION"), (11, "Annual report on Form 10-K for the fiscal year 2022."),
+    [(20, "INITECH CORPORATION"), (11, "Form 10-K for the fiscal year ended December 31, 2022."),
      (16, "Item 1. Business"), (11, "Initech makes TPS report software for banks and insurers."),
      (11, "The company has 1,200 employees in Austin, Texas.")],
     [(16, "Item 7. Results of Operations"),

@@ -6,9 +6,9 @@ import pytest
 from mm_helpers import fixture_tree, section
 
 from ppkit.answer.synth import Answer, image_record
-from ppkit.ui.answer_view import answer_html, escape_dollars, image_grid, images_markdown
+from ppkit.ui.answer_view import answer_html, image_grid, images_markdown, shown_images
 from ppkit.ui.cited_answer import answer_widget
-from ppkit.core.style import BLOCK
+from ppkit.core.style import BLOCK, NO_MATH
 
 pytest.importorskip("ipywidgets")
 
@@ -26,20 +26,42 @@ def _answer(label: str | None = None) -> Answer:
 
 def test_answer_html_renders_bullets_links_and_escapes_html():
     out = answer_html(_answer())
-    assert out.startswith(f"<div class='ppkit-block' style='{BLOCK}'>")
+    assert out.startswith(f"<div class='ppkit-block {NO_MATH}' style='{BLOCK}'>")
     assert "<li>line 1: first &lt;b&gt;quoted&lt;/b&gt;</li>" in out  # raw HTML in an answer is text
     assert "<li>line 2: second</li>" in out
     assert "<a target='_blank' rel='noopener' href=\"https://example.org/p\">the paper</a>" in out
     assert "<strong>Retrieved sections</strong>" in out and "- line" not in out
 
 
-def test_labels_lose_private_use_glyphs_wherever_shown():
-    a = _answer(label="Equation (7): L\ue000SDS\ue001  = E")
-    assert "| 1 | Equation (7): LSDS = E |" in images_markdown(a)
+def test_labels_show_formula_glyphs_readable_wherever_shown():
+    # U+E000/U+E001: the math-extension font's big parentheses; U+E0FF: no glyph known, dropped
+    a = _answer(label="Equation (7): L\ue000SDS\ue001  = E\ue0ff")
+    assert "| 1 | Equation (7): L(SDS) = E |" in images_markdown(a)
     fig = image_grid(a)
-    assert fig.axes[0].get_title() == "mm_doc: Equation (7): LSDS = E"
+    assert fig.axes[0].get_title() == "mm_doc: Equation (7): L(SDS) = E"
     ui = answer_widget(_FakeIndex(a), question="q")
-    assert "<b>Equation (7): LSDS = E</b>" in ui.images.children[0].value
+    assert "<b>Equation (7): L(SDS) = E</b>" in ui.images.children[0].value
+
+
+def test_images_the_question_names_come_first_in_the_order_it_names_them():
+    a = _answer()
+    files = [im["path"] for im in a.images]
+    assert files == ["figures/pipeline.png", "tables/accuracy.png"]  # the answer's own order
+    assert [im["path"] for im in shown_images(a)] == files  # "q" names no figure
+
+    def asked(question):
+        return Answer(question, a.text, a.sections, "extractive", a.images, None)
+
+    table_first = asked("What does Table 1 report, and how is Fig. 1 drawn?")
+    assert [im["path"] for im in shown_images(table_first)] == files[::-1]
+    assert [im["path"] for im in shown_images(asked("Figure 1 beside TABLE I"))] == files
+    assert [im["path"] for im in shown_images(asked("What does Table 1 report?"))] == files[::-1]
+    assert table_first.images == a.images  # the answer is not changed
+    # every view shows that order
+    assert images_markdown(table_first).split("\n")[2].startswith("| 1 | TABLE I:")
+    assert image_grid(table_first).axes[0].get_title().startswith("mm_doc: TABLE I:")
+    ui = answer_widget(_FakeIndex(table_first), question="What does Table 1 report, and how is Fig. 1 drawn?")
+    assert "<b>TABLE I:" in ui.images.children[0].value
 
 
 def test_image_grid_returns_a_closed_figure():
@@ -96,7 +118,3 @@ def test_image_links_and_the_empty_quotes_they_leave_are_dropped():
     out = answer_html(a)
     assert "line 227" not in out and "<img" not in out and "<li>line 228: see  here</li>" in out
 
-
-def test_dollars_are_escaped_for_markdown():
-    assert escape_dollars("$9,068 million; truth $9068.00") == "\\$9,068 million; truth \\$9068.00"
-    assert escape_dollars("already \\$5") == "already \\$5"

@@ -117,7 +117,7 @@ def test_question_browser_wears_the_inline_style(env):
     """In JupyterLab a widget's HTML inherits a 28 px line height unless it carries its own style."""
     pytest.importorskip("ipywidgets")
     from ppkit.bench.views.questions import question_browser
-    from ppkit.core.style import BLOCK
+    from ppkit.core.style import BLOCK, NO_MATH
 
     tmp, _ = env
     out = tmp / "fb.json"
@@ -126,7 +126,7 @@ def test_question_browser_wears_the_inline_style(env):
     box = question_browser(json.loads(out.read_text()))
     pick, shown = box.children
     assert pick.value == "fb-acme-prose"
-    assert shown.value.startswith(f"<div class='ppkit-block' style='{BLOCK}'>") and "fb-acme-prose" in shown.value
+    assert shown.value.startswith(f"<div class='ppkit-block {NO_MATH}' style='{BLOCK}'>") and "fb-acme-prose" in shown.value
 
 
 def test_every_subcommand_help_renders():

@@ -9,7 +9,7 @@ import pytest
 import ppkit
 from ppkit.core.errors import InvalidInput, NotFound
 from ppkit.ui.cited_answer import CitedAnswer
-from ppkit.ui.cues import LOW_SCORE, retrieval_cues
+from ppkit.ui.cues import LOW_SCORE, retrieval_cues, section_matches
 from ppkit.ui.folder import find_documents
 
 pytest.importorskip("ipywidgets")
@@ -63,6 +63,24 @@ def test_no_good_match_only_for_the_embedder_it_was_measured_with(tiny_index):
     r = tiny_index.retrieve("zzz qqq", 3)
     assert not any(c.startswith("No good match") for c in retrieval_cues(tiny_index, "zzz qqq", r, low_score=2.0))
     assert 0.354 < LOW_SCORE < 0.444  # between the best nonsense string and the weakest benchmark question
+
+
+def test_a_section_matches_when_it_holds_the_figure_or_table_the_question_names():
+    from types import SimpleNamespace
+
+    from mm_helpers import fixture_tree, section
+
+    t = fixture_tree()
+    method, results = section(t, "0002"), section(t, "0003")  # Figure 1's caption; TABLE I's caption and "Fig. 1"
+
+    def found(*sections):
+        return SimpleNamespace(sections=list(sections))
+
+    assert section_matches("What does Figure 1 show?", found(method))
+    assert not section_matches("What does Figure 1 show?", found(results))  # only mentions it
+    assert section_matches("Which numbers are in Table 1?", found(results))
+    assert not section_matches("Which numbers are in Table 2?", found(method, results))
+    assert not section_matches("how are strokes drawn", found(method, results))  # names nothing
 
 
 def test_find_documents_and_a_folder_without_documents(tmp_path):

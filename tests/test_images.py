@@ -357,10 +357,15 @@ def test_show_answer_displays_each_image_with_label_and_section(monkeypatch):
     show_answer(_answer())
     kinds = [type(o).__name__ for o in shown]
     assert kinds == ["Markdown", "Markdown", "Image", "Markdown", "Image"]
-    assert shown[1].data.startswith("**Figure 1: The three-stage toy pipeline")
-    assert "from *mm_doc > Toy Vector Painter > 1. Method* (`mm_doc#0002`, `figures/pipeline.png`)" in shown[1].data
+    from ppkit.core.style import NO_MATH
+
+    wrapper = f'<div class="{NO_MATH}">\n\n'  # dollars never typeset as math (ppkit.ui.dollars)
+    assert shown[1].data.startswith(wrapper) and shown[1].data.endswith("\n\n</div>")
+    label = shown[1].data.removeprefix(wrapper).removesuffix("\n\n</div>")
+    assert label.startswith("**Figure 1: The three-stage toy pipeline")
+    assert "from *mm_doc > Toy Vector Painter > 1. Method* (`mm_doc#0002`, `figures/pipeline.png`)" in label
     assert shown[2].data == (FIXTURE_DIR / "figures" / "pipeline.png").read_bytes()
-    assert shown[1].data.endswith("`figures/pipeline.png`)  \nwhy: caption match 1.00 (pipelin); in section 1")
+    assert label.endswith("`figures/pipeline.png`)  \nwhy: caption match 1.00 (pipelin); in section 1")
     assert shown[2].width == 2  # the 2x2 fixture is shown at its own size, not upscaled to 520
 
 
@@ -372,6 +377,10 @@ def test_image_grid_returns_a_figure():
     titles = [ax.get_title() for ax in fig.axes]
     assert titles == ["mm_doc: Figure 1: The three-stage toy pipeline: encode the…",
                       "mm_doc: TABLE I: Accuracy of the toy painter on three…"]
+    # readable: 1,000 pixels wide, each image 500, the row as tall as its square images plus a title
+    assert tuple(fig.get_size_inches() * fig.dpi) == pytest.approx((1000, 535))
+    single = image_grid(Answer("q", "t", _answer().sections, "extractive", _answer().images[:1]))
+    assert single.get_size_inches()[0] * single.dpi == 1000 and len(single.axes) == 1
     assert image_grid(Answer("q", "t", [], "extractive")) is None
 
 

@@ -29,3 +29,16 @@ def test_judge_strict():
         "abstained"
     assert judge_numeric("no figure here", "1.57")["reason"] == "no_number"
     assert not judge_numeric("anything", "Yes, they did")["applicable"]
+
+
+def test_a_bare_figure_is_the_amount_asked_in_the_questions_unit():
+    asked = "What was the spending, in millions?"
+    steps = "The spending was 7,310 less 1,205.\nSteps: 7,310 - 1,205 = 6,105."
+    assert stated_result(steps)["text"] == "6,105"  # the arithmetic's result, written without a unit
+    assert judge_numeric(steps, "$6105.00", asked)["ok"]
+    assert judge_numeric("Steps: 4.2 + 1.9 = 6.1.", "$6.10", "What was it, in billions?")["ok"]
+    assert judge_numeric("Steps: 7,310 - 1,305 = 6,005.", "$6105.00", asked)["reason"] == "value"
+    # a unit that is written still has to agree
+    assert judge_numeric("The multiple was 6.1x.", "$6.10", asked)["reason"] == "unit"
+    assert judge_numeric("The margin was 6.1%.", "$6.10", asked)["reason"] == "unit"
+    assert judge_numeric("x = 6.1", "6.1%")["reason"] == "unit"  # a bare figure is no percentage

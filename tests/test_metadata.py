@@ -110,13 +110,13 @@ def test_cover_metadata_and_sources():
 
 
 def test_file_name_is_the_fallback(tmp_path):
-    # a text without a cover: the name gives company, period and form, and says so
+    # a text without a cover: the name gives company and form, and says so; never the period (issue 45: a page
+    # count in a scan's name was taken for a year)
     md = tmp_path / "ACME_2023Q3_10Q.md"
     md.write_text("# Notes\n\nSome text.\n")
     meta, _ = _meta(md)
-    assert (meta["company"], meta["period"], meta["form_type"]) == ("ACME", "FY2023Q3", "10-Q")
-    assert meta["sources"] == {"company": "file name", "fiscal_year": "file name", "quarter": "file name",
-                               "form_type": "file name"}
+    assert (meta["company"], meta["period"], meta["form_type"]) == ("ACME", None, "10-Q")
+    assert meta["sources"] == {"company": "file name", "form_type": "file name"}
     # the cover wins over a name that disagrees; a neutral name gives nothing
     src = (COVERS / "northwind_10k.md").read_text()
     md2 = tmp_path / "OTHER_2019_10Q.md"

@@ -10,7 +10,7 @@ import pytest
 import ppkit
 from ppkit.documents.noise import NoiseDecision
 from ppkit.documents.tree import parse_markdown
-from ppkit.core.style import BLOCK, PRE
+from ppkit.core.style import BLOCK, NO_MATH, PRE
 from ppkit.ui.widgets import QueryExplorer, TreeView
 
 pytest.importorskip("ipywidgets")
@@ -79,7 +79,7 @@ def test_tree_view_figures_noise_and_summary():
     view.select("0008")
     assert "<code>figures/magnets.png</code> line 28 - the file does not exist" in view.text.value
     html = view.summary_html()
-    assert html.startswith(f"<div class='ppkit-block' style='{BLOCK}'><div><b>widgets_acme</b>: 10 headings, "
+    assert html.startswith(f"<div class='ppkit-block {NO_MATH}' style='{BLOCK}'><div><b>widgets_acme</b>: 10 headings, "
                            "34 lines, 1 figures")
     assert html.count("<details open") == 2  # the root, and 0001 opened to show the selected 0002
     assert "<details open style='margin-left:0.6em'><summary><span style=''>ACME Corp Annual Report" in html
@@ -228,13 +228,13 @@ def test_widget_html_carries_its_own_line_height_and_word_breaking(tiny_index):
     assert "word-break:normal" in PRE and "white-space:pre-wrap" in PRE
     assert "line-height:1.4" in BLOCK and "word-break:normal" in BLOCK
     view = TreeView(ppkit.build_tree(ACME))
-    assert view.text.value.startswith(f"<div class='ppkit-block' style='{BLOCK}'>")
+    assert view.text.value.startswith(f"<div class='ppkit-block {NO_MATH}' style='{BLOCK}'>")
     assert "class='ppkit-node-text' style='word-break:normal;" in view.text.value
     ex = QueryExplorer(tiny_index, "rocket revenue", k=3)
     for w in (ex.status, ex.funnel, ex.candidates, ex.section_text):
-        assert w.value.startswith(f"<div class='ppkit-block' style='{BLOCK}'>")
+        assert w.value.startswith(f"<div class='ppkit-block {NO_MATH}' style='{BLOCK}'>")
     assert f"<pre style='{PRE}'>" in ex.section_text.value
-    assert ex.summary_html().startswith("<div class='ppkit-block'")
+    assert ex.summary_html().startswith(f"<div class='ppkit-block {NO_MATH}'")
 
 
 def test_strip_private_use():

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 from ..core.text import sentences, stems
+from ..documents.tree import text_heading_line
 from ..retrieval.boilerplate import asks_for, boilerplate_kind
 from ..retrieval.types import Section
 from .asked import Asked, Quantity, asked_quantity, asked_type, quantity_words
@@ -134,10 +135,10 @@ def _prose_blocks(lines: list[tuple[int, str]]) -> list[list[tuple[int, str]]]:
         if _FURNITURE.match(s):
             furniture = True
             continue
-        if s.startswith(("#", "|", "![", "<")):
+        if s.startswith(("#", "|", "![", "<")) and not text_heading_line(s):  # a title too long for one is text
             gap_ok = furniture = False
             continue
-        s = re.sub(r"^(?:[*•-]|\d+[.)])\s+", "", s)  # a bullet's marker
+        s = re.sub(r"^(?:[*•-]|\d+[.)]|#{1,6})\s+", "", s)  # a bullet's marker, or that line's "#"s
         prev = paras[-1][-1][1] if paras else ""
         joins = gap_ok and prev and not _END.search(prev) and (s[:1].islower() or furniture)
         if joins:

@@ -7,7 +7,7 @@ the reference tables, the online answer benchmark, plots and views. Never import
                scale, peers, metadata, transfer, extraction
     fit/       fitting on the visible sets: cv (folds, intervals), loco, the stage-2 model (rerank), image
                thresholds (images), rules after stage 2, the statement weight
-    views/     figures (plots) and per-question views (questions)
+    views/     figures (plots), per-question views (questions), the k control over the k=3 failures (k_choice)
     cli.py     `ppkit bench ...`
 
     fmt, questions = ppkit.bench.load_questions(path)
@@ -40,6 +40,7 @@ from .runs.computed import metric_markdown, run_metric_bench
 from .runs.harness import BenchPlan
 from .runs.reproduce import (failure_analysis, failure_markdown, per_question_comparison, reference_sections,
                              reference_summary, summary_markdown)
+from .views.k_choice import KComparison
 from .views.plots import plot_page_hits, plot_reference_vs_ppkit, plot_retrieval
 from .views.questions import misses_markdown, question_browser, question_markdown
 
@@ -48,7 +49,7 @@ __all__ = [
     "hit_at_k", "load_comprehensive", "load_financebench", "load_multimodal", "load_multimodal_queries",
     "load_questions", "load_run_logs", "markdown_table", "multimodal_gold", "parse_run_log", "parse_scorecard",
     "recall_at_k", "run_retrieval_bench",
-    "BenchPlan", "failure_analysis", "failure_markdown", "measure_contamination", "metric_markdown", "miss_causes",
+    "BenchPlan", "KComparison", "failure_analysis", "failure_markdown", "measure_contamination", "metric_markdown", "miss_causes",
     "misses_markdown", "per_question_comparison", "plot_page_hits", "plot_reference_vs_ppkit", "plot_retrieval",
     "question_browser", "question_markdown", "reference_sections", "reference_summary", "run_answer_judge",
     "run_metric_bench", "shelf", "small_filings", "summary_markdown",

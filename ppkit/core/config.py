@@ -19,8 +19,11 @@ Switches and keys:
 * ``PPKIT_GEMINI_BASE_URL`` - another Gemini server, e.g. the tests' own (:func:`gemini_base_url`)
 * ``PPKIT_QUIET=1`` - no progress bars (:func:`quiet_forced`)
 * ``PPKIT_TEST_CRASH_AT`` - test hook: the save/removal/extraction step at which to kill the process (:func:`crash_step`)
-* ``PPKIT_API_TOKEN``, ``PPKIT_SERVE_MAX_BODY``, ``PPKIT_SERVE_TRUST_INDEX`` - ``ppkit serve``'s bearer token,
-  request size limit and trust of its index folder (:func:`serve_settings`)
+* ``PPKIT_API_TOKEN``, ``PPKIT_SERVE_MAX_BODY``, ``PPKIT_SERVE_TRUST_INDEX``, ``PPKIT_SERVE_ALLOWED_HOSTS``,
+  ``PPKIT_SERVE_BODY_SECONDS`` - ``ppkit serve``'s bearer token, request size limit, trust of its index folder,
+  the host names it answers for and the time a request body may take (:func:`serve_settings`)
+* ``PPKIT_PDF_MAX_INFLATED``, ``PPKIT_PDF_MAX_PAGES``, ``PPKIT_PDF_PAGE_SECONDS``, ``PPKIT_PDF_MAX_MEMORY`` - the
+  caps on reading one PDF (:func:`pdf_caps`)
 
 :class:`Config` fields (read by :meth:`Config.from_env`, see :data:`ENV_FIELDS`):
 
@@ -46,7 +49,7 @@ from .errors import ConfigError
 __all__ = ["PACKAGE_DIR", "project_root", "cache_dir", "figures_dir", "gemini_key", "offline_forced", "Config",
            "RETRIEVAL_MODES", "check_fields", "ENV_FIELDS", "INDEX_TIME_FIELDS", "data_dir_override",
            "index_dir_override", "config_dir", "quiet_forced", "llama_cloud_key", "gemini_base_url", "crash_step",
-           "ServeSettings", "serve_settings", "export_env"]
+           "ServeSettings", "serve_settings", "export_env", "PdfCaps", "pdf_caps", "LOOPBACK_HOSTS"]
 
 RETRIEVAL_MODES = ("dense", "bm25", "hybrid", "dense+static", "hybrid+static")  # stage-1 recall ("+static": the static channel too)
 RERANKERS = ("structural", "fitted")  # offline stage 2
@@ -136,6 +139,9 @@ def crash_step() -> str | None:
     return os.environ.get("PPKIT_TEST_CRASH_AT")
 
 
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")  # the names a server on this machine always answers for
+
+
 @dataclass(frozen=True)
 class ServeSettings:
     """``ppkit serve``'s settings (:func:`serve_settings` reads them from the environment).
@@ -148,14 +154,27 @@ class ServeSettings:
             (``PPKIT_SERVE_MAX_UPLOAD``, default 64 MiB).
         trust_index: read the documents of an index folder ppkit on this account did not write
             (``PPKIT_SERVE_TRUST_INDEX=1``; ``ppkit serve --trust-index`` sets it for its worker processes).
+        allowed_hosts: the host names a request's ``Host`` header may name (:mod:`ppkit.serve.origin`); None: no
+            Host check (an app made in code). :func:`serve_settings` gives :data:`LOOPBACK_HOSTS` and the names in
+            ``PPKIT_SERVE_ALLOWED_HOSTS`` (comma-separated; ``ppkit serve`` adds the address it listens on and each
+            ``--allowed-host``).
+        any_ip: a ``Host`` written as an IP address is allowed too (a server listening on every address;
+            ``PPKIT_SERVE_ANY_IP=1``).
+        body_seconds: the seconds a request body may take to arrive, plus one per 64 KiB of it
+            (``PPKIT_SERVE_BODY_SECONDS``, default 30): a body sent a byte at a time is cut off (408).
     """
 
     token: str | None = field(default=None, repr=False)
     max_body: int = 64 * 1024
     trust_index: bool = False
     max_upload: int = 64 * 1024 * 1024
+    allowed_hosts: tuple[str, ...] | None = None
+    any_ip: bool = False
+    body_seconds: float = 30.0
 
     def __post_init__(self):
+        if not (math.isfinite(self.body_seconds) and self.body_seconds > 0):
+            raise ConfigError(f"PPKIT_SERVE_BODY_SECONDS={self.body_seconds}: give positive, finite seconds")
         if self.max_body < 1024:
             raise ConfigError(f"PPKIT_SERVE_MAX_BODY={self.max_body}: give at least 1024 bytes")
         if self.max_upload < 1024:
@@ -163,14 +182,57 @@ class ServeSettings:
 
 
 def serve_settings() -> ServeSettings:
-    """:class:`ServeSettings` from ``PPKIT_API_TOKEN``, ``PPKIT_SERVE_MAX_BODY``, ``PPKIT_SERVE_MAX_UPLOAD`` and
-    ``PPKIT_SERVE_TRUST_INDEX``."""
+    """:class:`ServeSettings` from ``PPKIT_API_TOKEN``, ``PPKIT_SERVE_MAX_BODY``, ``PPKIT_SERVE_MAX_UPLOAD``,
+    ``PPKIT_SERVE_TRUST_INDEX``, ``PPKIT_SERVE_ALLOWED_HOSTS``, ``PPKIT_SERVE_ANY_IP`` and
+    ``PPKIT_SERVE_BODY_SECONDS``."""
     max_body = _env_field("PPKIT_SERVE_MAX_BODY", int)
     max_upload = _env_field("PPKIT_SERVE_MAX_UPLOAD", int)
-    trust = os.environ.get("PPKIT_SERVE_TRUST_INDEX", "").strip().casefold() not in ("", "0", "false", "no")
+    body_seconds = _env_field("PPKIT_SERVE_BODY_SECONDS", float)
+    trust, any_ip = (os.environ.get(v, "").strip().casefold() not in ("", "0", "false", "no")
+                     for v in ("PPKIT_SERVE_TRUST_INDEX", "PPKIT_SERVE_ANY_IP"))
+    hosts = [h.strip() for h in os.environ.get("PPKIT_SERVE_ALLOWED_HOSTS", "").split(",") if h.strip()]
     return ServeSettings(token=_env_text("PPKIT_API_TOKEN"), max_body=ServeSettings.max_body if max_body is None
                          else max_body, trust_index=trust,
-                         max_upload=ServeSettings.max_upload if max_upload is None else max_upload)
+                         max_upload=ServeSettings.max_upload if max_upload is None else max_upload,
+                         allowed_hosts=tuple(dict.fromkeys([*LOOPBACK_HOSTS, *hosts])), any_ip=any_ip,
+                         body_seconds=ServeSettings.body_seconds if body_seconds is None else body_seconds)
+
+
+@dataclass(frozen=True)
+class PdfCaps:
+    """The caps on reading one PDF (:func:`pdf_caps` reads them from the environment; see
+    :mod:`ppkit.documents.pdfguard`). Past one, reading stops with a line naming it and its variable.
+
+    Attributes:
+        inflated: the bytes a PDF's streams (page contents, fonts, forms; not images) may decompress to, in all
+            (``PPKIT_PDF_MAX_INFLATED``, default 256 MiB; the largest of the 77 reference PDFs needs 30 MB).
+        pages: the pages a PDF may have (``PPKIT_PDF_MAX_PAGES``, default 100,000).
+        page_seconds: the seconds one page may take to read (``PPKIT_PDF_PAGE_SECONDS``, default 60; a 10-K
+            page takes about 0.1 s).
+        memory: the resident bytes the process reading a PDF may reach (``PPKIT_PDF_MAX_MEMORY``, default 1 GiB;
+            Linux only: checked from ``/proc``).
+    """
+
+    inflated: int = 256 * 1024 * 1024
+    pages: int = 100_000
+    page_seconds: float = 60.0
+    memory: int = 1024 * 1024 * 1024
+
+    def __post_init__(self):
+        for name, var, low in (("inflated", "PPKIT_PDF_MAX_INFLATED", 1024), ("pages", "PPKIT_PDF_MAX_PAGES", 1),
+                               ("memory", "PPKIT_PDF_MAX_MEMORY", 16 * 1024 * 1024)):
+            if getattr(self, name) < low:
+                raise ConfigError(f"{var}={getattr(self, name)}: give at least {low}")
+        if not (math.isfinite(self.page_seconds) and self.page_seconds > 0):
+            raise ConfigError(f"PPKIT_PDF_PAGE_SECONDS={self.page_seconds}: give positive, finite seconds")
+
+
+def pdf_caps() -> PdfCaps:
+    """:class:`PdfCaps` from ``PPKIT_PDF_MAX_INFLATED``, ``PPKIT_PDF_MAX_PAGES``, ``PPKIT_PDF_PAGE_SECONDS`` and
+    ``PPKIT_PDF_MAX_MEMORY`` (each unset or blank: its default)."""
+    read = {"inflated": ("PPKIT_PDF_MAX_INFLATED", int), "pages": ("PPKIT_PDF_MAX_PAGES", int),
+            "page_seconds": ("PPKIT_PDF_PAGE_SECONDS", float), "memory": ("PPKIT_PDF_MAX_MEMORY", int)}
+    return PdfCaps(**{k: v for k, (var, kind) in read.items() if (v := _env_field(var, kind)) is not None})
 
 
 def export_env(**variables: str) -> None:

@@ -27,9 +27,11 @@ __all__ = ["render", "figure_rows"]
 
 _TABLE_OPEN = re.compile(r"<table\b", re.I)
 _TABLE_CLOSE = re.compile(r"</table\s*>", re.I)
-_ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr\s*>", re.I | re.S)
-_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]\s*>", re.I | re.S)
-_TAG = re.compile(r"<[^>]+>")
+# a row (a cell) runs to its closing tag and never over the next row's (cell's) opening: an unclosed one is
+# skipped in time linear in the text
+_ROW = re.compile(r"<tr\b[^<>]*>((?:(?!<tr\b|</tr).)*)</tr\s*>", re.I | re.S)
+_CELL = re.compile(r"<t[hd]\b[^<>]*>((?:(?!<t[hd]\b|</t[hd]).)*)</t[hd]\s*>", re.I | re.S)
+_TAG = re.compile(r"<[^<>]+>")
 _INLINE = re.compile(r"</?u>|<br\s*/?>", re.I)
 
 
@@ -79,7 +81,7 @@ def render(lines: list[str], first_line: int = 1) -> list[tuple[int, str]]:
 
 
 _NUMBER_CELL = re.compile(r"^\(?-?\$?\(?\d[\d,.]*\)?%?$")
-_CELL_MARKUP = re.compile(r"<[^>]+>|[*_`\s]+")
+_CELL_MARKUP = re.compile(r"<[^<>]+>|[*_`\s]+")
 
 
 def figure_rows(lines: list[str]) -> int:

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 from .config import quiet_forced
 
-__all__ = ["progress_bar", "quiet", "quiet_mode"]
+__all__ = ["progress_bar", "quiet", "quiet_mode", "thread_lock_bars"]
 
 _QUIET = [False]  # set by quiet_mode (a command's --quiet)
 
@@ -39,3 +39,14 @@ def progress_bar(iterable=None, *, desc: str = "", total: int | None = None, dis
     from tqdm.auto import tqdm
 
     return tqdm(iterable, desc=desc, total=total, disable=disable or quiet(), leave=False, unit=unit)
+
+
+def thread_lock_bars() -> None:
+    """Let the bars of this process share a thread lock instead of tqdm's default, which adds a multiprocessing
+    semaphore: a child process killed mid-way (:class:`ppkit.core.child.Child` past a cap) would leave that
+    semaphore to the resource tracker, which cleans it up with a warning on the terminal."""
+    import threading
+
+    from tqdm import tqdm
+
+    tqdm.set_lock(threading.RLock())

@@ -7,9 +7,18 @@ else a crude suffix stripper (documented as such).
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
-__all__ = ["tokens", "stems", "STOPWORDS", "numbers_in", "sentences", "expand_terms", "EXPANSIONS", "clip", "stem"]
+__all__ = ["tokens", "stems", "STOPWORDS", "numbers_in", "sentences", "expand_terms", "EXPANSIONS", "clip", "stem",
+           "without_invisible"]
+
+# characters that show nothing beside the format characters (category Cf: zero-width spaces and joiners, direction
+# marks, the soft hyphen): the combining grapheme joiner, variation selectors, Mongolian free variation selectors,
+# Khmer inherent vowels, the Hangul fillers and the blank Braille pattern (Unicode's Default_Ignorable_Code_Point
+# property, and U+2800, which renders as a blank)
+_INVISIBLE = re.compile("[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2800\u3164\ufe00-\ufe0f\uffa0"
+                        "\U000e0100-\U000e01ef]")
 
 STOPWORDS = frozenset(
     """a about above after again against all am an and any are as at be because been before being
@@ -74,7 +83,7 @@ _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"“$])")
 # a full stop that ends an abbreviation, not a sentence: "PepsiCo, Inc. The", "U.S. Treasury", "No. 4", "J. Smith",
 # a 10-K Item's number before its title ("see Item 1A. Risk Factors")
 _ABBREV = re.compile(r"(?:\b(?:Inc|Corp|Co|Ltd|Cos|Bros|No|Nos|Mr|Mrs|Ms|Dr|St|Jr|Sr|vs|approx|Fig|Figs|Eq|Eqs|Sec|"
-                     r"Ref|Vol|Dept|Gov|Mt|e\.g|i\.e|cf|al)|(?:\b[A-Z]\.){2,}|\b[A-Z]|\bItems?\s+\d+[A-Z]?)\.$")
+                     r"Ref|Vol|Dept|Gov|Mt|e\.g|i\.e|cf|al)|(?<!\b[A-Z]\.)(?:\b[A-Z]\.){2,}|\b[A-Z]|\bItems?\s+\d+[A-Z]?)\.$")
 
 
 def sentences(text: str) -> list[str]:
@@ -126,3 +135,15 @@ def clip(text: str, n: int) -> str:
     """``text`` with whitespace collapsed, cut at a word boundary to at most ``n`` characters (``…`` marks a cut)."""
     text = re.sub(r"\s+", " ", text).strip()
     return text if len(text) <= n else text[: n].rsplit(" ", 1)[0] + "…"
+
+
+def without_invisible(text: str) -> str:
+    """``text`` without the characters that show nothing (format characters such as zero-width spaces, variation
+    selectors, the combining grapheme joiner, Hangul fillers, the blank Braille pattern).
+
+    >>> without_invisible("a\u200b\u034fb\u3164\u2800c")
+    'abc'
+    """
+    if text.isascii():
+        return text
+    return _INVISIBLE.sub("", "".join(ch for ch in text if unicodedata.category(ch) != "Cf"))

@@ -83,7 +83,7 @@ _Q_PATTERNS = [  # (kind, pattern); tag words case-insensitive, Roman numerals u
     ("figure", re.compile(r"\b(?i:fig(?:ure)?s?\.?)\s*" + _NUM)),
     ("table", re.compile(r"\b(?i:tables?|tab\.)\s*" + _NUM)),
     ("algorithm", re.compile(r"\b(?i:algorithms?|alg\.)\s*" + _NUM)),
-    ("equation", re.compile(r"\b(?i:eqs?\.|equations?)\s*\(?\s*(S?\d+[a-z]?)\s*\)?")),
+    ("equation", re.compile(r"\b(?i:eqs?\.|equations?)\s*(?:\(\s*)?(S?\d+[a-z]?)\s*\)?")),
     ("section", re.compile(r"(?:\b(?i:sections?|sec\.)|§)\s*(\d+(?:\.\d+)*|[IVXL]+(?:[.\-][A-Z])?)\b")),
     ("section", re.compile(r"\b(?i:appendix)\s+([A-Z](?:\.\d+)*)\b")),
 ]
@@ -149,7 +149,7 @@ _EQ_NUMBER = re.compile(r"(?:^|\s)\(\s*(S?\d+[a-z]?)\s*\)\s*(?:[,.]\s*)?$")
 _TITLE_NUMBER = re.compile(r"^(?:(?i:section|appendix)\s+)?(?:(\d+(?:\.\d+)*)\.?\s|([IVXL]+|[A-Z](?:\.\d+)*)[.)]\s*)\s*(?=\S)")
 
 
-_EQ_NUMBER_MID = re.compile(r"=.*?\s\(\s*(S?\d{1,3}[a-z]?)\s*\)\s*\+")
+_EQ_NUMBER_MID = re.compile(r"^[^=]*=.*?\s\(\s*(S?\d{1,3}[a-z]?)\s*\)\s*\+")
 
 
 def equation_number(line: str) -> str | None:

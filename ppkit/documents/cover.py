@@ -55,7 +55,7 @@ _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "1st": 1, "2nd": 2
 
 _FORM_LINE = re.compile(r"^(?:(?:united\s+states\s+)?securities\s+and\s+exchange\s+commission\b.{0,80}?)?form\s+(10-k|10-q|8-k|20-f|40-f|10-kt|6-k)(?:/a)?\b",
                         re.I)
-_REGISTRANT = re.compile(r"\(?\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
+_REGISTRANT = re.compile(r"\(?(?<!\s)\s*exact\s+name\s+of\s+(?:the\s+)?registrant", re.I)
 _LABEL = re.compile(r"^\(|commission|file\s+n|exact name|state or other|i\.?r\.?s\.?|identification|"
                     r"washington|securities|annual report|quarterly report|current report|transition|"
                     r"for the |pursuant|form\s|date of report|^or$|^[\d\s\-().,]*$|telephone|address|"
@@ -173,22 +173,60 @@ def _after_file_number(plain: list[str], start: int) -> str | None:
     return None
 
 
-_DEFINED = re.compile(r"((?:The\s+)?[A-Z][\w.&'’\-]*(?:[\s,]+(?:[A-Z][\w.&'’\-]*|&|and|of))*)\s*\(\s*(?:together\s+with[^)]{0,60}?)?"
-                      r"(?:[“\"][^”\"]{1,30}[”\"]\s*,?\s*(?:or\s+)?)?(?:the\s+)?[“\"](?:Company|Corporation|Registrant)[”\"]")
+# the definition after a name: ``(the "Company")``, ``(together with its subsidiaries, "Acme" or the "Company")``
+_DEFINED = re.compile(r"\(\s*(?:together\s+with[^)]{0,60}?)?(?:[“\"][^”\"]{1,30}[”\"]\s*(?:,\s*)?(?:or\s+)?)?(?:the\s+)?"
+                      r"[“\"](?:Company|Corporation|Registrant)[”\"]")
+_NAME_WORD = re.compile(r"[\w.&'’\-]")  # a character of a word of a name ("AT&T", "Coca-Cola", "Amazon.com")
+_NAME_SEP = re.compile(r"[\s,]")  # between the words of a name
 
 
 # 'In this report, the terms "The Foo Company," "Company," "we," ... mean ...'
-_TERMS = re.compile(r"\bthe\s+terms?\s+[“\"]((?:The\s+)?[A-Z][^”\"]{1,70}?)[,.]?[”\"]\s*,?\s*(?:and\s+|or\s+)?"
+_TERMS = re.compile(r"\bthe\s+terms?\s+[“\"]((?:The\s+)?[A-Z][^”\"]{1,70}?)[,.]?[”\"]\s*(?:,\s*)?(?:and\s+|or\s+)?"
                     r"[“\"](?:the\s+)?(?:Company|Corporation|Registrant)[,.]?[”\"]")
+
+
+def _name_before(s: str, end: int) -> str | None:
+    """The name that ends just before ``s[end:]`` (blanks between them skipped), read backwards: words that start
+    with a capital, joined by blanks and commas, with ``&``, ``and`` and ``of`` between them, from the earliest
+    capital (a name may start inside a word: ``eBay`` gives ``Bay``). It is what a pattern of such words before the
+    definition matched at its leftmost start, in time linear in the name: that pattern, tried at every capital,
+    took time quadratic in a run of capitals."""
+    e = end
+    while e > 0 and s[e - 1].isspace():
+        e -= 1
+    start, pos = None, e
+    while True:
+        first = pos
+        while first > 0 and _NAME_WORD.match(s[first - 1]):
+            first -= 1
+        word = s[first:pos]
+        if not word:
+            break
+        if "A" <= word[0] <= "Z":
+            start = first
+        elif word not in ("&", "and", "of"):  # no word of a name: one may still start at a capital inside it
+            inner = next((i for i, ch in enumerate(word) if "A" <= ch <= "Z"), None)
+            if inner is not None:
+                start = first + inner
+            break
+        gap = first
+        while gap > 0 and _NAME_SEP.match(s[gap - 1]):
+            gap -= 1
+        if gap == first:
+            break
+        pos = gap
+    return s[start:e] if start is not None else None
 
 
 def _defined_company(plain: list[str]) -> str | None:
     """The name a filing defines as "the Company": ``The Coca-Cola Company (the "Company")``, or
     ``the terms "The Coca-Cola Company," "Company," "we" ... mean``."""
     for s in plain[:3000]:
-        m = _DEFINED.search(s) or _TERMS.search(s)
-        if m and len(m.group(1)) <= 80:
-            return m.group(1).strip(" ,")
+        name = next((n for m in _DEFINED.finditer(s) if (n := _name_before(s, m.start())) is not None), None)
+        if name is None and (m := _TERMS.search(s)):
+            name = m.group(1)
+        if name is not None and len(name) <= 80:
+            return name.strip(" ,")
     return None
 
 

@@ -40,13 +40,14 @@ from ..core.errors import InvalidInput, MissingDependency, MissingFile
 from ..core.io import atomic_write
 from ..core.progress import progress_bar
 from .pdfbase import ExtractionError, PageTexts, open_pdfium
+from .pdfguard import check_inflated, note_page, read_guarded
 from .textlayer import TextLayerExtractor
 from .tree import parse_markdown
 
 __all__ = [
     "ExtractionError", "PageMap", "PageTexts", "Extraction", "Extractor", "LayoutExtractor", "open_pdfium", "check_outputs",
     "LlamaParseExtractor", "get_extractor", "extract_pdf", "parse_page_range", "load_page_map",
-    "pdf_page_count", "render_page",
+    "pdf_page_count", "render_page", "resolve_backend", "extract_pdf_guarded", "pages_without_text", "no_text_warning",
 ]
 
 PAGE_MAP_FORMAT = 1
@@ -121,6 +122,40 @@ class PageMap:
     @classmethod
     def load(cls, path: str | Path) -> PageMap:
         return cls.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+
+
+def pages_without_text(pages, lines: list[str]) -> list[int]:
+    """The PDF pages whose lines hold no text (``pages``: a page map's ``(page, line_start, line_end)`` triples;
+    ``lines``: the Markdown's lines): a scan without a text layer, or blank pages.
+
+    >>> pages_without_text([(1, 1, 2), (2, 3, 2), (3, 3, 4)], ["# Title", "Text.", "", " "])
+    [2, 3]
+    """
+    return [p for p, s, e in pages if not any(line.strip() for line in lines[s - 1:e])]
+
+
+def _page_ranges(pages: list[int], most: int = 8) -> str:
+    """``[1, 2, 3, 7]`` -> ``"1-3, 7"`` (past ``most`` ranges: "and N more pages")."""
+    runs: list[list[int]] = []
+    for p in pages:
+        if runs and p == runs[-1][1] + 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    out = ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in runs[:most])
+    rest = sum(b - a + 1 for a, b in runs[most:])
+    return out + (f" and {rest} more" if rest else "")
+
+
+def no_text_warning(doc: str, pages: list[int], page_count: int) -> str:
+    """The warning for a PDF with pages without text (:func:`pages_without_text`).
+
+    >>> no_text_warning("scan", [1, 2, 3], 3)
+    'scan: no text layer on pages 1-3 of 3 (scanned images? ppkit reads the text of a PDF, it does no OCR): they cannot be found or quoted; run OCR on the PDF (e.g. ocrmypdf) and index it again'
+    """
+    return (f"{doc}: no text layer on pages {_page_ranges(pages)} of {page_count} (scanned images? ppkit reads the "
+            "text of a PDF, it does no OCR): they cannot be found or quoted; run OCR on the PDF (e.g. ocrmypdf) and "
+            "index it again")
 
 
 def load_page_map(markdown_path: str | Path) -> PageMap:
@@ -207,6 +242,7 @@ class LayoutExtractor:
             layout_pages = []
             sizes: set[int] = set()  # font sizes of all headings seen, for level ranking
             for pno in progress_bar(numbers, desc=f"{pdf.name} pages", disable=not progress):
+                note_page(pno, pdf)
                 one = self._dl.parse_document(doc, pages=[pno - 1], use_ocr=False, force_text=True)
                 parsed = parsed or one
                 for box in one.pages[0].boxes:
@@ -286,6 +322,14 @@ class LlamaParseExtractor:
         return PageTexts(page_count=page_count or len(result.markdown.pages), pages=tuple(ok), failed=tuple(failed))
 
 
+def resolve_backend(backend: str) -> str:
+    """``"auto"`` as the backend it stands for: ``"llamaparse"`` when ``LLAMA_CLOUD_API_KEY`` is set and
+    ``PPKIT_OFFLINE`` is not, else ``"offline"``; any other name as it is."""
+    if backend == "auto":
+        return "llamaparse" if llama_cloud_key() and not offline_forced() else "offline"
+    return backend
+
+
 def get_extractor(backend: str = "auto", **kwargs) -> Extractor:
     """An extractor by name: ``"offline"`` (text layer), ``"layout"`` (pymupdf4llm, extra ``pdf``),
     ``"llamaparse"``, or ``"auto"``.
@@ -296,9 +340,7 @@ def get_extractor(backend: str = "auto", **kwargs) -> Extractor:
     >>> get_extractor("offline").name.startswith("textlayer-")
     True
     """
-    if backend == "auto":
-        online = llama_cloud_key() and not offline_forced()
-        backend = "llamaparse" if online else "offline"
+    backend = resolve_backend(backend)
     if backend == "offline":
         return TextLayerExtractor(**kwargs)
     if backend == "layout":
@@ -407,6 +449,10 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
         overwrite: replace ``<name>.md``/``<name>.pages.json`` that ppkit did not write (or that were
             edited since); without it they are an :class:`InvalidInput` and nothing is written.
 
+    The PDF's caps (:mod:`ppkit.documents.pdfguard`) are checked here: its decompressed bytes before any page is
+    parsed, each page's time when the next starts. Run through :func:`ppkit.documents.pdfguard.read_guarded` (as
+    ``ppkit extract`` does), a page is also stopped mid-way past its time, and the reading process past its memory.
+
     Returns:
         An :class:`Extraction` with the paths, the page map and the time taken.
 
@@ -419,6 +465,7 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
     _check_pdf(pdf)
     check_outputs(Path(out_dir), name or pdf.stem, overwrite)
     extractor = get_extractor(backend) if isinstance(backend, str) else backend
+    check_inflated(pdf)  # a decompression bomb ends here, before any page is parsed
     page_count = pdf_page_count(pdf)
     if pages is None or isinstance(pages, str):
         page_list = parse_page_range(pages, page_count or 10**9)
@@ -444,6 +491,23 @@ def extract_pdf(pdf: str | Path, out_dir: str | Path, *, pages: str | list[int] 
     tree = parse_markdown(text, stem)
     return Extraction(pdf=pdf, markdown_path=md_path, page_map_path=map_path, page_map=pm,
                       n_lines=tree.n_lines, n_headings=len(tree) - 1, seconds=time.perf_counter() - t0)
+
+
+def _extract_with(pdf: str, out_dir: str, options: dict) -> Extraction:
+    return extract_pdf(pdf, out_dir, **options)
+
+
+def extract_pdf_guarded(pdf: str | Path, out_dir: str | Path, **options) -> Extraction:
+    """:func:`extract_pdf` in a process of its own under the caps of :mod:`ppkit.documents.pdfguard` (a page
+    stopped past its time, the process past its memory; it dies with this one), unless the backend is LlamaParse
+    (a remote service: nothing is parsed here). ``options``: :func:`extract_pdf`'s.
+
+    >>> ex = extract_pdf_guarded("BOEING_2022_10K.pdf", "/tmp/x")  # doctest: +SKIP
+    """
+    backend = options.get("backend", "auto")
+    if not isinstance(backend, str) or resolve_backend(backend) == "llamaparse":
+        return extract_pdf(pdf, out_dir, **options)
+    return read_guarded(pdf, _extract_with, str(pdf), str(out_dir), options)
 
 
 def pdf_page_count(pdf: Path) -> int:

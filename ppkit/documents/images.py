@@ -40,7 +40,7 @@ __all__ = ["label_image", "associate_images", "image_size", "image_report", "Ima
            "IMAGE_LINK", "HEADING_LINE"]
 
 # -- labelling ------------------------------------------------------------------------------
-IMAGE_LINK = re.compile(r"!\[[^\]]*\]\(")
+IMAGE_LINK = re.compile(r"!\[[^\[\]]*\]\(")  # no "[" in the alt text: linear, as tree._IMAGE
 HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t]+(.*))?$")
 _REALHEADING_LINE = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s|[IVXL]+\.\s|[A-Z](?:\.\d+)*\.\s|(?i:abstract|introduction|"
                            r"references|acknowledge?ments?|conclusions?|appendix|related work)\b)")
@@ -191,7 +191,7 @@ def _nearby(lines: list[str], line: int, alt: str) -> str:
 
 # -- association over the whole document ------------------------------------------------------
 _MAX_CAPTION_DISTANCE = 200  # lines: how far an unlabelled image looks for an unclaimed caption
-_MENTION = re.compile(r"\b(Fig(?:ure)?s?\.?|FIG(?:URE)?S?\.?|Tables?|TABLES?|Tab\.)\s*~?\s*(S?\d+|S?[IVXL]+)\b(?!\s*[:.]\s*[A-Z])")
+_MENTION = re.compile(r"\b(Fig(?:ure)?s?\.?|FIG(?:URE)?S?\.?|Tables?|TABLES?|Tab\.)\s*(?:~\s*)?(S?\d+|S?[IVXL]+)\b(?!\s*[:.]\s*[A-Z])")
 _MENTION_KIND = {"fig": "figure", "table": "table", "tab": "table"}
 
 

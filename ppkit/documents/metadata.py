@@ -14,8 +14,9 @@ Derived from the document itself, offline and rule-based (the cover page is read
 * **form_type** - ``10-K``, ``10-Q``, ``8-K``, ``20-F``... from a ``FORM 10-K`` line on the
   cover, or ``earnings release`` for a press release reporting results;
 * **sources** - where each of company, ticker, fiscal_year, quarter and form_type came
-  from: ``"cover"``, ``"file name"`` (the fallback: ``BESTBUY_2024Q2_10Q`` -> company
-  ``BESTBUY``, FY2024 Q2, 10-Q, used only for what the text does not give) or ``"sidecar"``;
+  from: ``"cover"``, ``"file name"`` (the fallback for company and form only: ``BESTBUY_2024Q2_10Q`` -> company
+  ``BESTBUY``, 10-Q, used only for what the text does not give; the period never comes from a name, where a
+  number such as a page count in ``scan_2000.pdf`` would pass for a year) or ``"sidecar"``;
 * **section items** - for 10-Ks, the Item each section belongs to (``"1A"``, ``"7"``,
   ``"8"``): the last Item marker at or above the section's heading line, where a marker
   is a heading ``Item 7. ...`` or a line that is bold as a whole (``**Item 1A. Risk
@@ -63,7 +64,7 @@ ITEM_TITLES: dict[str, str] = {
     "16": "Form 10-K Summary",
 }
 
-_LEGAL_SUFFIX = re.compile(r"[,\s]+(inc\.?|incorporated|corp\.?|corporation|company|co\.?|ltd\.?|limited|plc|"
+_LEGAL_SUFFIX = re.compile(r"(?<![,\s])[,\s]+(inc\.?|incorporated|corp\.?|corporation|company|co\.?|ltd\.?|limited|plc|"
                            r"n\.v\.|s\.a\.|ag|llc|l\.p\.|holdings?)$", re.I)
 _ITEM_MARK = re.compile(r"^items?\s+(\d{1,2}[A-C]?)\b(?:\s*[.:(\-–—]|\s*,|\s|$)", re.I)
 _PART = re.compile(r"^part\s+(i{1,3}|iv)\b\.?$", re.I)
@@ -159,6 +160,7 @@ def period_label(fiscal_year: int | None, quarter: int | None) -> str | None:
     return f"FY{fiscal_year}" + (f"Q{quarter}" if quarter else "")
 
 
+_NEVER_FROM_NAME = ("fiscal_year", "quarter")  # the period: from the text or a sidecar only
 _NAME_FORMS = {"10K": "10-K", "10Q": "10-Q", "8K": "8-K", "EARNINGS": "earnings release", "20F": "20-F"}
 
 
@@ -305,7 +307,7 @@ def document_metadata(path: str | Path, tree: Tree, lines: list[str], *,
         meta["quarter"] = None
         sources.pop("quarter", None)
     for key, value in metadata_from_name(Path(path).stem if name is None else name).items():
-        if meta[key] is None and not (key == "quarter" and sources.get("fiscal_year") == "cover"):
+        if meta[key] is None and key not in _NEVER_FROM_NAME:
             meta[key] = value
             sources[key] = "file name"
     if sources.get("company") == "file name":

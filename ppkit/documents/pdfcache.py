@@ -13,8 +13,10 @@ returns a Markdown file per PDF from the extraction cache, extracting what is no
 * **Resumable.** An entry is complete when its page map is there and names the sha256 of the
   Markdown beside it; each file is written atomically, the map last. A run killed at the 50th
   PDF keeps the 49 extracted before it, and the next run starts at the 50th.
-* **Both cores.** Extraction runs in a pool of ``workers`` processes (default 2; an extractor
-  uses one core per PDF), largest PDF first; one progress bar counts pages (pages/s, ETA).
+* **Both cores.** Extraction runs in ``workers`` processes at a time (default 2; an extractor uses one core per
+  PDF), largest PDF first; one progress bar counts pages (pages/s, ETA). Each PDF is read in a process of its own
+  under the caps of :mod:`ppkit.documents.pdfguard` (time per page, memory), which dies with the process that
+  started it: a killed ``ppkit index`` leaves no extraction running on.
 * **Adopting earlier output.** ``extracted=DIR`` takes ``DIR/<stem>.md`` + ``DIR/<stem>.pages.json``
   written by ``ppkit extract`` when the map's ``pdf_sha256`` is this PDF's and the Markdown's
   sha256 matches; it is copied into the cache as a raw entry (the PDF is not extracted again).
@@ -39,17 +41,16 @@ import os
 import signal
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
-from multiprocessing import get_context
 from pathlib import Path
 
-from ..core.config import cache_dir, crash_step
+from ..core.config import cache_dir, crash_step, pdf_caps
 from ..core.errors import InvalidInput, MissingFile, PpkitError
 from ..core.io import atomic_write, sha256_file
 from ..core.progress import progress_bar
 from .extract import ExtractionError, PageMap, extract_pdf, get_extractor, load_page_map, pdf_page_count
 from .metadata import sidecar_path
+from .pdfguard import GuardedRead
 from .repair import JOIN_VERSION, join_split_words
 
 __all__ = ["EXTRACT_VERSION", "MAX_PDF_PAGES", "CachedPdf", "PdfRun", "checked_page_count", "prepare_pdfs",
@@ -58,8 +59,8 @@ __all__ = ["EXTRACT_VERSION", "MAX_PDF_PAGES", "CachedPdf", "PdfRun", "checked_p
 EXTRACT_VERSION = 1  # bump when ppkit's extraction (extract.py) changes what a backend's output becomes
 DERIVED = f"join-split-words-{JOIN_VERSION}"  # what the derived Markdown went through
 RAW = "raw"
-# the most pages a PDF may claim (a 10-K runs to a few hundred); a page tree claiming more is a broken or hostile
-# file, refused before any extraction starts
+# the most pages a PDF may claim by default (a 10-K runs to a few hundred); a page tree claiming more is a broken or
+# hostile file, refused before any extraction starts ($PPKIT_PDF_MAX_PAGES sets another cap: ppkit.core.config.PdfCaps)
 MAX_PDF_PAGES = 100_000
 
 
@@ -172,17 +173,19 @@ def _adopt(pdf: Path, sha: str, folder: Path) -> Path | None:
 
 def checked_page_count(pdf: str | Path) -> int | None:
     """The pages of ``pdf`` (None when no PDF library is installed to count them), once the count is readable
-    and at most :data:`MAX_PDF_PAGES`; else an InvalidInput, before any extraction starts. Whichever backend
-    counts: one that rejects an absurd page tree itself (a RuntimeError) gets the same one line."""
+    and within the cap (``PPKIT_PDF_MAX_PAGES``, default :data:`MAX_PDF_PAGES`); else an InvalidInput, before any
+    extraction starts. Whichever backend counts: one that rejects an absurd page tree itself (a RuntimeError) gets
+    the same one line."""
     try:
         n = pdf_page_count(Path(pdf))
     except PpkitError:
         raise
     except (RuntimeError, ValueError, OverflowError) as e:
         raise InvalidInput(f"{pdf}: its page count cannot be read ({e}); check the file or export it again") from None
-    if n is not None and n > MAX_PDF_PAGES:
-        raise InvalidInput(f"{pdf} claims {n:,} pages, more than the {MAX_PDF_PAGES:,} ppkit reads: the file is "
-                           "broken or not a document; check it or export it again")
+    cap = pdf_caps().pages
+    if n is not None and n > cap:
+        raise InvalidInput(f"{pdf} claims {n:,} pages, more than the {cap:,} ppkit reads (PPKIT_PDF_MAX_PAGES): the "
+                           "file is broken or not a document; check it or export it again (or raise the cap)")
     return n
 
 
@@ -191,17 +194,6 @@ def _extract_one(pdf: str, entry: str) -> float:
     t = time.perf_counter()
     extract_pdf(pdf, entry, backend="offline", name=RAW, progress=False, overwrite=True)  # the cache is ppkit's
     return time.perf_counter() - t
-
-
-def _die_with_parent() -> None:
-    """Pool initializer: on Linux, the worker is killed when the process that started it dies (a killed
-    ``ppkit index`` leaves no extraction running on); elsewhere nothing."""
-    try:
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
 
 
 def _crash_point(n: int) -> None:
@@ -262,25 +254,28 @@ def prepare_pdfs(pdfs, *, extracted: str | Path | None = None, workers: int = 2,
 
 def _run_pool(pdfs: list[Path], todo: list[tuple[int, str, Path]], pages: dict[int, int],
               ready: dict[int, CachedPdf], workers: int, progress: bool) -> None:
-    """Extract ``todo`` in a process pool, largest first (``pages``: position -> pages); each finished PDF is
-    derived and kept at once."""
+    """Extract ``todo`` in up to ``workers`` guarded processes at a time, largest first (``pages``: position ->
+    pages); each finished PDF is derived and kept at once. The first failure stops the others."""
     todo = sorted(todo, key=lambda t: -pages[t[0]])
-    # spawn, not fork: the parent may hold torch's threads (the embedder), which fork would copy half-made
+    running: list[tuple[GuardedRead, int, Path]] = []
+    done = 0
     with progress_bar(total=sum(pages.values()), desc=f"extracting {len(todo)} PDFs", disable=not progress,
-                      unit="page") as bar, \
-            ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"),
-                                initializer=_die_with_parent) as pool:
-        futures = {pool.submit(_extract_one, str(pdfs[i]), str(entry)): (i, entry) for i, _, entry in todo}
+                      unit="page") as bar:
         try:
-            for n, fut in enumerate(as_completed(futures), start=1):
-                i, entry = futures[fut]
-                seconds = fut.result()
-                ready[i] = _derive(pdfs[i], entry, load_page_map(entry / f"{RAW}.md"), "extracted", seconds)
-                bar.update(pages[i])
-                bar.set_postfix_str(f"{pdfs[i].name} {pages[i]} p in {seconds:.0f} s", refresh=False)
-                _crash_point(n)
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
-
+            while todo or running:
+                while todo and len(running) < workers:
+                    i, _, entry = todo.pop(0)
+                    running.append((GuardedRead(pdfs[i], _extract_one, str(pdfs[i]), str(entry)), i, entry))
+                for read, i, entry in list(running):
+                    if not read.check(0.05 / len(running)):
+                        continue
+                    running.remove((read, i, entry))
+                    seconds = read.result
+                    ready[i] = _derive(pdfs[i], entry, load_page_map(entry / f"{RAW}.md"), "extracted", seconds)
+                    bar.update(pages[i])
+                    bar.set_postfix_str(f"{pdfs[i].name} {pages[i]} p in {seconds:.0f} s", refresh=False)
+                    done += 1
+                    _crash_point(done)
+        finally:
+            for read, _, _ in running:
+                read.stop()

@@ -117,9 +117,10 @@ def heading_number(title: str, *, appendix_letters: bool = False) -> Numbering |
 
 # ---------------------------------------------------------------------------- table of contents
 
-_PAGE_TAIL = re.compile(r"[\s.\u2026]+(\d{1,3}|[ivxlc]{1,6})\s*$", re.I)
-_PAGE_CELL = re.compile(r"[\W_]*(\d{1,3}|page)[\W_]*", re.I)
-_NEUTRAL = re.compile(r"^\s*</?(table|thead|tbody|tfoot|colgroup|col)\b[^>]*>\s*$|^\s*\|?[\s|:-]+\|?\s*$", re.I)
+# each run of leaders is tried once, from its start (the same matches: one inside a run would start earlier)
+_PAGE_TAIL = re.compile(r"(?<![\s.\u2026])[\s.\u2026]+(\d{1,3}|[ivxlc]{1,6})\s*$", re.I)
+_PAGE_CELL = re.compile(r"(?<![\W_])[\W_]*(\d{1,3}|page)[\W_]*", re.I)
+_NEUTRAL = re.compile(r"^\s*</?(table|thead|tbody|tfoot|colgroup|col)\b[^>]*>\s*$|^[\s|:-]+$", re.I)
 
 
 def _units(lines: list[str]) -> list[tuple[int, int, list[str] | None, str]]:
@@ -510,7 +511,7 @@ def repair_file(path: str | Path, out: str | Path | None = None) -> Repair:
 JOIN_VERSION = 1  # bump when join_split_words changes (PDF extractions in the cache are re-derived)
 _WORD = re.compile(r"[A-Za-z]+")
 # what may stand between the two parts of a split word: spaces and inline markup only (``** **<u>``)
-_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
 _GAP = re.compile(r"(?:[ \t]|\*\*?|</?u>)+")
 
 

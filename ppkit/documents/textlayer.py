@@ -47,6 +47,7 @@ from pathlib import Path
 from ..core.errors import MissingDependency
 from ..core.progress import progress_bar
 from .pdfbase import PageTexts, open_pdfium
+from .pdfguard import read_page
 from .titles import strip_numbering
 
 __all__ = ["TextLayerExtractor", "MAX_TITLE"]
@@ -548,7 +549,7 @@ class TextLayerExtractor:
             sizes: dict[int, tuple[float, float]] = {}
             cache: dict = {}
             for pno in progress_bar(numbers, desc=f"{pdf.name} pages", unit="page", disable=not progress):
-                page = doc[pno - 1]
+                page = read_page(doc, pno, pdf)  # reported, timed; a broken page tree is one line
                 try:
                     sizes[pno] = page.get_size()
                     words[pno] = _page_words(page, R, cache)

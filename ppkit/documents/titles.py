@@ -21,7 +21,7 @@ _NUMBERED = re.compile(
     r"|[ivxlc]+[.)]\s|[a-z][.)]\s|\([a-z\d]{1,4}\)\s|[a-z]{0,4}\.?\d+(\.\d+)*[.)]?\s)",
     re.I,
 )
-_TAG = re.compile(r"<[^>]+>")
+_TAG = re.compile(r"<[^<>]+>")
 
 
 def numbering_prefix(title: str) -> str:

@@ -51,21 +51,25 @@ from ..core.ids import BREADCRUMB_SEP, ROOT_ID
 from .images import associate_images, image_size, label_image
 
 __all__ = ["Image", "Node", "Tree", "build_tree", "parse_markdown", "clean_title", "code_fences", "html_comments",
-           "setext_headings", "skipped_headings", "body_start", "MAX_TITLE_CHARS"]
+           "setext_headings", "skipped_headings", "body_start", "MAX_TITLE_CHARS", "text_heading_line"]
 
 # a heading's title longer than this is a paragraph (or a page) the extractor took for a heading. Real
 # titles are long in filings: risk-factor headings reach 274 characters in the reference 10-Ks and 449 in
 # an extracted 10-K of the FinanceBench shelf (docs/guarantees.md has the count)
 MAX_TITLE_CHARS = 500
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
+# the title runs from the first to the last character that is no blank (read greedily: a lazy title tried the
+# trailing blanks at every character, quadratic in a run of blanks inside the line)
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+((?:.*[^ \t])?))?[ \t]*$")
+_CLOSING_HASHES = re.compile(r"(?:^|(?<![ \t])[ \t]+)#+[ \t]*$")  # a run of blanks tried once, from its start
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _SETEXT_ANY = re.compile(r"\n {0,3}(?:=+|-+)[ \t]*(?:\n|$)")
-_IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_HTML_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+# an image link; its alt text holds no "[" and its target no "(" or "<", so an opener never reads past the next
+# one: linear in the line (``![a](`` repeated 12,000 times took 26 s when the parts could run to the line's end)
+_IMAGE = re.compile(r"!\[([^\[\]]*)\]\(\s*<?([^()\s<>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_HTML_TAG = re.compile(r"</?[a-zA-Z][^<>]*>")
 _EMPHASIS = re.compile(r"(\*{1,3}|_{2,3})(\S(?:.*?\S)?)\1|(?<!\w)_(\S(?:.*?\S)?)_(?!\w)")
 
 
@@ -463,6 +467,17 @@ def _all_headings(lines: list[str]) -> list[tuple[int, int, str, str, str]]:
     return sorted(out)
 
 
+def text_heading_line(line: str) -> bool:
+    """Whether ``line`` is written as an ATX heading that the tree reads as text: its title is over
+    :data:`MAX_TITLE_CHARS` (a paragraph or a page the extractor took for a heading), so it is to be quoted.
+
+    >>> text_heading_line("## " + "word " * 120), text_heading_line("## Results")
+    (True, False)
+    """
+    h = _ATX.match(line)
+    return bool(h) and bool(_title_why(_CLOSING_HASHES.sub("", h.group(2) or "").strip()))
+
+
 def _headings(lines: list[str]) -> list[tuple[int, int, str]]:
     """(1-based line, level, raw title) of every heading: ATX outside code fences and HTML comments, and
     setext, with a title of at most :data:`MAX_TITLE_CHARS` characters."""
@@ -644,8 +659,9 @@ def read_lines(path: str | Path) -> list[str]:
 
 def _split_lines(text: str) -> list[str]:
     """The lines of a Markdown text; a UTF-8 byte order mark (which Windows editors write) is not
-    part of the first line, so ``\ufeff# Title`` is a heading."""
-    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
+    part of the first line, so ``\ufeff# Title`` is a heading. A line ends at ``\n``, ``\r\n`` or a lone ``\r``
+    (old Mac files), as Python's text files read them, so the tree and the lines read back agree."""
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if lines and lines[-1] == "":  # a trailing newline is not a line of its own
         lines.pop()
     return lines

@@ -53,9 +53,9 @@ __all__ = ["lcs_pairs", "Finding", "check_tree", "format_report", "Agreement", "
 
 SEVERITIES = ("error", "warning", "info")
 
-_BOLD_ONLY = re.compile(r"^\s*(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*:?\s*$")
-_ITEM_LINE = re.compile(r"^\s*(?:\*\*)?\s*(ITEM|Item)\s+\d{1,2}[A-C]?\.", re.M)
-_PART_LINE = re.compile(r"^\s*(?:\*\*)?\s*PART\s+[IV]{1,4}\b(?:\*\*)?\s*$")
+_BOLD_ONLY = re.compile(r"^\s*(\*\*|__)(?=\S)(.+?)(?<=\S)\1\s*(?::\s*)?$")
+_ITEM_LINE = re.compile(r"^\s*(?:\*\*\s*)?(ITEM|Item)\s+\d{1,2}[A-C]?\.", re.M)
+_PART_LINE = re.compile(r"^\s*(?:\*\*\s*)?PART\s+[IV]{1,4}\b(?:\*\*)?\s*$")
 
 
 @dataclass(frozen=True)

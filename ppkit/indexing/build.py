@@ -23,7 +23,7 @@ from ..core.ids import breadcrumb_path
 from ..core.io import sha256_file
 from ..core.progress import progress_bar
 from ..documents.chunking import Chunk, chunk_tree
-from ..documents.extract import ExtractionError, load_page_map
+from ..documents.extract import ExtractionError, load_page_map, no_text_warning, pages_without_text
 from ..documents.metadata import document_metadata
 from ..documents.noise import (
     NoiseDecision,
@@ -130,6 +130,7 @@ class _Build:
     new_chunks: list[Chunk] = field(default_factory=list)  # chunks to embed
     timings: dict[str, float] = field(default_factory=dict)  # doc -> seconds to parse, filter and chunk
     replaced: dict[str, str] = field(default_factory=dict)  # doc -> the source it replaced (BuildOptions.replace)
+    warnings: list[str] = field(default_factory=list)  # what a user should know about the documents added
 
     def keep(self, previous: SearchIndex, rec: dict) -> None:
         """Keep a document of the previous index as it is (its record may be updated by the caller)."""
@@ -170,6 +171,9 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     paths = list(paths)
     for name in [*(Path(p).stem for p in paths), *(opts.names or [])]:
         _check_name(name)  # before any PDF is extracted
+    if paths:
+        _check_paths([Path(p) for p in paths], list(opts.names) if opts.names is not None and
+                     len(opts.names) == len(paths) else [Path(p).stem for p in paths])
     folder = Path(folder) if folder is not None else (default_index_dir() if opts.save else None)
     if folder is not None and opts.save:
         folder = real_folder(folder)  # a symlinked --index: work on its target, never through the link
@@ -251,7 +255,8 @@ def _build(paths: list[Path], names: list[str], folder: Path | None, embedder: E
         "build": {"seconds_parse_noise_chunk": build.timings, "seconds_embed": round(embed_s, 2),
                   "seconds_embed_paths": round(paths_s, 2),
                   "chunks_embedded": len(build.new_chunks), "chunks_reused": len(kept[0]),
-                  "replaced": build.replaced, "seconds_total": round(time.perf_counter() - t0, 2),
+                  "replaced": build.replaced, "warnings": build.warnings,
+                  "seconds_total": round(time.perf_counter() - t0, 2),
                   **({"pdfs": _pdf_summary(pdf_run)} if pdf_run is not None else {})},
     }
     return SearchIndex(folder, manifest, build.trees, build.noise, all_chunks, vstore, embedder, config,
@@ -283,8 +288,10 @@ def _replaced_store(folder: Path | None, previous: SearchIndex | None) -> dict |
 
 
 def _check_name(name) -> None:
-    """An InvalidInput for a document name holding a control character (a newline, a tab, a line separator):
-    answers cite documents by name, one per line, so such a name would break its own citations."""
+    """An InvalidInput for an empty document name, or one holding a control character (a newline, a tab, a line
+    separator): answers cite documents by name, one per line, so such a name would break its own citations."""
+    if not str(name).strip():
+        raise InvalidInput(f"the document name {str(name)!r} is empty: give each document a name (names=[...])")
     bad = sorted({c for c in str(name) if unicodedata.category(c) in ("Cc", "Zl", "Zp")})
     if bad:
         raise InvalidInput(f"the document name {str(name)!r} holds control characters ({', '.join(map(repr, bad))}), "
@@ -299,13 +306,25 @@ def _documents(paths, names: list[str] | None) -> tuple[list[Path], list[str]]:
     names = list(names) if names is not None else [p.stem for p in paths]
     if len(names) != len(paths):
         raise InvalidInput("give one name per document")
-    dupes = {n for n in names if names.count(n) > 1}
+    _check_paths(paths, names)
+    return paths, names
+
+
+def _check_paths(paths: list[Path], names: list[str]) -> None:
+    """Each path a regular file (a folder, a pipe or a missing file is one line saying which), and no two
+    documents of one name; before any PDF is extracted."""
+    dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
-        raise InvalidInput(f"two documents share the name(s) {sorted(dupes)}: rename the files or pass names=")
+        files = [str(p) for p, n in zip(paths, names) if n == dupes[0]]
+        raise InvalidInput(f"{' and '.join(files[:2])} share the name {dupes[0]!r} (an index holds one document per "
+                           "name): rename one of the files (in Python you may pass names=[...] instead)")
     for p in paths:
+        if p.is_dir():
+            raise InvalidInput(f"{p} is a folder: give the documents in it (ppkit index {p}/*.md {p}/*.pdf)")
+        if p.exists() and not p.is_file():
+            raise InvalidInput(f"{p} is not a regular file (a pipe or a device?): give a Markdown file or a PDF")
         if not p.is_file():
             raise MissingFile(f"no such document: {p}")
-    return paths, names
 
 
 def _previous(folder: Path, embedder: Embedder, config: Config, settings: dict,
@@ -370,6 +389,9 @@ def _add_document(build: _Build, name: str, path: Path, previous: SearchIndex | 
     doc_meta, build.section_meta[name] = document_metadata(path, tree, lines)
     build.records[name] = {"doc": name, "source": str(path.resolve()), "sha256": sha, "n_lines": tree.n_lines,
                            "n_chunks": len(chunks), "metadata": {**doc_meta, **extra_meta}, **_page_record(path)}
+    blank = pages_without_text(build.records[name].get("pages", ()), lines)
+    if blank:
+        build.warnings.append(no_text_warning(name, blank, build.records[name]["page_count"]))
 
 
 def _pdf_summary(run: PdfRun) -> dict:

@@ -161,7 +161,7 @@ class LLMResult:
         return f"LLMResult({self.model}, {self.tokens_in} in / {self.tokens_out} out, {src}: {self.text[:60]!r})"
 
 
-_FENCE = re.compile(r"^\s*```(?:json)?\s*\n?(.*?)\n?```\s*$", re.S)
+_FENCE = re.compile(r"^\s*```(?:json)?\s*+(.*?)\n?```\s*$", re.S)  # \s*+: the blanks are never given back
 
 
 # the longest reply taken (characters): an answer is a few thousand; a runaway or hostile endpoint is not read on

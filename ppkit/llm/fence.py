@@ -6,8 +6,10 @@ block whose tag is one of :data:`TAGS`. :func:`escape` makes such a string unabl
 or close any of those blocks: ``<`` before a block name (``<section``, ``</sections``,
 ``< /question``, any case) becomes ``&lt;``. Look-alikes are normalised first, so they cannot
 pass for a tag the model would read: the text is put in Unicode NFKC form (fullwidth
-``＜/sections＞`` becomes ``</sections>``, then escaped) and invisible format characters
-(zero-width spaces and joiners, soft hyphens, direction marks) are removed. Nothing else is
+``＜/sections＞`` becomes ``</sections>``, then escaped) and characters that show nothing are removed (format
+characters: zero-width spaces and joiners, soft hyphens, direction marks; and variation selectors, the combining
+grapheme joiner, Hangul fillers and the blank Braille pattern, which ``<\u034f/sections>`` would hide
+behind). Nothing else is
 changed, so HTML tables and ordinary text reach the model as they are. The boundaries are fixed, not random per call,
 so the on-disk cache of replies keeps working (a random boundary would make every prompt new).
 
@@ -24,6 +26,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ..core.text import without_invisible
+
 __all__ = ["TAGS", "DATA_RULE", "escape", "block"]
 
 TAGS = ("sections", "section", "question", "candidates", "skeleton", "documents", "conversation")
@@ -36,11 +40,10 @@ DATA_RULE = ("The text inside the <sections>, <section>, <candidates>, <skeleton
 
 
 def _normalised(text: str) -> str:
-    """``text`` in NFKC form without format characters (Unicode category Cf: zero-width, bidi, soft hyphen)."""
-    text = unicodedata.normalize("NFKC", text)
-    if text.isascii():
-        return text
-    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+    """``text`` in NFKC form without the characters that show nothing (format characters such as zero-width
+    spaces, bidi marks and the soft hyphen; variation selectors, the combining grapheme joiner, Hangul fillers, the
+    blank Braille pattern: :func:`ppkit.core.text.without_invisible`)."""
+    return without_invisible(unicodedata.normalize("NFKC", text))
 
 
 def escape(text: str) -> str:

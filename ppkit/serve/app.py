@@ -14,9 +14,10 @@ Routes (OpenAPI at ``/docs``, ``/openapi.json``):
 * ``GET /v1/documents`` - the indexed documents; ``GET /healthz`` - liveness, never authenticated;
 * uploads, jobs and removal (:mod:`ppkit.serve.documents`); the web page at ``/`` (:mod:`ppkit.serve.web`).
 
-With a token (``PPKIT_API_TOKEN``) every route but ``/healthz`` needs ``Authorization: Bearer <token>``.
-Bodies over ``PPKIT_SERVE_MAX_BODY`` bytes get a 413 before they are parsed; a bad body a 400 (not JSON) or
-422 (wrong fields or types) with a one-line message; no response carries a path, a key or a traceback.
+With a token (``PPKIT_API_TOKEN``) every route but ``/healthz`` needs ``Authorization: Bearer <token>``. A foreign
+``Host`` gets 421 and a write from another site's page 403 (:mod:`ppkit.serve.origin`); a body that does not
+arrive in time 408. Bodies over ``PPKIT_SERVE_MAX_BODY`` bytes get a 413 before they are parsed; a bad body a 400
+(not JSON) or 422 (wrong fields or types) with a one-line message; no response carries a path, a key or a traceback.
 Streams are pulled one event at a time from a worker thread; a client that goes away closes its stream.
 """
 
@@ -42,10 +43,12 @@ from ..core.errors import InvalidInput, PpkitError
 from ..pipeline import load_index
 from .compare_route import add_compare_route
 from .admission import ANSWER_SLOTS, Admission
+from .apidocs import add_api_docs
 from .engine import DeadlineExceeded, Engine, error_body, sources_of, status_of
 from .documents import add_document_routes
 from .models import AskRequest, ChatRequest
 from .openai_compat import count_tokens, model_id, models_list, usage
+from .origin import SameOrigin
 from .web import add_web_page, is_public
 
 __all__ = ["create_app", "app_from_env", "sse"]
@@ -207,8 +210,8 @@ class _Guard:
         token = self.settings.token
         path = scope.get("path", "")
         if token and path != "/healthz" and not is_public(path):  # the page's own files hold no data
-            given = headers.get("authorization", "")
-            if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+            scheme, _, given = headers.get("authorization", "").strip().partition(" ")
+            if scheme.casefold() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
                 return await _error(401, "Unauthorized", "this server needs a token: send the header "
                                     "'Authorization: Bearer <token>' (the PPKIT_API_TOKEN it was started with)"
                                     )(scope, receive, _with_header(send, b"www-authenticate", b"Bearer"))
@@ -225,8 +228,15 @@ class _Guard:
         if scope.get("method") not in ("POST", "PUT", "PATCH"):
             return await self.app(scope, receive, send)
         parts, size, more = [], 0, True  # read it here, counting (a chunked body has no length), then hand it on
+        start = asyncio.get_running_loop().time()
         while more:
-            message = await receive()
+            # the body has body_seconds, plus one per 64 KiB received: one sent a byte at a time is cut off
+            left = start + self.settings.body_seconds + size / 65536 - asyncio.get_running_loop().time()
+            try:
+                message = await asyncio.wait_for(receive(), max(left, 0.001))
+            except asyncio.TimeoutError:
+                return await _error(408, "RequestTimeout", f"the request body did not arrive in time ({size} bytes in "
+                                    f"{self.settings.body_seconds:g} s and more): send it again")(scope, receive, send)
             if message["type"] != "http.request":
                 return
             parts.append(message.get("body", b""))
@@ -282,8 +292,10 @@ def create_app(engine: Engine, settings: ServeSettings | None = None, *, slots: 
     if settings.token:
         engine.hide(settings.token)
     app = FastAPI(title="ppkit", version="1", summary="Proxy-Pointer RAG: cited answers over an index of documents",
-                  description="Streamed, cited answers from the conductor; see docs/serve.md.")
+                  description="Streamed, cited answers from the conductor; see docs/serve.md.",
+                  docs_url=None, redoc_url=None)  # /docs is ppkit.serve.apidocs: offline, no CDN
     app.add_middleware(_Guard, settings=settings)
+    app.add_middleware(SameOrigin, allowed_hosts=settings.allowed_hosts, any_ip=settings.any_ip)  # outermost
     admission = Admission(slots, late=engine.deadline_error)
     started = int(time.time())  # the served model's "created"
     count_tokens("ppkit")  # the usage's tokenizer read now, not by the first chat request
@@ -419,6 +431,7 @@ def create_app(engine: Engine, settings: ServeSettings | None = None, *, slots: 
     add_document_routes(app, engine, max_upload=settings.max_upload)
     add_compare_route(app, engine)
     add_web_page(app)
+    add_api_docs(app)
     return app
 
 

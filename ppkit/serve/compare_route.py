@@ -46,7 +46,7 @@ def add_compare_route(app: FastAPI, engine: Engine) -> None:
 
     def run(req: CompareRequest) -> dict:
         index = engine.index
-        a, b = index.resolve_doc(req.a), index.resolve_doc(req.b)  # NotFound (404) lists the documents
+        a, b = engine.resolve(req.a), engine.resolve(req.b)  # NotFound (404): neither a path nor the other names
         with engine._lock.hold():  # the index's lazy caches, as every step of an answer
             result = compare(a, b, req.criteria, index=index, n=req.max_sections, progress=False)
         return result.to_dict()

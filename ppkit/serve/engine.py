@@ -50,7 +50,9 @@ MAX_SECTION_LINES = 5000  # lines of one section sent by the sections route (a d
 # errors that say the server's index or setup is wrong, not the request: 503
 _SERVER_SIDE = (StaleIndexError, UntrustedIndex, IndexFormatError, IndexWriteError, MissingFile, MissingDependency,
                 LLMError)
-_ABS_PATH = re.compile(r"(?<![\w.:/])/(?:[\w.~+-]+/)+[\w.~+-]*")  # /a/b or /a/b/c.md, not 10/31 or http://
+# /a/b or /a/b/c.md, not 10/31, http://... or this server's own routes (/v1/documents)
+_ABS_PATH = re.compile(r"(?<![\w.:/])/(?!v1/)(?:[\w.~+-]+/)+[\w.~+-]*")
+_SENTENCE_END = re.compile(r"; |\. (?=[A-Z(])|\n")  # where a message's diagnosis ends and its advice begins
 
 
 class DeadlineExceeded(PpkitError):
@@ -180,13 +182,23 @@ class Engine:
             text = text.replace(raw, shown)
         return _ABS_PATH.sub("<path>", text)
 
-    def error_data(self, error: BaseException) -> dict:
-        """An ``error`` event's payload, safe to send: the error's type and its scrubbed message; a bug is
-        ``InternalError`` and its detail goes to the log only."""
+    def error_data(self, error: BaseException, names: dict[str, str] | None = None) -> dict:
+        """An ``error`` event's payload, safe to send: the error's type and its scrubbed message (``names``: more
+        paths to show as a name, e.g. an upload's stored file); a bug is ``InternalError`` and its detail goes to
+        the log only. An error of the server's own index or setup (503) says what is wrong, not the commands that
+        fix it (the operator's, in the server's log: a client cannot run them)."""
         if not isinstance(error, PpkitError):
             log.error("request failed", exc_info=error)
             return {"error": "InternalError", "message": "the server failed on this request; its log has the details"}
-        return {"error": type(error).__name__, "message": self.scrub(str(error))}
+        message = str(error)
+        for raw, shown in sorted((names or {}).items(), key=lambda kv: -len(kv[0])):
+            message = message.replace(raw, shown)
+        message = self.scrub(message)
+        if isinstance(error, _SERVER_SIDE):
+            log.warning("%s: %s", type(error).__name__, error)  # the operator's: paths and commands included
+            message = _SENTENCE_END.split(message, maxsplit=1)[0] + ": this server's index needs its operator (the " \
+                "server's log says what to do)"
+        return {"error": type(error).__name__, "message": message}
 
     def event_data(self, event: Event) -> dict:
         """``event.data()``, safe to send (see :meth:`error_data`)."""
@@ -200,11 +212,22 @@ class Engine:
         return d
 
     # -- asking ------------------------------------------------------------------------------------------------
+    def resolve(self, name: str) -> str:
+        """The indexed document ``name`` names (case-insensitive), or a NotFound that echoes neither a path nor the
+        index's other names: a name with ``/`` or ``\\`` is refused as it is (scrubbed, a document's path would
+        read as its name and confirm it), and ``GET /v1/documents`` lists the names."""
+        if "/" in name or "\\" in name:
+            raise NotFound("a document is named, not given by its path: GET /v1/documents lists the names")
+        try:
+            return self.index.resolve_doc(name)
+        except NotFound:
+            raise NotFound(f"no document {name[:100]!r} in this index: GET /v1/documents lists them") from None
+
     def options(self, *, k: int | None = None, docs: list[str] | None = None, history: list | None = None) -> AskOptions:
         """The conductor's options for a request; a document name not in the index is an InvalidInput."""
         if docs is not None:
             try:
-                docs = [self.index.resolve_doc(d) for d in docs]
+                docs = [self.resolve(d) for d in docs]
             except NotFound as e:
                 raise InvalidInput(str(e)) from None
         return AskOptions.of(k=k, docs=docs, history=history or None)
@@ -264,7 +287,7 @@ class Engine:
         """A section's source lines with their numbers and PDF pages (for a click-through from a citation):
         the indexed section's lines (its own text when it was not indexed alone), or with ``subtree`` the node
         and everything under it; at most :data:`MAX_SECTION_LINES` lines (``truncated`` says so)."""
-        doc = self.index.resolve_doc(doc)
+        doc = self.resolve(doc)
         node = self.index.trees[doc][node_id]
         with self._lock.hold(urgent=True):  # the index's verified-lines cache (one short step)
             a, b = ((node.line_start, node.subtree_end) if subtree

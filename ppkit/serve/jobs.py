@@ -6,26 +6,34 @@ work starts is checked there, and a refusal changes nothing:
 * **size**: at most ``ServeSettings.max_upload`` bytes (the app's guard refuses a longer body before reading it);
 * **type**: the extension (``.pdf``, ``.md``, ``.markdown``) and the content must agree: a PDF starts with
   ``%PDF-``, Markdown is UTF-8 text without NUL bytes;
-* **name**: the document's name is the file name's stem reduced to letters, digits, ``_``, ``-`` and ``.``
-  (at most 80 characters; never a path: ``../../etc/passwd.md`` becomes ``etc_passwd``), or the form
-  field ``name`` reduced the same way; a name already indexed, or being uploaded, is a 409.
+* **name**: the document's name is the file name's stem reduced to letters and digits (of any script:
+  ``報告.md`` is ``報告``), ``_``, ``-`` and ``.`` (at most 80 characters; never a path: ``../../etc/passwd.md``
+  becomes ``etc_passwd``), or the form field ``name`` reduced the same way; a name already indexed, or being
+  uploaded, is a 409.
+* **space**: a disk too full to store the upload is a 507 (the job's folder is removed again).
 
 The file is stored as ``<name><ext>`` inside a folder named by the job's random id, in ``.<index>.serve/``
 beside the index folder (never inside it: an index folder holds only ppkit's own files). It stays there while
 the document is indexed, since answers read the indexed Markdown's lines at answer time.
 
 One worker thread runs the jobs in order (a second upload waits in the queue). A job's stages:
-``queued`` -> ``extracting`` (a PDF: text layer to Markdown, into the extraction cache) -> ``indexing``
-(``ppkit index`` on the one file: under the index folder's writers' lock; the write is atomic) ->
-``loading`` (the new index warmed, then swapped into the engine between two steps of the running answers:
-a question is answered from the old index or the new one, never a mix) -> ``done``; or ``failed`` with the
-reason, the index as it was. Pages done are counted when extraction ends (the extractor runs in a process of
-its own); ``progress`` and ``eta_seconds`` are estimates from the pages (or bytes) and the rates of the jobs
-this server has run (at first, :data:`RATES`).
+``queued`` -> ``extracting`` (a PDF: text layer to Markdown, into the extraction cache, under the PDF caps of
+:mod:`ppkit.documents.pdfguard`) -> ``indexing`` (``ppkit index`` on the one file: under the index folder's
+writers' lock; the write is atomic) -> ``loading`` (the new index loaded and warmed, then swapped into the engine
+between two steps of the running answers: a question is answered from the old index or the new one, never a
+mix) -> ``done`` (with ``warnings``, e.g. the pages of a scan without text); or ``failed`` with the reason, the
+index as it was. Extracting and indexing run in a process of the job's own (:class:`ppkit.core.child.Child`,
+which dies with the server): nothing an upload holds is parsed in the server's process, so no document can stall
+its event loop or grow its memory. Pages done are counted when extraction ends; ``progress`` and
+``eta_seconds`` are estimates from the pages (or bytes) and the rates of the jobs this server has run (at
+first, :data:`RATES`).
 
 Every job is a JSON file in ``.<index>.serve/jobs/``, rewritten atomically at each stage. A server that
 starts finds the jobs a dead process left queued or running and marks them ``failed`` (interrupted), since
 the index's own write is all-or-nothing; their files are deleted unless the document made it into the index.
+Only an upload folder of its own is ever deleted: ``uploads/<the job's id>`` inside the jobs folder, by resolved
+path. A job file that names any other file (edited by hand, or planted) is reported (``error.type``
+``ForeignJobFile``, and the server's log) and nothing it names is touched.
 
 :meth:`Jobs.remove` (``DELETE /v1/documents/{name}``) calls :func:`ppkit.pipeline.remove_documents` under the
 same worker lock, then swaps the new index in the same way.
@@ -33,6 +41,7 @@ same worker lock, then swaps the new index in the same way.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -45,10 +54,13 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from ..core.child import Child, tell
+from ..core.config import Config
 from ..core.errors import InvalidInput, NotFound, PpkitError
 from ..core.io import atomic_write
 from ..documents.pdfcache import checked_page_count, prepare_pdfs
-from ..pipeline import build_index, remove_documents
+from ..indexing.embed import get_embedder
+from ..pipeline import build_index, load_index, remove_documents
 from .engine import Engine
 
 __all__ = ["Jobs", "Job", "UploadRefused", "safe_name", "jobs_folder", "RATES", "KINDS"]
@@ -62,11 +74,13 @@ KINDS = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdown"}  # extension
 RATES = {"extract_page": 0.25, "index_page": 3.3, "index_byte": 0.0012}
 _ACTIVE = ("queued", "extracting", "indexing", "loading")
 _JOB_ID = re.compile(r"^[0-9a-f]{16}$")
+_NOT_NAME = re.compile(r"[^\w.-]+")  # \w: letters and digits of any script, and "_"
+_FIELDS = {"id": str, "name": str, "kind": str, "file": str, "stage": str, "pid": int}  # a job file's must-haves
 
 
 class UploadRefused(InvalidInput):
     """An upload refused before any work: ``status`` is its HTTP status (413 too large, 415 wrong type, 409 a
-    name taken, 400 otherwise)."""
+    name taken, 507 no space to store it, 503 it could not be stored, 400 otherwise)."""
 
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
@@ -75,15 +89,16 @@ class UploadRefused(InvalidInput):
 
 def safe_name(raw: str) -> str:
     """A document name from an uploaded file's name: its last path part's stem, every run of characters other
-    than letters, digits, ``_``, ``-`` and ``.`` replaced by ``_``, no leading dots or underscores, at most 80.
+    than letters and digits (of any script), ``_``, ``-`` and ``.`` replaced by ``_``, no leading dots or
+    underscores, at most 80.
 
-    >>> safe_name("../../etc/Boeing 2022 10-K.pdf")
-    'Boeing_2022_10-K'
+    >>> safe_name("../../etc/Boeing 2022 10-K.pdf"), safe_name("年次報告.md")
+    ('Boeing_2022_10-K', '年次報告')
     """
     base = re.split(r"[\\/]", raw)[-1]
     stem, dot, ext = base.rpartition(".")
     stem = stem if dot and ("." + ext.lower()) in KINDS else base
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("._-")[:80].rstrip("._-")
+    name = _NOT_NAME.sub("_", stem).strip("._-")[:80].rstrip("._-")
     if not name:
         raise UploadRefused(f"the file name {raw[:100]!r} gives no document name: name the file with letters or "
                             "digits, or send the form field 'name'")
@@ -116,6 +131,7 @@ class Job:
     seconds: dict = field(default_factory=dict)  # stage -> seconds taken
     error: dict | None = None  # {"type", "message"} when failed
     pid: int = field(default_factory=os.getpid)
+    warnings: list = field(default_factory=list)  # what the user should know of a job done (pages without text)
 
     def view(self, now: float | None = None) -> dict:
         """The job as the API shows it: the stored fields (without ``file``/``pid``), ``state``, ``progress``
@@ -177,6 +193,8 @@ class Jobs:
         self._jobs: dict[str, Job] = {}
         self._rates = dict(RATES)
         self._thread: threading.Thread | None = None
+        self._child: Child | None = None  # the running job's process
+        self._closing = False
         self._recover()
 
     def __repr__(self) -> str:
@@ -188,25 +206,54 @@ class Jobs:
 
     def _read(self, path: Path) -> Job | None:
         try:
-            return Job(**json.loads(path.read_text(encoding="utf-8")))
+            job = Job(**json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError, TypeError):
-            log.warning("unreadable job file %s", path.name)
+            job = None
+        if job is None or any(not isinstance(getattr(job, k), t) for k, t in _FIELDS.items()) \
+                or not _JOB_ID.match(job.id) or path.stem != job.id:
+            log.warning("unreadable job file %s: left as it is", path.name)
             return None
+        return job
+
+    def _upload_folder(self, job: Job) -> Path | None:
+        """The job's own upload folder, ``uploads/<its id>`` inside the jobs folder (resolved), when its file is
+        in it; else None: a job file naming anything else, which nothing may delete."""
+        folder = (self.root / "uploads" / job.id).resolve()
+        try:
+            inside = (self.root / job.file).resolve().parent == folder
+        except (OSError, ValueError):
+            inside = False
+        return folder if inside and folder.parent == (self.root / "uploads").resolve() else None
+
+    def _delete_upload(self, job: Job) -> None:
+        """Delete the job's own upload folder (:meth:`_upload_folder`); nothing else, ever."""
+        folder = self._upload_folder(job)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def _recover(self) -> None:
-        """Mark the jobs a dead process left unfinished as failed; drop their files unless indexed."""
+        """Mark the jobs a dead process left unfinished as failed; drop their upload folders unless indexed. A job
+        file naming a file outside its own upload folder is reported and nothing it names is touched."""
         for path in sorted((self.root / "jobs").glob("*.json")):
             job = self._read(path)
             if job is None:
                 continue
-            if job.stage in _ACTIVE and not _alive(job.pid):
+            if self._upload_folder(job) is None:
+                log.warning("job file %s names %r, outside this server's upload folders: nothing was deleted",
+                            path.name, job.file[:200])
+                if job.stage != "failed" or (job.error or {}).get("type") != "ForeignJobFile":
+                    job.stage, job.finished = "failed", time.time()
+                    job.error = {"type": "ForeignJobFile", "message": "this job file names a file outside the "
+                                 "server's upload folders (edited by hand?): it was ignored and nothing was deleted"}
+                    self._save(job)
+            elif job.stage in _ACTIVE and not _alive(job.pid):
                 job.stage, job.finished = "failed", time.time()
                 job.error = {"type": "Interrupted", "message": "the server stopped while this job ran; the index is "
                              "as it was before it: upload the file again"}
                 if job.name in self.engine.index.docs and _source_in(self.engine, job.name, self.root / job.file):
                     job.stage, job.error = "done", None  # the index committed it before the server stopped
                 else:
-                    shutil.rmtree(self.root / Path(job.file).parent, ignore_errors=True)
+                    self._delete_upload(job)
                 self._save(job)
             self._jobs[job.id] = job
 
@@ -233,8 +280,17 @@ class Jobs:
             rel = f"uploads/{job_id}/{name}{'.pdf' if kind == 'pdf' else '.md'}"
             job = Job(id=job_id, name=name, kind=kind, bytes=len(data), file=rel)
             job.estimate = self._estimate(job)
-            atomic_write(self.root / rel, data)
-            self._save(job)
+            try:
+                atomic_write(self.root / rel, data)
+                self._save(job)
+            except OSError as e:  # nothing of the upload is kept: its folder and job file go again
+                self._delete_upload(job)
+                (self.root / "jobs" / f"{job.id}.json").unlink(missing_ok=True)
+                if e.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise UploadRefused("the server has no space left to store the upload: nothing was kept; free "
+                                        "some space on its disk and send the file again", 507) from None
+                raise UploadRefused(f"the server cannot store the upload ({e.strerror or type(e).__name__}): nothing "
+                                    "was kept; send the file again later", 503) from None
             self._jobs[job.id] = job
         self._queue.put(job)
         self._start()
@@ -275,15 +331,19 @@ class Jobs:
             self.engine.adopt(new)
             for job in self._jobs.values():
                 if job.name == doc and job.stage == "done":
-                    shutil.rmtree(self.root / Path(job.file).parent, ignore_errors=True)
+                    self._delete_upload(job)
             return {"removed": doc, "documents": len(new.docs)}
         finally:
             self._write.release()
 
     def close(self, timeout: float = 10) -> None:
-        """Stop the worker after the job it runs (queued jobs stay queued on disk: the next server fails them)."""
+        """Stop the worker: the running job's process is killed (the job fails, the index as it was) and queued
+        jobs stay queued on disk (the next server fails them)."""
+        self._closing = True
         if self._thread is not None:
             self._queue.put(None)
+            if self._child is not None:
+                self._child.kill()
             self._thread.join(timeout)
 
     # -- the worker ------------------------------------------------------------------------------------------
@@ -311,33 +371,54 @@ class Jobs:
         self._save(job)
 
     def _run(self, job: Job) -> None:
-        path = self.root / job.file
         job.started = time.time()
+        child = None
         try:
             old = self.engine.index
-            if job.kind == "pdf":
-                self._stage(job, "extracting")
-                job.pages_total = checked_page_count(path)
-                job.estimate = self._estimate(job)
-                self._save(job)
-                prepare_pdfs([path], workers=1, progress=False)
-                job.pages_done = job.pages_total or 0
-            self._stage(job, "indexing")
-            new = build_index([path], self.folder, embedder=old.embedder, config=old.config, names=[job.name],
-                              progress=False, workers=1)
+            recipe = _embedder_recipe(old)
+            child = self._child = Child(_index_upload, str(self.root / job.file), str(self.folder), job.name,
+                                        job.kind, old.config, recipe, name=f"ppkit-job-{job.id}")
+            warnings = self._follow(job, child)
             self._stage(job, "loading")
+            new = load_index(self.folder, embedder=old.embedder, config=old.config, connection=old.store.connection)
             self.engine.adopt(new)
+            job.warnings = list(warnings)
             self._stage(job, "done")
             self._learn(job)
         except Exception as e:  # noqa: BLE001 - a job reports every failure, a bug included
-            job.error = self.engine.error_data(e) if isinstance(e, PpkitError) else {
-                "error": "InternalError", "message": "the job failed; the server's log has the details"}
+            stored = self.root / job.file  # the upload is named by its file's name, never by where it is stored
+            job.error = self.engine.error_data(e, names={str(stored.resolve()): stored.name, str(stored): stored.name})
             job.error = {"type": job.error["error"], "message": job.error["message"]}
             if not isinstance(e, PpkitError):
                 log.error("upload job %s failed", job.id, exc_info=e)
             self._stage(job, "failed")
             if job.name not in self.engine.index.docs:
-                shutil.rmtree(path.parent, ignore_errors=True)
+                self._delete_upload(job)
+        finally:
+            if child is not None:
+                child.kill()
+            self._child = None
+
+    def _follow(self, job: Job, child: Child) -> list[str]:
+        """Follow the job's process to its end, each stage it reports saved; its warnings, or its error raised."""
+        while True:
+            for message in child.poll(0.2):
+                if message[0] == "stage":
+                    if message[1] == "indexing" and job.kind == "pdf":
+                        job.pages_done = job.pages_total or 0
+                    self._stage(job, message[1])
+                elif message[0] == "pages":
+                    job.pages_total = message[1]
+                    job.estimate = self._estimate(job)
+                    self._save(job)
+                elif message[0] == "done":
+                    return message[1]
+                elif message[0] == "error":
+                    raise message[1]
+                elif message[0] == "died":
+                    raise JobInterrupted("the server stopped while this job ran; the index is as it was before it: "
+                                         "upload the file again" if self._closing else "the job's process ended "
+                                         f"without an answer (exit status {message[1]}): the index is as it was")
 
     # -- estimates -------------------------------------------------------------------------------------------
     def _estimate(self, job: Job) -> float:
@@ -359,6 +440,31 @@ class Jobs:
             elif job.kind == "markdown":
                 self._rates["index_byte"] = (self._rates["index_byte"] + (
                     job.seconds.get("indexing", 0) + job.seconds.get("loading", 0)) / max(1, job.bytes)) / 2
+
+
+class JobInterrupted(PpkitError):
+    """The job's process ended without an answer (killed, or the server stopping)."""
+
+
+def _embedder_recipe(index) -> object:
+    """How the job's process makes the index's embedder: ``(kind, kwargs)`` from the manifest, as loading an index
+    does; the embedder object itself (pickled) when it is the caller's own (``kind`` ``"custom"``)."""
+    spec = index.manifest.get("embedder", {})
+    kind = spec.get("kind", str(spec.get("name", "")).split(":")[0].split("-")[0])
+    return index.embedder if kind == "custom" else (kind, dict(spec.get("kwargs", {})))
+
+
+def _index_upload(path: str, folder: str, name: str, kind: str, config: Config, recipe) -> list[str]:
+    """In the job's own process: a PDF extracted (each PDF read under its caps), then the file indexed into the
+    index ``folder`` as ``name``; each stage told to the server. Returns the build's warnings."""
+    if kind == "pdf":
+        tell("stage", "extracting")
+        tell("pages", checked_page_count(path))
+        prepare_pdfs([path], workers=1, progress=False)
+    tell("stage", "indexing")
+    embedder = get_embedder(recipe[0], **recipe[1]) if isinstance(recipe, tuple) else recipe
+    index = build_index([path], folder, embedder=embedder, config=config, names=[name], progress=False, workers=1)
+    return list(index.manifest["build"].get("warnings", []))
 
 
 def _alive(pid: int) -> bool:

@@ -1,15 +1,18 @@
 """The request bodies of ``ppkit serve`` (pydantic): strict types, bounded sizes, unknown fields refused.
 
 ``AskRequest`` is the body of ``POST /v1/ask`` and ``POST /v1/ask/stream``; ``ChatRequest`` the
-OpenAI-compatible ``POST /v1/chat/completions`` (the OpenAI fields a client commonly sends are accepted and
-ignored; ``k`` and ``docs`` are ppkit's own). Responses are the conductor's own JSON, not models here.
+OpenAI-compatible ``POST /v1/chat/completions``: every field OpenAI's clients send that ppkit does not use
+(``frequency_penalty``, ``response_format``, ``tools``, ...) is accepted and ignored, as are message parts other
+than text; ``k`` and ``docs`` are ppkit's own. The question is held to one limit on every route: the last message
+of a chat, like ``question``, is at most :data:`MAX_QUESTION` characters. Responses are the conductor's own JSON,
+not models here.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["Turn", "AskRequest", "Message", "TextPart", "ChatRequest", "MAX_QUESTION", "MAX_TURNS"]
 
@@ -42,28 +45,38 @@ class AskRequest(_Strict):
         None, description="earlier turns, oldest first: a follow-up is rewritten into a standalone question")
 
 
-class TextPart(_Strict):
-    """A text part of a message's content (OpenAI's ``{"type": "text", "text": ...}``)."""
+class _OpenAI(BaseModel):
+    """An OpenAI shape: typed where ppkit reads it, every other field accepted and ignored."""
 
-    type: Literal["text"]
-    text: Annotated[str, Field(max_length=100_000)]
+    model_config = ConfigDict(extra="ignore", strict=True)
 
 
-class Message(_Strict):
-    """One chat message; its content a string or a list of text parts."""
+class TextPart(_OpenAI):
+    """A part of a message's content: its text when it is a text part (``{"type": "text", "text": ...}``); other
+    parts (an image, a file) are accepted and left out."""
 
-    role: Literal["system", "user", "assistant", "developer"]
-    content: Annotated[str, Field(max_length=100_000)] | Annotated[list[TextPart], Field(max_length=50)]
+    type: str
+    text: Annotated[str, Field(max_length=100_000)] = ""
+
+
+class Message(_OpenAI):
+    """One chat message; its content a string, a list of parts, or none (a tool call's)."""
+
+    role: Literal["system", "user", "assistant", "developer", "tool", "function"]
+    content: Annotated[str, Field(max_length=100_000)] | Annotated[list[TextPart], Field(max_length=50)] | None = None
     name: str | None = None
 
     def text(self) -> str:
-        """The content as one string."""
-        return self.content if isinstance(self.content, str) else "".join(p.text for p in self.content)
+        """The content's text as one string."""
+        if self.content is None:
+            return ""
+        return self.content if isinstance(self.content, str) else "".join(
+            p.text for p in self.content if p.type == "text")
 
 
-class ChatRequest(_Strict):
+class ChatRequest(_OpenAI):
     """OpenAI's chat-completions body: the last user message is the question, the earlier user messages its
-    history. Sampling fields are accepted and ignored (ppkit's answer is not sampled)."""
+    history. Every other OpenAI field is accepted and ignored (ppkit's answer is not sampled, and calls no tool)."""
 
     messages: Annotated[list[Message], Field(min_length=1, max_length=2 * MAX_TURNS + 2)]
     model: str | None = None
@@ -79,3 +92,13 @@ class ChatRequest(_Strict):
     user: str | None = None
     seed: int | None = None
     stream_options: dict | None = None
+
+    @model_validator(mode="after")
+    def _one_question_limit(self):
+        """The question (the last message) and each earlier user question within :data:`MAX_QUESTION`, as on
+        ``/v1/ask``."""
+        for i, m in enumerate(self.messages):
+            if m.role == "user" and len(m.text()) > MAX_QUESTION:
+                raise ValueError(f"messages[{i}] is a question of {len(m.text()):,} characters, over the "
+                                 f"{MAX_QUESTION:,} a question may have (as on /v1/ask): send a shorter one")
+        return self

@@ -7,13 +7,15 @@
 """
 
 from . import explore
-from .answer_view import escape_dollars, image_grid, images_markdown, show_answer
+from .answer_view import image_grid, images_markdown, show_answer
 from .cited_answer import CitedAnswer, answer_widget
 from .cues import retrieval_cues
+from .dollars import escape_dollars, markdown, show_markdown
 from .folder import find_documents, index_folder
 from .shelf import plot_shelf, shelf_frame, show_funnel, show_page_beside
+from .tables import columns_first
 from .widgets import QueryExplorer, TreeView
 
-__all__ = ["CitedAnswer", "QueryExplorer", "TreeView", "answer_widget", "escape_dollars", "explore", "find_documents",
-           "image_grid", "images_markdown", "index_folder", "plot_shelf", "retrieval_cues", "shelf_frame", "show_answer",
-           "show_funnel", "show_page_beside"]
+__all__ = ["CitedAnswer", "QueryExplorer", "TreeView", "answer_widget", "columns_first", "escape_dollars", "explore",
+           "find_documents", "image_grid", "images_markdown", "index_folder", "markdown", "plot_shelf", "retrieval_cues", "shelf_frame",
+           "show_answer", "show_funnel", "show_markdown", "show_page_beside"]

@@ -21,7 +21,7 @@ import html
 
 from ..answer.synth import MODES
 from ..answer.verify import format_report
-from ..core.style import block
+from ..core.style import block, readable_glyphs
 from ..indexing.index import SearchIndex
 from .answer_view import answer_html, image_widgets
 from .cues import cues_html, retrieval_cues
@@ -66,7 +66,8 @@ def block_html(answer) -> str:
     colour = "#7a4b00" if b.kind in ("not_found", "not_meaningful") else "#14532d"
     return block(f"<div style='{_H}'>Answer <span style='font-weight:400;color:#555'>({_e(_MARK.get(b.kind, b.kind))})"
                  f"</span>{_mode(answer)}</div><div class='ppkit-answer-block' style='font-size:15px;color:{colour};"
-                 f"border-left:4px solid {colour};padding:4px 8px;background:#f6f8f6'>{_e(b.text)}</div>"
+                 f"border-left:4px solid {colour};padding:4px 8px;background:#f6f8f6'>"
+                 f"{_e(readable_glyphs(b.text))}</div>"
                  + (f"<div style='color:#555;font-size:12px'>cited: {cites}</div>" if cites else ""))
 
 

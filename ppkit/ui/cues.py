@@ -7,7 +7,12 @@ Three, each one sentence that says what to do:
   and that no chosen section's text contains ("Tesla" over the four reference 10-Ks);
 * **a manual filter against the question**: the document filter was set by hand to a document the
   question does not name, while it names others;
-* **no good match**: every candidate's stage-1 similarity is below :data:`LOW_SCORE`.
+* **no good match**: every candidate's stage-1 similarity is below :data:`LOW_SCORE` *and* no section
+  matches the question otherwise: none defines a figure, table, equation or section the question names
+  (holds its caption, its equation number or its numbered heading: :mod:`ppkit.documents.anchors`; "What
+  does Table 2 report?" is short and scores low, but the section holding Table 2's caption matches it;
+  a section that only mentions "Table 2" does not count). The answer's own block is not consulted: it
+  can state a passage for a figure the documents do not have.
 
 :data:`LOW_SCORE` was measured with the local MiniLM embedder (cosine of the best chunk): the lowest best
 score of the 40 Comprehensive questions over the four 10-Ks is 0.444, of the 20 multimodal questions over
@@ -23,11 +28,12 @@ from __future__ import annotations
 import html
 
 from ..core.style import block
+from ..documents.anchors import anchor_tier, find_anchors
 from ..indexing.index import SearchIndex
 from ..retrieval.analyze import analyze_query, catalog_of, question_names
 from ..retrieval.types import Retrieval
 
-__all__ = ["LOW_SCORE", "best_score", "cues_html", "retrieval_cues"]
+__all__ = ["LOW_SCORE", "best_score", "cues_html", "retrieval_cues", "section_matches"]
 
 LOW_SCORE = 0.38  # between 0.354 (the best nonsense string) and 0.444 (the weakest benchmark question)
 
@@ -49,6 +55,15 @@ def best_score(result) -> float | None:
         trace = getattr(result, "trace", None)
         scores = [d["stage1_score"] for d in getattr(trace, "candidate_details", None) or [] if "stage1_score" in d]
     return max(scores) if scores else None
+
+
+def section_matches(question: str, result) -> bool:
+    """Whether a section of ``result`` (a Retrieval or an Answer) matches ``question`` whatever its similarity:
+    it defines a figure, table, equation or section the question names (tier 2 of
+    :func:`ppkit.documents.anchors.anchor_tier`)."""
+    anchors = find_anchors(question)
+    sections = getattr(result, "sections", [])
+    return any(anchor_tier(a, s.breadcrumb, s.text) == 2 for a in anchors for s in sections)
 
 
 def retrieval_cues(index: SearchIndex, question: str, result, *, manual_doc: str | None = None,
@@ -83,7 +98,7 @@ def retrieval_cues(index: SearchIndex, question: str, result, *, manual_doc: str
                         "set it to the documents the question names, or to that document.")
     best = best_score(result) if result is not None else None
     if best is not None and "MiniLM" in getattr(index.embedder, "name", ""):
-        if best < low_score:
+        if best < low_score and not section_matches(question, result):
             cues.append(f"No good match: the best section scores {best:.2f} (below {low_score}); the sections below "
                         "are the nearest, not answers. Rephrase with the words the documents use.")
     return cues

@@ -5,6 +5,8 @@ Shown escaped they are unreadable; passed through as they are, a hostile documen
 notebook. So only an allow-list of text and table tags survives (:data:`ALLOWED`, with ``colspan`` /
 ``rowspan`` numbers as their only attributes); every other tag, comment or declaration is escaped and shows
 as text. The result is then rendered as CommonMark (markdown-it-py, which also refuses ``javascript:`` links).
+The math-font glyphs a PDF converter left in formulas are made readable first
+(:func:`ppkit.core.style.readable_glyphs`), since browsers draw them as boxes.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import re
 from html.parser import HTMLParser
 
 from ..core.errors import MissingDependency
+from ..core.style import readable_glyphs
 
 __all__ = ["ALLOWED", "sanitize_html", "markdown_html"]
 
@@ -86,10 +89,12 @@ def sanitize_html(text: str) -> str:
 
 
 def markdown_html(text: str) -> str:
-    """A document's Markdown (with its HTML tables) as safe HTML: :func:`sanitize_html`, then CommonMark."""
+    """A document's Markdown (with its HTML tables) as safe HTML: its formula glyphs readable, :func:`sanitize_html`,
+    then CommonMark."""
     try:
         from markdown_it import MarkdownIt
     except ImportError:
         raise MissingDependency("rendering needs markdown-it-py: pip install 'ppkit[notebooks]'") from None
     md = MarkdownIt("commonmark", {"html": True}).enable("table")
-    return md.render(sanitize_html(text)).replace("<a href=", "<a target='_blank' rel='noopener' href=")
+    out = md.render(sanitize_html(readable_glyphs(text)))
+    return out.replace("<a href=", "<a target='_blank' rel='noopener' href=")

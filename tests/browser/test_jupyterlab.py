@@ -11,10 +11,13 @@ widget), 02's tree browser (click a node: its text appears; the arrow keys move 
 and not the notebook's cells; long rows scroll sideways; the search box selects a heading and
 scrolls it into view; the text is rendered, tables as tables), 07's answers (the Figure 5
 question shows its figure and no "Not found";  every image loads, a figure is
-shown once, labels carry no private-use glyphs, Enter in the answer box asks and the answer is
-formatted), 10's comparison (lines join paired sections under a score legend, the sections with no
-counterpart listed first; a pair clicked shows both texts side by side, differences marked, and at 1280 px no
-column is cut off: each fits its output or sits in a box that scrolls sideways). Screenshots go to ``.ppkit/screenshots/`` (git-ignored).
+shown once, the image grid is readable, the benchmark table shows its image columns, labels carry no
+private-use glyphs, Enter in the answer box asks and the answer is formatted), 10's comparison (lines join
+paired sections under a score legend, the sections with no counterpart listed first; a pair clicked shows
+both texts side by side, differences marked, and at 1280 px no column is cut off: each fits its output or
+sits in a box that scrolls sideways), 06's k control (a click on 10 reruns the comparison and changes the
+table), and no dollar amount typeset as math in 02 and 06 (MathJax is shown live by a control cell added to
+the page, then no other ``mjx-container`` may exist). Screenshots go to ``.ppkit/screenshots/`` (git-ignored).
 
 Run: ``pytest tests/browser -m browser`` (needs Chromium: ``apt-get install chromium``).
 """
@@ -104,6 +107,21 @@ def errors():
     out: list[str] = []
     yield out
     assert out == [], f"JavaScript errors in the page: {out}"
+
+
+def _no_math_but_a_control(page, deadline) -> str:
+    """Add a Markdown cell holding real math at the end of the open notebook and wait until MathJax has set
+    it (so the typesetter is live and has read the outputs rendered before it); returns the text of every
+    other ``mjx-container`` of the notebook (what MathJax made of dollar signs)."""
+    page.evaluate("""() => {
+      const nb = window.jupyterapp.shell.currentWidget.content;
+      nb.model.sharedModel.insertCell(nb.widgets.length, {cell_type: 'markdown', source: 'control: $x^2 + y$'});
+      nb.widgets[nb.widgets.length - 1].rendered = true;
+    }""")
+    control = page.locator(".jp-Notebook .jp-Cell").last
+    _poll(lambda: control.locator("mjx-container").count() == 1, deadline, 60, "MathJax to set the control cell")
+    return page.evaluate("""() => [...document.querySelectorAll('.jp-Notebook .jp-Cell')].slice(0, -1)
+        .flatMap(c => [...c.querySelectorAll('mjx-container')].map(m => m.textContent)).join(' | ')""")
 
 
 def _n_cells(notebook: str) -> int:
@@ -277,6 +295,43 @@ def test_02_tree_browser(browser, lab, deadline, screenshots, errors):
         lab.shutdown_kernels()
 
 
+def test_02_money_is_not_typeset_as_math(browser, lab, deadline, screenshots, errors):
+    page = _run_notebook(browser, lab, "02_skeleton_tree.ipynb", deadline, errors)
+    try:
+        summary = _cell(page, _cell_with("02_skeleton_tree.ipynb", "summary_html()")).locator(".jp-RenderedHTML").first
+        # AMD's "Embedded" section, shown selected in the static tree: its amounts read as written
+        assert "Embedded net revenue of $4.6 billion in 2022" in summary.inner_text()
+        assert _no_math_but_a_control(page, deadline) == ""
+    finally:
+        page.close()
+        lab.shutdown_kernels()
+
+
+def test_06_k_control_reruns_the_comparison(browser, lab, deadline, screenshots, errors):
+    page = _run_notebook(browser, lab, "06_k3_vs_k5_failure_analysis.ipynb", deadline, errors)
+    try:
+        cell = _cell(page, _cell_with("06_k3_vs_k5_failure_analysis.ipynb", "KComparison(index"))
+        widget = cell.locator(".jupyter-widgets").first
+        table = widget.locator(".widget-html-content").first
+        assert "ppkit k=3 sends it" in table.inner_text() and "All 40 questions at k=3" in table.inner_text()
+        at3 = table.inner_text()
+        widget.locator(".widget-toggle-button", has_text="10").click()
+        _poll(lambda: "ppkit k=10 sends it" in table.inner_text(), deadline, 120, "k=10 to rerun the comparison")
+        at10 = table.inner_text()
+        assert "All 40 questions at k=10" in at10 and "ppkit k=3" not in at10 and at10 != at3
+        sent = [int(m.replace(",", "")) for m in re.findall(r"([\d,]+) characters sent", at10)]
+        sent3 = [int(m.replace(",", "")) for m in re.findall(r"([\d,]+) characters sent", at3)]
+        assert len(sent) == len(sent3) == 3 and all(a > b for a, b in zip(sent, sent3))  # ten sections, not three
+        widget.screenshot(path=str(screenshots / "06_k_control.png"))
+        # the metric table's ground truth keeps its dollar sign; nothing in the notebook is set as math
+        metric = _cell(page, _cell_with("06_k3_vs_k5_failure_analysis.ipynb", "run_metric_bench(index"))
+        assert "truth $9068.00" in metric.inner_text()
+        assert _no_math_but_a_control(page, deadline) == ""
+    finally:
+        page.close()
+        lab.shutdown_kernels()
+
+
 def test_07_multimodal_answers(browser, lab, deadline, screenshots, errors):
     page = _run_notebook(browser, lab, "07_multimodal_answers.ipynb", deadline, errors)
     try:
@@ -286,8 +341,17 @@ def test_07_multimodal_answers(browser, lab, deadline, screenshots, errors):
               "the images to load")
         sizes = images.evaluate_all("ims => ims.map(i => i.naturalWidth)")
         assert len(sizes) >= 4 and all(w > 0 for w in sizes), sizes
-        # the image grid is shown once (the cell returns the figure; pyplot does not draw it again)
-        assert _cell(page, 8).locator(".jp-OutputArea-output img").count() == 1
+        # the image grid is shown once (the cell returns the figure; pyplot does not draw it again), at a
+        # readable size (1,000 pixels wide before the inline backend trims its margins)
+        grid = _cell(page, 8).locator(".jp-OutputArea-output img")
+        assert grid.count() == 1 and grid.first.evaluate("i => i.naturalWidth") >= 900
+        # the benchmark table shows the image columns its text discusses; the rest behind a toggle
+        table = _cell(page, _cell_with("07_multimodal_answers.ipynb", "columns_first(scores"))
+        shown = table.locator(".jp-RenderedHTML table").first
+        heads = shown.locator("th").all_inner_texts()
+        assert "image_hit" in heads and "image_precision" in heads and "..." not in shown.inner_text()
+        toggle = table.locator("details")
+        assert toggle.count() == 1 and re.match(r"all \d+ columns \(also ", toggle.locator("summary").inner_text())
         # labels without private-use glyphs (formula captions)
         assert not _PRIVATE_USE.search(_cell(page, 4).inner_text())
         assert not any(_PRIVATE_USE.search(t) for t in _cell(page, 6).locator("strong").all_inner_texts())

@@ -73,3 +73,38 @@ def slow_vector_loads(monkeypatch, seconds: float) -> None:
         return load(cls, *a, **kw)
 
     monkeypatch.setattr(FaissStore, "load", classmethod(slow))
+
+
+def pdf_bytes(objects: list[bytes]) -> bytes:
+    """A hand-written PDF of ``objects`` (object 1 the catalog) with a correct cross-reference table."""
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for i, obj in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (i, obj)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def one_line(result: subprocess.CompletedProcess, *parts: str) -> str:
+    """The command's error: exit status 2 and one line on stderr, no traceback, holding every one of ``parts``."""
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    err = result.stderr.strip()
+    assert "\n" not in err and "Traceback" not in err, err
+    for part in parts:
+        assert part in err, err
+    return err
+
+
+def blank_pdf(path: Path, pages: int) -> Path:
+    """A PDF of ``pages`` blank pages (a scan without its text layer), written with pypdfium2."""
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument.new()
+    for _ in range(pages):
+        doc.new_page(612, 792)
+    doc.save(path)
+    doc.close()
+    return path

@@ -15,24 +15,16 @@ from ppkit.core.errors import ConfigError, InvalidInput
 from ppkit.documents.extract import pdf_page_count
 from ppkit.documents.pdfcache import MAX_PDF_PAGES
 
-from .conftest import ROOT
+from .conftest import ROOT, pdf_bytes
 from .test_round_two import _build, _one_line
 
 
 def _pdf_claiming(path, pages: int, *, kids: int = 1):
     """A hand-written PDF of one page object whose page tree lists it ``kids`` times and claims ``pages``
     pages (its /Count)."""
-    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b"3 0 R " * kids, pages),
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"]
-    out, offsets = bytearray(b"%PDF-1.4\n"), []
-    for i, obj in enumerate(objs, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (i, obj)
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref)
-    path.write_bytes(bytes(out))
+    path.write_bytes(pdf_bytes([b"<< /Type /Catalog /Pages 2 0 R >>",
+                                b"<< /Type /Pages /Kids [%s] /Count %d >>" % (b"3 0 R " * kids, pages),
+                                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>"]))
     return path
 
 

@@ -82,7 +82,7 @@ _NEG_BY = re.compile(r"\b(?:decrease[sd]?|declin(?:e[sd]?|ing)|fell|fall(?:ing|s
                      r"reduc(?:ed|tion)|contract(?:ed|ion))\b[^.;:\d%$]{0,60}?\bby\s+(?:about\s+|approximately\s+|"
                      r"roughly\s+|nearly\s+|~\s?)?[$]?$", re.I)
 # a change of a percentage written in points ("-1.74 percentage points"): a percent
-_POINTS = re.compile(r"\s*(?:percentage\s+points?|pp\b|ppts?\b|%\s*pts?\b)", re.I)
+_POINTS = re.compile(r"(?<!\s)\s*(?:percentage\s+points?|pp\b|ppts?\b|%\s*pts?\b)", re.I)
 # an integer with a scale letter glued and no currency sign ("3M"): a name, not an amount ("$3M" is one)
 _GLUED_SCALE = re.compile(r"^\d+\s?[MBK]$")
 # "$3B+", "10+": at least the figure (a "+" not starting an addition)

@@ -11,7 +11,10 @@
 * it is **correct** when the units agree (a percentage for a percentage, an amount for an amount,
   a plain number or ``x`` multiple for a ratio: 0.042 is not 4.2%), the signs agree, and the value
   is within a relative tolerance (1% by default) after scaling amounts to the expected unit
-  (``$9.07 billion`` = 9,070 millions).
+  (``$9.07 billion`` = 9,070 millions). A bare figure (no ``$``, ``%``, scale word or ``x``) stated
+  against an amount is that amount in the question's unit, the way statements and their arithmetic
+  write amounts ("9,068" in a step of a sum in $ millions is ``$9068.00`` asked in millions); against a
+  percentage it stays a ratio.
 
 Reasons for a miss: ``no_number``, ``abstained`` (the answer says it did not compute), ``unit``,
 ``sign``, ``value``. Not applicable when the ground truth holds no number. The lenient check beside
@@ -105,6 +108,8 @@ def judge_numeric(answer: str, truth: str, question: str = "", *, tolerance: flo
     if got is None or (said_no and not re.match(r"\W*(computed|answer)\b", got["line"], re.I)):
         return {**base, "ok": False, "reason": "abstained" if said_no else "no_number"}
     unit = _unit(got)
+    if unit == "ratio" and exp["unit"] == "usd" and not got["multiple"]:
+        unit = "usd"  # a bare figure against an amount: read in the question's unit (see the module docstring)
     value = got["value"]
     if unit == "usd":
         value *= got["scale"] or exp["scale"]  # an amount without a scale word is read in the question's unit
