@@ -1,42 +1,28 @@
-"""Passages: the sentences and table rows of the retrieved sections, ranked jointly by what the question asks.
+"""Passages: the quotable pieces of the retrieved sections, sentences and table rows, read once.
 
-The offline answer block (:func:`ppkit.answer.synth.ExtractiveSynthesizer`) quotes the best passage of
-ALL retrieved sections, not the best three of each. This module builds the candidates and ranks them:
+:func:`section_passages` cuts a section into **sentences** (prose split after rejoining a sentence cut by a page
+break, a page number and a "Table of Contents" line between two halves, never cutting at an abbreviation: "Inc.",
+"U.S.", "No.": :func:`ppkit.core.text.sentences`), **pairs** of neighbouring sentences, and **table rows** that
+hold a value, each with its table's column names (the periods), its units caption ("(in millions except per
+share amounts)"), the group label above it and the table's caption. Rows without values (a group label) are never
+quoted, but name the rows under them. :func:`render_row` writes a row as a statement ("Net revenue: $86,392
+million in 2022 ($79,474 million in 2021)"), the asked year's column first.
 
-* **Candidates** (:func:`section_passages`): prose split into sentences after rejoining a sentence cut by
-  a page break (a page number and a "Table of Contents" line between two halves) and never cutting at an
-  abbreviation ("Inc.", "U.S.", "No.": :func:`ppkit.core.text.sentences`); a sentence with its
-  neighbour; and table rows that hold a value, each with its table's column header line and units
-  caption ("(in millions except per share amounts)"). Rows without values (a group label) are never
-  quoted, but name the rows under them.
-* **What is asked**: :func:`ppkit.answer.asked.asked_type` (an amount, a share, a change, a count, a date,
-  a name, a list, yes/no or the drivers of a change), re-exported here.
-* **Ranking** (:func:`rank_passages`): question-term overlap weighted by rarity among all candidates,
-  the asked type present (a figure with a unit for an amount, a % for a share, a driver phrase for
-  "what drove"), the asked year (a row's column, a sentence's words), the section's rank and breadcrumb,
-  and boilerplate (:mod:`ppkit.retrieval.boilerplate`) demoted unless asked for.
-
-:func:`render_row` writes a row as a statement ("Net revenue: $86,392 million in 2022 ($79,474 million in
-2021)"), the asked year's column first. This module reads text; it computes no figures (that is
-:mod:`ppkit.answer.metrics`) and writes no block (:mod:`ppkit.answer.synth`).
+This module reads text; it ranks nothing (:mod:`ppkit.answer.select`) and computes no figures
+(:mod:`ppkit.answer.metrics`, :mod:`ppkit.answer.candidates`).
 """
 
 from __future__ import annotations
 
-import math
 import re
-from collections import Counter
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 from ..core.text import sentences, stems
 from ..documents.tree import text_heading_line
-from ..retrieval.boilerplate import asks_for, boilerplate_kind
 from ..retrieval.types import Section
-from .asked import Asked, Quantity, asked_quantity, asked_type, quantity_words
 
-__all__ = ["Passage", "Asked", "asked_type", "asked_quantity", "section_passages", "rank_passages", "render_row", "cells",
-           "stated_change", "states_change", "other_kind", "prose_figure", "about_quantity"]
+__all__ = ["Passage", "section_passages", "render_row", "cells"]
 
 # page furniture between the halves of a sentence cut by a page break: "16", "<u>Table of Contents</u>"
 _FURNITURE = re.compile(r"^\s*(?:\d{1,3}|[ivxlc]{1,6}|page \d+(?: of \d+)?|\[?(?:<u>)?table of contents(?:</u>)?"
@@ -46,22 +32,8 @@ _UNITS = re.compile(r"(?:\b(?:in|\$\s*in|dollars in|amounts in)\s+|\(\s*(?:\$\s*
                     re.I)
 _PER_SHARE = re.compile(r"\bper (?:common |diluted |basic )?share\b|\bper unit\b|\bearnings per\b|\beps\b", re.I)
 _YEAR = re.compile(r"(?<![\d,.$])(?:19|20)\d{2}(?![\d,])")
-_MONEY = re.compile(r"\$\s?\d|\b\d[\d,.]*\s?(?:thousand|million|billion|trillion)\b|\bUSD\b", re.I)
-_PERCENT = re.compile(r"\d\s?%|\bpercent(?:age)?\b", re.I)
-_NUMBER = re.compile(r"(?<![\w.])\(?-?\$?\d[\d,]*(?:\.\d+)?%?\)?(?![\w])")
-# a sentence that only points elsewhere ("See Note 4 for further information") answers nothing itself
-_POINTER = re.compile(r"(?:^|[.!?]\s+)\W*(?:see|refer to)\b|\bfor (?:further|more|additional) (?:information|details|"
-                      r"discussion)\b|\bfor an? (?:further |more detailed )?discussion\b", re.I)
-_CHANGE_TERMS = frozenset(stems("change increase decrease grew growth decline rose fell"))
 _DATE = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)"
                    r"\s+\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b", re.I)
-# the phrases that name the drivers of a change: strong ones say "because", weak ones only point at a cause
-_DRIVERS = re.compile(r"\b(?:driven by|due to|attributable to|result(?:ed)? from|as a result of|offset by|because|"
-                      r"led by|contributed to|caused by)\b", re.I)
-_WEAK_DRIVERS = re.compile(r"\b(?:primarily|reflect(?:s|ed|ing)?|increase in|decrease in|higher|lower)\b", re.I)
-_CHANGE = re.compile(r"\b(?:increase[sd]?|decrease[sd]?|grew|growth|decline[sd]?|rose|fell|up|down|change[sd]?)\b",
-                     re.I)
-_NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without|did not|does not|do not|cannot)\b", re.I)
 
 @dataclass(frozen=True)
 class Passage:
@@ -279,82 +251,6 @@ def _passage_fields(text: str, line_numbers: tuple[int, ...], line_start: int) -
     return tuple(tuple(getattr(p, name) for name in _FIELDS) for p in out)
 
 
-def _year_fit(p: Passage, years: tuple[int, ...]) -> float:
-    if not years:
-        return 1.0
-    named = {int(y) for y in _YEAR.findall(p.text + " " + " ".join(p.header))}
-    if not named:
-        return 1.0
-    return 1.25 if named & set(years) else 0.7
-
-
-def _type_fit(p: Passage, asked: Asked) -> float:
-    text = p.text if p.kind != "row" else " ".join(p.values)
-    # figures, not years nor small counts and references ("Note 1", "two segments")
-    numbers = [n for n in _NUMBER.findall(text) if not _YEAR.fullmatch(n.strip("()$"))
-               and not re.fullmatch(r"\d{1,2}", n)]
-    money = bool(_MONEY.search(text)) or (p.kind == "row" and bool(p.units) and bool(numbers))
-    if asked.kind == "amount":
-        return 1.6 if money and (p.kind != "row" or p.units) else 1.4 if money else 1.1 if numbers else 0.5
-    if asked.kind == "share":
-        return 1.6 if _PERCENT.search(text) else 1.1 if numbers else 0.5
-    if asked.kind == "change":
-        two = p.kind == "row" and sum(1 for v in p.values if _has_value(v)) >= 2
-        return 1.5 if (numbers and (_CHANGE.search(p.text) or two or _PERCENT.search(text))) else 1.0 if numbers else 0.6
-    if asked.kind == "count":
-        return 1.4 if numbers else 0.6
-    if asked.kind == "drivers":
-        if p.kind == "row":
-            return 0.6
-        return 1.6 if _DRIVERS.search(p.text) else 1.1 if _WEAK_DRIVERS.search(p.text) else 0.8
-    if asked.kind == "date":
-        return 1.5 if _DATE.search(p.text) or _YEAR.search(p.text) else 0.7
-    return 0.8 if p.kind == "row" else 1.0
-
-
-def rank_passages(question: str, sections: list[Section], asked: Asked, *, q_terms: set[str] | None = None,
-                  exclude: set[str] = frozenset()) -> list[tuple[float, Passage]]:
-    """Every passage of ``sections`` with its score, best first (ties: section rank, then line).
-
-    Args:
-        question: the question (its stems are the terms matched, ``q_terms`` when given).
-        sections: the retrieved sections, in rank order.
-        asked: what the question asks (:func:`asked_type`).
-        exclude: stems never counted (the company's own name: every passage of its filing is about it).
-    """
-    q = (set(q_terms) if q_terms is not None else set(stems(question))) - set(exclude)
-    q = {t for t in q if not _YEAR.fullmatch(t)}
-    if asked.kind in ("change", "drivers"):  # any word for a change names the change asked about
-        q |= _CHANGE_TERMS
-    passages = [p for s in sections for p in section_passages(s)]
-    df = Counter(t for p in passages if p.kind != "pair" for t in p.terms & q)
-    n = max(1, sum(1 for p in passages if p.kind != "pair"))
-    weight = {t: math.log(1 + n / df[t]) if df[t] else math.log(1 + n) for t in q}
-    demoted = {}
-    for s in sections:
-        kind = boilerplate_kind(s.breadcrumb, s.text)
-        demoted[s.section_id] = kind is not None and not asks_for(question, kind)
-    crumb = {s.section_id: sum(weight[t] for t in q & set(stems(s.breadcrumb))) for s in sections}
-    out = []
-    for p in passages:
-        # a row's header words are shared by every row of its table: half weight
-        base = sum(weight[t] * (0.5 if t in p.head_terms else 1.0) for t in p.terms & q)
-        if base <= 0:
-            continue
-        score = base + 0.25 * crumb[p.section.section_id]
-        score *= _type_fit(p, asked) * _year_fit(p, asked.years)
-        score /= 1 + 0.12 * (p.section.rank - 1)
-        if p.kind == "pair":
-            score *= 0.85
-        if p.kind != "row" and (len(p.text) < 40 or len(p.text) > 450 or _POINTER.search(p.text)):
-            score *= 0.6
-        if demoted[p.section.section_id]:
-            score *= 0.3
-        out.append((score, p))
-    out.sort(key=lambda x: (-x[0], x[1].section.rank, x[1].line, x[1].kind != "sentence"))
-    return out
-
-
 _PLAIN = re.compile(r"\(?-?\$?\(?\d[\d,]*(?:\.\d+)?\)?")
 
 
@@ -407,125 +303,3 @@ def render_row(p: Passage, years=(), max_values: int = 4) -> str:
         return p.label
     head = f"{p.label}: {parts[0]}"
     return head + (f" ({'; '.join(parts[1:])})" if len(parts) > 1 else "")
-
-
-def yes_or_no(question: str, passage: Passage, q_terms: set[str], years=()) -> str | None:
-    """"Yes" or "No" when ``passage`` clearly answers the yes/no ``question``, else None: it must hold nearly
-    all of the question's terms, state one of the ``years`` the question names (a sentence of another year, or
-    of none, answers another question), and a negation in one but not the other says "No"."""
-    if passage.kind == "row" or not q_terms:
-        return None
-    if years and not any(int(y) in years for y in _YEAR.findall(passage.text)):
-        return None
-    if len(passage.terms & q_terms) < 0.8 * len(q_terms):
-        return None
-    neg_p = bool(_NEGATION.search(passage.text))
-    neg_q = bool(_NEGATION.search(question))
-    return "No" if neg_p != neg_q else "Yes"
-
-
-# a figure as prose writes it: "$4.2 billion", "9 percent", "12.5%", "1,600"
-_FIG = r"\$?\s?\d[\d,]*(?:\.\d+)?(?:\s?%|\s+percent\b|\s+(?:thousand|million|billion|trillion)\b)?"
-# one quantity's two values in a sentence: the new one first ("9 percent (previously 8 percent)"), or the old
-# one first ("from $3.8 billion to $4.2 billion")
-_PREVIOUSLY = re.compile(rf"(?P<new>{_FIG})\s*\(\s*(?:previously|formerly|prior(?: year)?:?|compared (?:to|with)|"
-                         rf"versus|vs\.?)\s+(?P<old>{_FIG})\s*\)", re.I)
-_FROM_TO = re.compile(rf"\bfrom\s+(?P<old>{_FIG})\s+to\s+(?P<new>{_FIG})", re.I)
-# a change stated as one figure: "increased $16 million", "rose by 3%", "up 5%", "a 5% increase", "increased the
-# commitments by $400 million"
-_UNSCALED_DOLLARS = re.compile(r"\$\s?\d[\d,]*\.\d{2}\b(?!\s*(?:thousand|million|billion|trillion)\b)", re.I)
-_CHANGE_FIG = re.compile(rf"\b(?:increase[sd]?|decrease[sd]?|rose|fell|grew|declined?|dropped|raised|lowered|reduced|"
-                         rf"up|down)\s+(?:by\s+|of\s+)?(?:approximately\s+|about\s+|nearly\s+|almost\s+)?(?P<f>{_FIG})|"
-                         rf"(?P<g>{_FIG})\s+(?:increase|decrease|decline|rise|drop|higher|lower|more|less)\b|"
-                         rf"\b(?:increase[sd]?|decrease[sd]?|rose|fell|grew|declined?|dropped|raised|lowered|reduced)\b"
-                         rf"[^.;:]{{0,80}}?\bby\s+(?:approximately\s+|about\s+|nearly\s+|almost\s+)?(?P<h>{_FIG})", re.I)
-
-
-def prose_figure(text: str) -> tuple[float, bool, str] | None:
-    """(value, percent?, scale word) of a figure as prose writes it; None for a bare year."""
-    t = text.strip()
-    m = re.search(r"\d[\d,]*(?:\.\d+)?", t)
-    if not m or _YEAR.fullmatch(m.group()) and not re.search(r"[$%]|percent|illion|thousand", t, re.I):
-        return None
-    scale = re.search(r"thousand|million|billion|trillion", t, re.I)
-    return (float(m.group().replace(",", "")), bool(re.search(r"%|percent", t, re.I)),
-            scale.group().casefold() if scale else "")
-
-
-def stated_change(p: Passage, q_terms: set[str] = frozenset()) -> tuple[str, str] | None:
-    """The (old, new) figures of one quantity a sentence states both of ("9 percent (previously 8 percent)",
-    "from $3.8 billion to $4.2 billion"), both percents or both of one scale; of several, the one whose
-    preceding words share most of ``q_terms``. None for a row or when there is none.
-
-    >>> from ppkit.retrieval.types import Section
-    >>> s = Section("D", "0001", "D > Outlook", 1, 1, "Sales to rise 8 percent (previously 6 percent).", 1, 1.0)
-    >>> stated_change(section_passages(s)[0])
-    ('6 percent', '8 percent')
-    """
-    if p.kind == "row":
-        return None
-    found = []
-    for rx in (_PREVIOUSLY, _FROM_TO):
-        for m in rx.finditer(p.text):
-            old, new = prose_figure(m.group("old")), prose_figure(m.group("new"))
-            if old and new and old[1:] == new[1:]:
-                found.append((m.start(), m.group("old").strip(), m.group("new").strip()))
-    if not found:
-        return None
-    found.sort()
-    best, best_n, prev = None, -1, 0
-    for at, old, new in found:  # the words since the previous pair name this pair's quantity
-        n = len(set(stems(p.text[prev:at])) & set(q_terms))
-        if n > best_n:
-            best, best_n = (old, new), n
-        prev = at
-    return best
-
-
-def states_change(p: Passage) -> bool:
-    """Whether a sentence states a change as a figure ("increased $16 million", "up 5%") or states one
-    quantity's two values (:func:`stated_change`); a level alone ("increased to $5 billion") does not."""
-    if p.kind == "row":
-        return False
-    if any(prose_figure(m.group("f") or m.group("g") or m.group("h")) for m in _CHANGE_FIG.finditer(p.text)):
-        return True
-    return stated_change(p) is not None
-
-
-def other_kind(p: Passage, asked: Asked) -> bool:
-    """Whether sentence ``p`` holds figures, but none of the kind asked: an amount of money asked and only
-    counts or plain numbers stated ("118,400 employees"), a figure per share asked and only totals stated
-    ("$2.8 trillion"), or a change asked as a difference ("by how much")
-    and only levels stated ("to up to $4.95 billion"). Rows and questions asking no figure are never
-    "other"; :func:`ppkit.answer.quantity.not_of_asked_kind` checks percents, ratios and a row's years."""
-    if p.kind == "row" or asked.yes_no or not asked.figure:
-        return False
-    if asked.by:
-        return not states_change(p)
-    if asked.per_share:  # a figure per share: one written per share, or a dollar figure with no scale word
-        return not (_PER_SHARE.search(p.text) or _UNSCALED_DOLLARS.search(p.text))
-    if asked.kind == "amount" and asked.unit == "amount":
-        numbers = [n for n in _NUMBER.findall(_DATE.sub("", p.text)) if not _YEAR.fullmatch(n.strip("()$"))
-                   and not re.fullmatch(r"\d{1,2}", n)]
-        return bool(numbers) and not _MONEY.search(p.text) and not _PERCENT.search(p.text)
-    return False
-
-
-def about_quantity(p: Passage, quantity: Quantity | None) -> bool:
-    """Whether passage ``p`` is about the quantity asked (:func:`ppkit.answer.asked.asked_quantity`): it holds
-    each of its phrases as consecutive content words ("merchandise inventories", not "inventory shrink ...
-    merchandise margin"), one of its money words if it names any, and, a sentence, the plural of a total over
-    several; a row is read by its label and its table's caption. No quantity named: any passage is.
-
-    >>> from ppkit.retrieval.types import Section
-    >>> s = Section("D", "0001", "D > MD&A", 1, 1, "Gross profit rose due to lower merchandise margin.", 1, 1.0)
-    >>> about_quantity(section_passages(s)[0], Quantity((("merchandis", "inventori"),)))
-    False
-    """
-    if quantity is None:
-        return True
-    words = quantity_words(f"{p.caption} {p.label}" if p.kind == "row" else p.text)
-    runs = {tuple(words[i: i + n]) for n in {len(ph) for ph in quantity.phrases} for i in range(len(words) - n + 1)}
-    if quantity.plural and p.kind != "row" and not re.search(rf"\b{re.escape(quantity.plural)}\b", p.text, re.I):
-        return False  # one of several named (a sentence on "a new credit agreement"): not their total
-    return all(ph in runs for ph in quantity.phrases) and (not quantity.any_of or bool(quantity.any_of & set(words)))

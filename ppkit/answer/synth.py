@@ -21,7 +21,6 @@ which answers only from the sections in XML-delimited blocks and cites breadcrum
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Protocol

@@ -63,7 +63,7 @@ from functools import lru_cache
 from itertools import chain, permutations
 
 from .arithmetic import agrees, clause_span, evaluate, shown_formula, stated_change, tolerance
-from .asked import asked_type
+from .question import read_question
 
 __all__ = ["verify_answer", "verify_block", "numbers_with_values", "find_number", "format_report", "summary_line", "column_years",
            "mask_references"]
@@ -721,15 +721,16 @@ _BLOCK_YEAR = re.compile(r"(?<!\d)(?:FY\s?)?((?:19|20)\d\d)(?!\d)|\bFY\s?(\d\d)\
 def asked_for(question: str) -> dict:
     """What a question asks for, as the block check reads it: ``{"asks": "yes_no" | "list" | "percent" |
     "ratio" | "amount" | "passage", "years": [...]}`` (the fiscal years it names, as strings), from the one
-    classifier :func:`ppkit.answer.asked.asked_type`.
+    reader :func:`ppkit.answer.question.read_question`.
 
     >>> asked_for("What is AMD's quick ratio for FY2022?")
     {'asks': 'ratio', 'years': ['2022']}
     >>> asked_for("For Boeing, did it pay a dividend in 2022?")["asks"]
     'yes_no'
     """
-    a = asked_type(mask_references(question))
-    asks = "yes_no" if a.yes_no else a.unit or ("list" if a.kind == "list" else "passage")
+    a = read_question(mask_references(question))
+    asks = {"yes_no": "yes_no", "percent": "percent", "ratio": "ratio", "days": "ratio", "amount": "amount",
+            "per_share": "amount", "count": "amount"}.get(a.type, "passage")
     return {"asks": asks, "years": [str(y) for y in a.years]}
 
 
@@ -849,8 +850,8 @@ def _two_of(n: dict, amounts: list[tuple[str, float]], percents: list[tuple[str,
 def _answers(block, ask: dict, claims: list[dict], sections) -> tuple[bool, str]:
     """(answered, why not): a figure of the asked kind and period, a yes or no, a list; a passage
     question is answered by any statement."""
-    if block.kind in ("not_found",):
-        return False, "the block says the sources do not answer"
+    if block.kind in ("not_found", "closest"):
+        return False, "the block says the sources do not state it"
     if block.kind == "not_meaningful":
         return True, ""
     asks = ask["asks"]

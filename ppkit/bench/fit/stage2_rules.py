@@ -25,7 +25,6 @@ Rules (each with settings fixed beforehand, not fitted):
 
 from __future__ import annotations
 
-import argparse
 import re
 
 import numpy as np

@@ -144,7 +144,7 @@ def run_metadata_bench(documents: str | Path, markdown_dir: str | Path, *,
 def metadata_markdown(result: dict) -> str:
     """The result as a short Markdown report."""
     r = result["right"]
-    lines = [f"| filings | company | period | form | all three |", "| --- | --- | --- | --- | --- |",
+    lines = ["| filings | company | period | form | all three |", "| --- | --- | --- | --- | --- |",
              f"| {result['n']} | {r['company']:.1%} | {r['period']:.1%} | {r['form']:.1%} | {r['all']:.1%} |"]
     for cause, docs in sorted(result["misses_by_cause"].items()):
         lines.append(f"- {cause}: {len(docs)} ({', '.join(docs)})")

@@ -24,14 +24,12 @@ import asyncio
 import json
 import os
 import socket
-import statistics
 import subprocess
 import sys
 import threading
 import time
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 from ...core.config import child_env
 from ...core.data import benchmark_path, financebench_dir

@@ -1,6 +1,6 @@
-"""Abstention (ppkit.answer.abstain) and its benchmark (ppkit bench abstain) on the fixture index."""
+"""Scope (ppkit.answer.scope) and its benchmark (ppkit bench abstain) on the fixture index."""
 
-from ppkit.answer.abstain import abstained, abstention_line, missing_from
+from ppkit.answer.scope import abstained, missing_from, not_found_line
 from ppkit.retrieval.analyze import question_years
 from ppkit.answer.synth_gemini import NO_ANSWER
 from ppkit.bench.runs.abstain import abstain_markdown, default_abstain_questions, run_abstain_bench, score_abstention
@@ -16,8 +16,8 @@ def test_missing_names_and_years():
     assert missing_from("What was Acme's net revenue in 2022?", [SEC]) == {"names": [], "years": []}
     got = missing_from("What was Tesla's net revenue in FY2015?", [SEC])
     assert got == {"names": ["Tesla"], "years": [2015]}
-    line = abstention_line(got)
-    assert line.startswith("Not found: the retrieved sections never mention 'Tesla' and do not cover FY2015")
+    line = not_found_line(got)
+    assert line == "Not found: the retrieved sections never mention 'Tesla' and do not cover FY2015."
     assert abstained("[offline note]\n\n" + line) and not abstained("Net revenue was $5,000 million.")
     # the Gemini synthesizer's prompt makes it say NO_ANSWER: the same detector reads online answers
     assert abstained(NO_ANSWER + " The sections cover 2022 only.")
