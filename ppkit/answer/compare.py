@@ -39,7 +39,7 @@ from typing import Protocol
 import numpy as np
 from rapidfuzz import fuzz, process
 
-from ..core.errors import InvalidInput
+from ..core.errors import InvalidInput, MissingDependency
 from ..core.text import clip, stems
 from ..documents.titles import normalize_title, numbering_prefix
 from .compare_diff import PairDiff, diff_sections
@@ -340,7 +340,11 @@ def _assign(sim: np.ndarray, title: np.ndarray) -> list[tuple[int, int]]:
     """One-to-one pairs (i, j) maximising total similarity, kept where ``sim >= MIN_MATCH``; a row left
     without a partner takes its best column of the same title (title similarity >= 0.9: a section split in
     two, "Debt" and "Debt (Continued)") when that is above :data:`MIN_MATCH` (many to one), else none."""
-    from scipy.optimize import linear_sum_assignment
+    try:
+        from scipy.optimize import linear_sum_assignment
+    except ImportError:
+        raise MissingDependency("comparing whole documents needs scipy: pip install 'ppkit[compare]' "
+                                "(or pass criteria to compare chosen sections)") from None
 
     if not sim.size:
         return []
