@@ -1,8 +1,9 @@
 """ppkit bench peers on a tiny hand-written fixture: the peer recipes' chunks, where they lie in the source,
-and one run beside ppkit through the retrieval harness (so the optional ``peers`` extra does not rot).
+ragnav's blocks and variants, and one run beside ppkit through the retrieval harness (so the optional ``peers``
+extra does not rot).
 
 ``tests/fixtures/peers/Acme.md`` (20 lines) and ``Zenith.md`` (11 lines); the HashEmbedder stands in for
-the model (plumbing, not quality).
+the model (plumbing, not quality), ragnav included (through its embedding-client API).
 """
 
 from pathlib import Path
@@ -11,10 +12,13 @@ import pytest
 
 pytest.importorskip("langchain_text_splitters")
 pytest.importorskip("llama_index.core")
+pytest.importorskip("ragnav")
 
 from ppkit import HashEmbedder, build_index
 from ppkit.bench.data.gold import GoldSet
-from ppkit.bench.runs.peers import PEERS, peer_corpora, run_peers
+from ppkit.bench.measures.metrics import Sent
+from ppkit.bench.runs.peers import PEERS, RECIPES, peer_corpora, run_peers
+from ppkit.bench.runs.ragnav_peer import RAGNAV, build_ragnav
 
 FIX = Path(__file__).parent / "fixtures" / "peers"
 SMALL = {"size": 120, "overlap": 20, "child_size": 60, "child_overlap": 10, "chunk_tokens": 40, "overlap_tokens": 5}
@@ -46,24 +50,47 @@ def test_recipe_chunks_lie_where_their_text_is(index):
     assert list(zip(kids.ranges[:5], c["parent-child"]["parent_of"][:5])) == [
         (((3, 3),), 0), (((7, 7),), 1), (((8, 8),), 1), (((12, 12),), 2), (((13, 13),), 2)]
     assert acme("fixed-size")[0] == ((1, 7),)
-    assert all(c[n]["corpus"].settings.get("unlocated", 0) == 0 for n in PEERS)
+    assert all(c[n]["corpus"].settings.get("unlocated", 0) == 0 for n in RECIPES)
 
 
 def test_peers_run_beside_ppkit_on_the_same_gold(index, tmp_path):
     questions = [{"qid": "q1", "text": "Acme cash on hand revolving credit line liquidity"},
                  {"qid": "q2", "text": "Zenith supply of optical glass risk factors"}]
     gold = GoldSet(qrels={"q1": {"Acme#0003": 1}, "q2": {"Zenith#0002": 1}}, docs={"q1": ["Acme"], "q2": ["Zenith"]})
-    res = run_peers(index, questions, gold, benchmark="fixture", cache=tmp_path, split=SMALL)
+    res = run_peers(index, questions, gold, benchmark="fixture", cache=tmp_path, split=SMALL,
+                    ragnav_embedder=index.embedder)
     assert res["n"] == 2 and list(res["recipes"]) == list(PEERS)
     pc = res["recipes"]["parent-child"]
     assert (pc["chunks"], pc["children"], pc["embedded_now"]) == (7, 11, True)
     # the path-prefixed chunk of Liquidity names its heading and shares the most words with q1
     assert res["recipes"]["lc-header+path"]["scores"]["none"]["3"]["hit"] == 1.0
     assert res["recipes"]["lc-header"]["scores"]["none"]["3"]["recall"] == 0.0  # headers stripped: no heading line sent
-    assert set(res["ppkit"]["scores"]) == {"auto", "none"}
-    again = run_peers(index, questions, gold, benchmark="fixture", cache=tmp_path, split=SMALL)
-    assert again["recipes"]["parent-child"]["embedded_now"] is False  # vectors and their embed time from the cache
-    assert again["recipes"]["parent-child"]["embed_seconds"] == pc["embed_seconds"]
+    assert set(res["ppkit"]["scores"]) == {"auto", "none", "gold"}
+    # restricted to the question's filing, ragnav's best block for q1 is the Liquidity text (lines 11-14)
+    assert res["recipes"]["ragnav"]["scores"]["gold"]["3"]["hit_overlap"] == 1.0
+    assert res["recipes"]["ragnav"]["chunks"] == 14  # Acme: 4 headings + 4 bodies; Zenith: 3 + 3
+    again = run_peers(index, questions, gold, benchmark="fixture", cache=tmp_path, split=SMALL,
+                      ragnav_embedder=index.embedder)
+    for name in ("parent-child", "ragnav"):  # vectors and their embed (build) time from the cache
+        assert again["recipes"][name]["embedded_now"] is False
+        assert again["recipes"][name]["embed_seconds"] == res["recipes"][name]["embed_seconds"]
+
+
+def test_ragnav_variants_filter_route_and_expand(index, tmp_path):
+    peers, info = build_ragnav(index, cache=tmp_path, embedder=index.embedder)
+    assert list(peers) == list(RAGNAV) and info["ragnav"]["embedded_now"] is True
+    q = "cash on hand and the revolving credit line"
+    first = peers["ragnav"].search(q, 5, docs=["Acme"])
+    text = "Cash on hand was 33 million dollars at year end.\nThe revolving credit line is undrawn."
+    assert first[0] == Sent("Acme", ((11, 14),), len(text), label="md:Acme#p5")  # a body: the lines under its heading
+    assert {s.doc for s in first} == {"Acme"}
+    # structure expansion: the seed, then its parent headings up to the title, in the seed's order
+    assert [s.ranges for s in peers["ragnav+structure"].search(q, 4, docs=["Acme"])] == [
+        ((11, 14),), ((10, 10),), ((5, 5),), ((1, 1),)]
+    # routed: ragnav picks the documents itself, whatever filter it is handed
+    glass = "optical glass supply concentrated in one country"
+    assert {s.doc for s in peers["ragnav"].search(glass, 5, docs=["Acme"])} == {"Acme"}
+    assert peers["ragnav-routed"].search(glass, 5, docs=["Acme"])[0].doc == "Zenith"
 
 
 def test_missing_library_names_the_extra(monkeypatch):

@@ -14,8 +14,8 @@
     ppkit bench abstain   [--questions FILE] [--k 5] [--json OUT]   (abstention precision and recall)
     ppkit bench scale     [--markdown-dir DIR] [--replicas 400] [--budget-minutes 150] [--json OUT]
                                              (index time, memory, disk, query latency as the corpus grows)
-    ppkit bench peers     [--questions FILE ...] [--index DIR] [--json OUT]   (LangChain/LlamaIndex recipes
-                                             beside ppkit on the same gold; needs the `peers` extra)
+    ppkit bench peers     [--questions FILE ...] [--index DIR] [--json OUT]   (LangChain/LlamaIndex recipes and
+                                             ragnav beside ppkit on the same gold; needs the `peers` extra)
     ppkit bench metadata  --documents documents.jsonl --markdown-dir DIR [--questions FILE] [--json OUT]
     ppkit bench serve     [--index DIR] [--clients 1 --clients 4 ...] [--requests 200] [--soak 600] [--workers 2]
                           [--json OUT]       (ppkit serve under load on loopback beside the in-process rate)
@@ -245,7 +245,8 @@ def add_bench_parser(subparsers, handler) -> None:
     s.add_argument("--figure", help="where to write the figure (default: figures/bench_scale.png)")
     s.set_defaults(func=handler)
 
-    pe = bs.add_parser("peers", help="LangChain / LlamaIndex / small-to-big / fixed-size recipes beside ppkit")
+    pe = bs.add_parser("peers", help="LangChain / LlamaIndex / small-to-big / fixed-size recipes and ragnav "
+                                     "beside ppkit")
     pe.add_argument("--questions", action="append",
                     help="question file (repeatable; default: the Comprehensive and FinanceBench dev sets)")
     pe.add_argument("--index", help="index folder (default: the shared reference index of the 10-Ks)")
@@ -582,8 +583,9 @@ def _peers(args, config) -> int:
         gold = load_gold(fmt, questions, path, index, args, data_root)
         res = run_peers(index, questions, gold, benchmark=path.stem, recipes=recipes, progress=not args.quiet)
         results.append({**res, "questions_file": str(path), "format": fmt})
-        print(peers_markdown(res))
-        print()
+        for mode in ("auto", "gold"):  # every peer with ppkit's filter, then with the question's filing
+            print(peers_markdown(res, mode=mode))
+            print()
     _write_json(args.json or figures_dir() / "bench_peers.json", {"benchmark": "peers", "sets": results})
     _save_figure(plot_peers, results, Path(args.figure) if args.figure else figures_dir() / "bench_peers.png")
     return 0

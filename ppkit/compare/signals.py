@@ -30,8 +30,8 @@ from collections import Counter, defaultdict
 
 import numpy as np
 from rapidfuzz import fuzz, process
-from scipy import sparse
 
+from ..core.errors import MissingDependency
 from ..core.text import stems
 from ..documents.titles import normalize_title
 from .sections import DocSections
@@ -47,9 +47,13 @@ def title_key(title: str) -> str:
     return normalize_title(title, drop_numbering=True) or normalize_title(title)
 
 
-def tfidf_vectors(counts: list[Counter], df: Counter | None = None, n: int | None = None) -> sparse.csr_matrix:
-    """L2-normalised TF-IDF rows of ``counts`` (one Counter of terms per text): ``(1 + log tf) * log((n + 1) /
-    (df + 0.5))``, ``df`` and ``n`` by default those of ``counts`` themselves."""
+def tfidf_vectors(counts: list[Counter], df: Counter | None = None, n: int | None = None):
+    """L2-normalised TF-IDF rows of ``counts`` (one Counter of terms per text) as a SciPy sparse matrix:
+    ``(1 + log tf) * log((n + 1) / (df + 0.5))``, ``df`` and ``n`` by default those of ``counts`` themselves."""
+    try:
+        from scipy import sparse
+    except ImportError:
+        raise MissingDependency("comparing documents needs scipy: pip install 'ppkit[compare]'") from None
     if df is None:
         df = Counter(t for c in counts for t in c)
         n = len(counts)

@@ -111,7 +111,7 @@ def load_comprehensive(path: str | Path) -> list[dict]:
     try:
         import openpyxl
     except ImportError:
-        raise MissingDependency("reading .xlsx needs openpyxl: pip install openpyxl") from None
+        raise MissingDependency("reading .xlsx needs openpyxl: pip install 'ppkit[bench]'") from None
     wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
     ws = wb.worksheets[0]
     rows = list(ws.iter_rows(values_only=True))

@@ -205,7 +205,7 @@ def _fit(groups: list[Group], C: float, domain_rules: bool) -> tuple[np.ndarray,
     try:
         from sklearn.linear_model import LogisticRegression
     except ImportError:
-        raise MissingDependency("fitting the re-ranker needs scikit-learn: pip install scikit-learn") from None
+        raise MissingDependency("fitting the re-ranker needs scikit-learn: pip install 'ppkit[bench]'") from None
     use = [g for g in groups if g.y.any()]
     names = _names(domain_rules)
     x = np.vstack([g.x(names) for g in use])

@@ -16,7 +16,14 @@ k=5 — are computed exactly as for ppkit and the built-in baselines). The recip
 * ``parent-child``: small-to-big: children of 400 / 50 characters cut from the ``lc-header+path``
   parents are embedded and searched; the distinct parents of the best children are sent;
 * ``fixed-size``: 2,000 / 200 character windows, headings ignored (the ``blind`` baseline's chunks and
-  vector cache).
+  vector cache);
+* ``ragnav``, ``ragnav+structure``, ``ragnav-routed``, ``ragnav-routed+structure``: a maintained library's own
+  hybrid retrieval (BM25 + its own MiniLM embeddings, with or without its document routing and structure
+  expansion), not a recipe of ours: :mod:`ppkit.bench.runs.ragnav_peer`.
+
+The run scores every peer in three document-filter modes: ``auto`` (ppkit's own filter, passed to every peer),
+``none`` (all documents) and ``gold`` (the question's filing), each against ppkit in the same mode and at ppkit's
+context in that mode.
 
 A chunk covers the source lines its text was found at (the text is located in the document after
 whitespace normalisation; a chunk that cannot be located covers nothing and is counted in
@@ -40,13 +47,17 @@ import numpy as np
 from ...core.config import cache_dir
 from ...core.errors import MissingDependency
 from .baselines import ChunkCorpus, DenseBaseline, blind_chunks, embed_corpus
+from .ragnav_peer import RAGNAV, build_ragnav
 from ..data.gold import GoldSet
 from .harness import BenchPlan, run_retrieval_bench
 from ..measures.metrics import Sent
 
-__all__ = ["PEERS", "build_peers", "locate_chunks", "peer_corpora", "peers_markdown", "plot_peers", "run_peers"]
+__all__ = ["PEERS", "RECIPES", "build_peers", "locate_chunks", "peer_corpora", "peers_markdown", "plot_peers",
+           "run_peers"]
 
-PEERS = ("lc-header", "lc-header+path", "llamaindex", "parent-child", "fixed-size")
+RECIPES = ("lc-header", "lc-header+path", "llamaindex", "parent-child", "fixed-size")  # chunk recipes written here
+PEERS = RECIPES + RAGNAV
+MODES = ("auto", "none", "gold")  # document-filter modes of the run (see ppkit.bench.runs.harness)
 _HEADERS = [("#" * i, f"h{i}") for i in range(1, 7)]
 
 
@@ -205,7 +216,7 @@ def _children(parents: dict[str, list], size: int, overlap: int) -> tuple[dict[s
     return out, parent_of
 
 
-def peer_corpora(docs, recipes=PEERS, *, size: int = 2000, overlap: int = 200, child_size: int = 400,
+def peer_corpora(docs, recipes=RECIPES, *, size: int = 2000, overlap: int = 200, child_size: int = 400,
                  child_overlap: int = 50, chunk_tokens: int = 512, overlap_tokens: int = 50) -> dict:
     """Each recipe's chunks and its split time: ``{name: {"corpus", "split_seconds", ...}}``.
 
@@ -230,7 +241,7 @@ def peer_corpora(docs, recipes=PEERS, *, size: int = 2000, overlap: int = 200, c
         elif name == "fixed-size":
             entry = {"corpus": blind_chunks(docs, size=size, overlap=overlap)}  # the blind baseline's: its vector cache
         else:
-            raise ValueError(f"unknown recipe {name!r}: use {', '.join(PEERS)}")
+            raise ValueError(f"unknown recipe {name!r}: use {', '.join(RECIPES)}")
         entry["split_seconds"] = round(time.perf_counter() - t, 3)
         out[name] = entry
     return out
@@ -253,14 +264,18 @@ def _embed_timed(corpus: ChunkCorpus, docs, embedder, cache: Path | None, progre
 
 
 def build_peers(docs, embedder, recipes=PEERS, *, cache: Path | None = None, progress: bool = False,
-                **split) -> tuple[dict, dict]:
-    """The recipes ready to search (harness baselines) and per recipe its chunks and times.
+                ragnav_embedder=None, **split) -> tuple[dict, dict]:
+    """The peers ready to search (harness baselines) and per peer its chunks and times.
+
+    Args:
+        ragnav_embedder: ``None``: ragnav embeds with its own sentence-transformers and the packaged MiniLM;
+            an embedder: ragnav gets its vectors (the tests' stand-in; see :func:`build_ragnav`).
 
     Returns:
         ({name: baseline}, {name: {"chunks", "split_seconds", "embed_seconds", "from_cache", "unlocated"}}).
     """
     cache = Path(cache) if cache is not None else cache_dir() / "bench"
-    corpora = peer_corpora(docs, recipes, **split)
+    corpora = peer_corpora(docs, [r for r in recipes if r not in RAGNAV], **split)
     out, info = {}, {}
     for name, e in corpora.items():
         corpus = e["corpus"]
@@ -275,7 +290,12 @@ def build_peers(docs, embedder, recipes=PEERS, *, cache: Path | None = None, pro
         info[name] = {"chunks": len(corpus), "split_seconds": e["split_seconds"], "embed_seconds": i["embed_seconds"],
                       "embedded_now": not i["from_cache"], "unlocated": corpus.settings.get("unlocated", 0),
                       "settings": {k: v for k, v in corpus.settings.items() if k != "unlocated"}, **extra}
-    return out, info
+    wanted = [r for r in recipes if r in RAGNAV]
+    if wanted:
+        peers, peer_info = build_ragnav(docs, cache=cache, names=wanted, embedder=ragnav_embedder)
+        out.update(peers)
+        info.update(peer_info)
+    return {r: out[r] for r in recipes}, {r: info[r] for r in recipes}
 
 
 def _pct(ms: list[float]) -> dict:
@@ -285,7 +305,8 @@ def _pct(ms: list[float]) -> dict:
 
 
 def run_peers(index, questions: list[dict], gold: GoldSet, *, benchmark: str = "", recipes=PEERS,
-              ks=(3, 5), cache: Path | None = None, progress: bool = False, split: dict | None = None) -> dict:
+              ks=(3, 5), cache: Path | None = None, progress: bool = False, split: dict | None = None,
+              ragnav_embedder=None) -> dict:
     """ppkit and the peer recipes on one question set, in one process, with one embedder.
 
     Returns a JSON-ready dict: ``benchmark``, ``n``, ``ppkit`` (mode -> k -> scores, and query time),
@@ -295,10 +316,11 @@ def run_peers(index, questions: list[dict], gold: GoldSet, *, benchmark: str = "
     >>> run_peers(index, questions, gold, benchmark="comprehensive")["recipes"]["lc-header+path"]  # doctest: +SKIP
     """
     t0 = time.perf_counter()
-    peers, info = build_peers(index, index.embedder, recipes, cache=cache, progress=progress, **(split or {}))
+    peers, info = build_peers(index, index.embedder, recipes, cache=cache, progress=progress,
+                              ragnav_embedder=ragnav_embedder, **(split or {}))
     bench = run_retrieval_bench(index, questions, gold, benchmark=benchmark, baselines=peers, progress=progress,
-                                plan=BenchPlan(tuple(ks), ("auto", "none"), baseline_ks=(3, 5, 10),
-                                               baseline_modes=("auto", "none"))).to_dict()
+                                plan=BenchPlan(tuple(ks), MODES, baseline_ks=(3, 5, 10),
+                                               baseline_modes=MODES)).to_dict()
     asked = [q for q in questions if q["qid"] in {r["qid"] for r in bench["per_question"]}]
     times = {"ppkit": []} | {n: [] for n in peers}
     for q in asked:  # each once, after the benchmark; query embedding included everywhere
@@ -312,10 +334,14 @@ def run_peers(index, questions: list[dict], gold: GoldSet, *, benchmark: str = "
     rec = {name: {**info[name], "query": _pct(times[name]),
                   "scores": {m: bench["baselines"][m][name] for m in bench["baselines"]}} for name in peers}
     ppkit = {m: {k: v for k, v in s.items() if k.isdigit()} for m, s in bench["modes"].items()}
-    split_ppkit = sum(index.manifest.get("build", {}).get("seconds_parse_noise_chunk", {}).values())
+    build = index.manifest.get("build", {})  # as the index recorded its own build
+    split_ppkit = sum(build.get("seconds_parse_noise_chunk", {}).values())
     return {"benchmark": benchmark, "n": bench["n"], "embedder": index.embedder.name,
             "ppkit": {"scores": ppkit, "query": _pct(times["ppkit"]), "chunks": len(index.chunks),
-                      "split_seconds_at_index_time": round(split_ppkit, 3)},
+                      "split_seconds_at_index_time": round(split_ppkit, 3),
+                      "embed_seconds_at_index_time": build.get("seconds_embed"),
+                      "build_seconds_at_index_time": build.get("seconds_total"),
+                      "built": index.manifest.get("created")},
             "recipes": rec, "harness": bench, "seconds": round(time.perf_counter() - t0, 1)}
 
 
@@ -339,7 +365,8 @@ def peers_markdown(result: dict, *, mode: str = "auto") -> str:
     s3, s5 = p["scores"][mode]["3"], p["scores"][mode]["5"]
     rows = [(f"| ppkit | {p['chunks']} | {_f(_found(s3, 'hit'))} | {_f(_found(s3, 'recall'))} | {_f(_found(s5, 'hit'))} | "
              f"{_f(_found(s5, 'recall'))} | {s5['context_chars_mean']:,.0f} | (the budget) | "
-             f"{p['split_seconds_at_index_time']} (at index time) | – | {p['query']['p50_ms']} / {p['query']['p95_ms']} |")]
+             f"{p['split_seconds_at_index_time']} (at index time) | {p.get('embed_seconds_at_index_time') or '–'} | "
+             f"{p['query']['p50_ms']} / {p['query']['p95_ms']} |")]
     for name, r in result["recipes"].items():
         sc = r["scores"].get(mode, {})
         a, b, eq = sc.get("3", {}), sc.get("5", {}), sc.get("equal_context", {})
@@ -349,8 +376,27 @@ def peers_markdown(result: dict, *, mode: str = "auto") -> str:
                     f"{_f(_found(b, 'recall'))} | {b.get('context_chars_mean', 0):,.0f} | {_f(_found(eq, 'hit'))} / "
                     f"{_f(_found(eq, 'recall'))} ({eq.get('chunks_mean', 0):.1f}) | {r['split_seconds']} | {emb} | "
                     f"{r['query']['p50_ms']} / {r['query']['p95_ms']} |")
-    return f"**{result['benchmark']}** ({result['n']} questions with gold, filter mode {mode}, {result['embedder']}; " \
-        "a gold section is found when any of its lines is sent)\n\n" + "\n".join([head, *rows])
+    title = f"**{result['benchmark']}** ({result['n']} questions with gold, filter mode {mode}: {_MODE_SAYS.get(mode, mode)}; " \
+        f"{result['embedder']}; a gold section is found when any of its lines is sent)"
+    return "\n".join([title, "", head, *rows, *_build_line(result)])
+
+
+_MODE_SAYS = {"auto": "ppkit's own filter, passed to every peer (ragnav-routed routes itself)",
+              "none": "all documents (ragnav-routed routes itself)",
+              "gold": "the question's filing (ragnav-routed routes itself)"}
+
+
+def _build_line(result: dict) -> list[str]:
+    """Index build times, ppkit's (as its manifest recorded it) beside ragnav's (measured when it embedded)."""
+    p = result["ppkit"]
+    r = next((r for name, r in result["recipes"].items() if name.startswith("ragnav")), None)
+    if r is None or p.get("build_seconds_at_index_time") is None:
+        return []
+    total = round(r["split_seconds"] + (r["embed_seconds"] or 0), 1)
+    return ["", f"Index build: ppkit {p['build_seconds_at_index_time']} s (parse, noise filter, chunk, embed; recorded "
+                f"by the index at its build, {p.get('built') or 'date unknown'}); ragnav {total} s (ingest "
+                f"{r['split_seconds']} s, BM25 + embeddings {r['embed_seconds']} s, {r.get('build_cpu_seconds')} CPU s; "
+                f"measured {r.get('build_measured')}, when its embeddings were computed)."]
 
 
 def plot_peers(results: list[dict], *, mode: str = "auto", figsize=(11, 3.8)):
