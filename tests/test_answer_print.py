@@ -3,7 +3,7 @@ again below it, and a one-line verification that names only what it found."""
 
 from __future__ import annotations
 
-from test_passages import _sections
+from test_passages import STATE, _sections
 
 from ppkit.answer.synth import Answer, ExtractiveSynthesizer
 from ppkit.answer.verify import verify_answer
@@ -11,20 +11,20 @@ from ppkit.answer.verify import verify_answer
 
 def test_the_block_sentence_is_printed_once_and_its_line_cited():
     secs = _sections("Results of Operations", "Consolidated Statements of Operations")
-    text, info = ExtractiveSynthesizer().synthesize("Why did total revenue increase?", secs)
+    text, info = ExtractiveSynthesizer(selector=STATE).synthesize("Why did total revenue increase?", secs)
     block = info["block"]
     assert block.kind == "passage" and text.count(block.text) == 1  # the block, not its quote again
     (cite,) = block.citations
     assert f"  - line {cite.line_start}: quoted in the answer above" in text.split("\n")
     assert f"- {secs[0].doc} > … > Results of Operations (ID: {secs[0].node_id})" in text  # no path between
-    full, _ = ExtractiveSynthesizer(evidence="all").synthesize("Why did total revenue increase?", secs)
+    full, _ = ExtractiveSynthesizer(evidence="all", selector=STATE).synthesize("Why did total revenue increase?", secs)
     assert "quoted in the answer above" not in full and f"- {secs[0].breadcrumb} (ID: {secs[0].node_id})" in full
 
 
 def test_the_printed_answer_lists_sections_by_title_and_verification_in_one_short_line():
     secs = _sections("Results of Operations", "Consolidated Statements of Operations")
     q = "What was Widgetco's total revenue in 2022?"
-    text, info = ExtractiveSynthesizer().synthesize(q, secs)
+    text, info = ExtractiveSynthesizer(selector=STATE).synthesize(q, secs)
     answer = Answer(q, text, secs, "extractive", verification=verify_answer(text, secs, question=q),
                     block=info["block"])
     lines = str(answer).split("\n")

@@ -9,7 +9,8 @@
 * **clause**: a figure of a sentence, with the clause around it (the words between the punctuation before and
   after it) and the sentence;
 * **computed**: the catalogue measure asked, evaluated over the retrieved primary statements
-  (:func:`ppkit.answer.metrics.compute_metric`), every input cited; or why it does not apply (**not_meaningful**);
+  (:func:`ppkit.answer.metrics.compute_metric`), every input cited; or why it does not apply (**not_meaningful**),
+  or what it needs that the statements do not show (**missing**: never an answer, said in the hedge);
 * **which**: the row of a table with the highest or lowest value in the period asked, among rows of one kind;
 * **yes_no**: the answer to a yes/no question from the measure's direction or threshold (computed), or from a
   sentence stating the event asked, its negation read;
@@ -41,7 +42,7 @@ from .verify import mask_references, numbers_with_values
 
 __all__ = ["Candidate", "candidates", "figure_text", "KINDS"]
 
-KINDS = ("cell", "clause", "computed", "not_meaningful", "which", "yes_no", "passage")
+KINDS = ("cell", "clause", "computed", "not_meaningful", "which", "yes_no", "passage", "missing")
 _YEAR = re.compile(r"(?<![\d,.$])((?:19|20)\d{2})(?![\d,])")
 _FY2 = re.compile(r"\bfy\s?'?(\d{2})\b", re.I)
 _DATE = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)"
@@ -106,14 +107,18 @@ def figure_text(value: float, unit: str, scale: str = "", *, decimals: int | Non
 
     >>> figure_text(1577, "amount", "million"), figure_text(12.06, "percent"), figure_text(-3.2, "amount", "billion")
     ('$1,577 million', '12.06%', '-$3.20 billion')
+    >>> figure_text(2.0, "ratio"), figure_text(42.31, "days")
+    ('2.00', '42.3 days')
     """
     sign = "-" if value < 0 else ""
     v = abs(value)
     if unit == "percent":
-        return f"{sign}{_num(v, decimals if decimals is not None else (1 if v >= 10 else 2))}%"
+        return f"{sign}{_num(v, 2 if decimals is None else decimals)}%"
     if unit == "days":
         return f"{sign}{_num(v, 1)} days"
-    if unit in ("ratio", "count"):
+    if unit == "ratio":
+        return f"{sign}{_num(v, 2 if decimals is None else decimals)}"
+    if unit == "count":
         return f"{sign}{_num(v, decimals)}"
     if unit == "per_share":
         return f"{sign}${v:,.2f}"
@@ -143,6 +148,16 @@ def _concept_fit(label: str, concepts: list[str]) -> float:
     return best
 
 
+_UNITS_ONLY = re.compile(r"^\W*(?:\$\s*)?(?:dollars\s+|amounts\s+)?in\s+(?:millions|thousands|billions)\b[^()]*\W*$", re.I)
+
+
+def _where(p: Passage) -> str:
+    """Where a row stands, for the block: its table's caption, or its section's title when the caption only says
+    the units."""
+    cap = p.caption.strip()
+    return cap if cap and not _UNITS_ONLY.match(cap) else breadcrumb_titles(p.section.breadcrumb)[-1]
+
+
 def _row_cells(p: Passage, asked: Asked, concepts: list[str], sid_caption: str) -> list[Candidate]:
     out = []
     label = p.label
@@ -166,7 +181,7 @@ def _row_cells(p: Passage, asked: Asked, concepts: list[str], sid_caption: str) 
         scale = _UNIT_SCALE.get(p.units, "") if unit == "amount" else ""
         shown = figure_text(v, unit, scale, decimals=len(cell.split(".")[1].rstrip("%)").strip()) if "." in cell else 0)
         period = f", {head.strip()}" if head.strip() else ""
-        where = p.caption or breadcrumb_titles(p.section.breadcrumb)[-1]
+        where = _where(p)
         text = clip(f"{shown}: {label}{period} ({where})", 300)
         wide = " ".join([label, head, p.caption, p.header_text, sid_caption])
         out.append(Candidate("cell", text, unit, p.section, p.lines(), context=label, wide=wide, value=v,
@@ -244,12 +259,12 @@ def _sentence_figures(p: Passage) -> list[Candidate]:
             shown = f"${shown}" if not shown.startswith("$") else shown
         clause = _clause(p.text, a, b)
         sentence = clip(p.text, 260)
-        out.append(Candidate("clause", f"{shown}: \u201c{sentence}\u201d", unit, p.section, (p.line,) if
-                             p.line == p.line_end else tuple(range(p.line, p.line_end + 1))[:1],
+        out.append(Candidate("clause", f"{shown}: \u201c{sentence}\u201d", unit, p.section, (p.line,),
                              context=clause, wide=f"{p.text} {p.section.breadcrumb}", value=value,
                              year=None, years=_years_in(clause) or _years_in(p.text), lead=first,
                              quarterly=bool(_QUARTERLY.search(p.text)),
-                             extra={"scale": scale, "line_end": p.line_end, "sentence": p.text}))
+                             extra={"scale": scale, "line_end": p.line_end, "sentence": p.text,
+                                    "citations": (cite_line(p.section, p.line, p.line_end),)}))
         first = False
     return out
 
@@ -278,8 +293,10 @@ def _computed(asked: Asked, sections: list[Section]) -> tuple[list[Candidate], M
         text = f"Not meaningful: {res.reason}"
         return [Candidate("not_meaningful", clip(text, 300), "", home, (), context=asked.measure.name,
                           extra={"citations": cites, "metric": res})], res
-    if not res.ok:
-        return [], res
+    if not res.ok:  # what the measure needs that the statements do not show: for the hedge, never an answer
+        missing = "; ".join(res.missing)
+        return [Candidate("missing", f"the {asked.measure.name} needs {missing}, which the retrieved statements do "
+                          "not show", "", home, (), context=asked.measure.name, extra={"metric": res})], res
     unit = {"usd": "amount", "percent": "percent", "ratio": "ratio", "days": "days", "per_share": "per_share"}.get(
         res.metric.unit, "ratio")
     scale = _UNIT_SCALE.get(res.scale, "") if unit == "amount" else ""
@@ -431,7 +448,7 @@ def _row_changes(asked: Asked, rows: list[Passage], concepts: list[str]) -> list
         else:
             value, unit = v1 - v0, "amount"
             shown = figure_text(value, unit, scale)
-        text = clip(f"{shown}: {p.label} {_num(v1)} in {y1} against {_num(v0)} in {y0} ({p.caption or breadcrumb_titles(p.section.breadcrumb)[-1]})", 300)
+        text = clip(f"{shown}: {p.label} {_num(v1)} in {y1} against {_num(v0)} in {y0} ({_where(p)})", 300)
         out.append(Candidate("computed", text, unit, p.section, p.lines(), context=p.label,
                              wide=f"{p.label} {p.caption} {p.header_text} {p.section.breadcrumb}", value=value,
                              year=y1, years=(y1, y0), lead=True,
@@ -498,6 +515,13 @@ def _scoped(asked: Asked, rows: list[Passage]) -> list[Candidate]:
                       context=f"{m.name} {parts[0][0].label}", wide=f"{m.name} {' '.join(p.label + ' ' + p.caption for p, _ in parts)}",
                       value=value, year=asked.year, years=(asked.year,), lead=True, label_concept=1.0,
                       extra={"scoped": True})]
+
+
+def _own_row(c: Candidate) -> bool:
+    """Whether a computed candidate rests on a row of a measure the company reports itself."""
+    res = c.extra.get("metric")
+    cat = catalogue()
+    return res is not None and any(cat.concepts[li.concept].statement == "reported" for li in res.inputs)
 
 
 # ---- which one --------------------------------------------------------------------------------------------------
@@ -594,7 +618,8 @@ def _yes_no_passages(asked: Asked, passages: list[Passage]) -> list[Candidate]:
         text = f"{'Yes' if yes else 'No'}: \u201c{clip(p.text, 260)}\u201d"
         out.append(Candidate("yes_no", text, "yes_no", p.section, (p.line,), context=p.text,
                              wide=f"{p.text} {p.section.breadcrumb}", years=_years_in(p.text), lead=True,
-                             extra={"from": "passage", "line_end": p.line_end}))
+                             extra={"from": "passage", "line_end": p.line_end,
+                                    "citations": (cite_line(p.section, p.line, p.line_end),)}))
     return out
 
 
@@ -609,10 +634,11 @@ def _passages(passages: list[Passage]) -> list[Candidate]:
     for p in passages:
         if p.kind == "row" or len(p.text) < 30:
             continue
-        out.append(Candidate("passage", clip(p.text, 300), "", p.section, tuple(range(p.line, p.line_end + 1))[:2],
+        out.append(Candidate("passage", clip(p.text, 300), "", p.section, (p.line,),
                              context=p.text, wide=f"{p.text} {p.section.breadcrumb}", years=_years_in(p.text),
                              lead=p.kind == "sentence", cue=bool(_CAUSE.search(p.text)),
-                             extra={"line_end": p.line_end, "pair": p.kind == "pair"}))
+                             extra={"line_end": p.line_end, "pair": p.kind == "pair",
+                                    "citations": (cite_line(p.section, p.line, p.line_end),)}))
     return out
 
 
@@ -631,6 +657,8 @@ def candidates(asked: Asked, sections: list[Section]) -> list[Candidate]:
         return _which(asked, rows) + _passages(passages)
     if asked.type == "narrative":
         return _passages(passages)
+    if asked.adjusted:  # the company's own adjusted measure: the textbook formula's value is another measure
+        computed = [c for c in computed if c.kind != "computed" or _own_row(c)]
     out += computed + _shares(asked, rows) + _row_changes(asked, rows, concepts) + _scoped(asked, rows)
     for p in rows:
         crumb = breadcrumb_titles(p.section.breadcrumb)[-1]

@@ -363,12 +363,12 @@ class _Eval:
         self.steps.append(" + ".join(map(_fmt, vals)) + f" = {_fmt(total)}")
         return total, "(" + " + ".join(map(_fmt, vals)) + ")"
 
-    def _reported(self, concept: str, formula) -> list[LineItem]:
-        """The company's own row of a measure it defines itself (``concept``), when it is of the order of the
-        general ``formula``'s value (within a factor of two, or that is not computable): a row of another
-        quantity under the same name (a segment's) is not the company's measure. A row without a stated unit
-        takes the statements' when the two agree so."""
-        rows = self.book.find(concept, self.year)
+    def _reported(self, concept: str, formula, year: int | None = None) -> list[LineItem]:
+        """The company's own row of a measure it defines itself (``concept``) in ``year`` (default: the year
+        asked), when it is of the order of the general ``formula``'s value (within a factor of two, or that is not
+        computable): a row of another quantity under the same name (a segment's) is not the company's measure. A
+        row without a stated unit takes the statements' when the two agree so."""
+        rows = self.book.find(concept, self.year if year is None else year)
         if not rows:
             return []
         general = _Eval(self.book, self.year)
@@ -387,9 +387,10 @@ class _Eval:
         op = node[0]
         if op == "item":
             return self.item(node[1], self.year)
-        if op == "reported":
-            rows = self._reported(node[1], node[2])
-            return self.item(node[1], self.year, rows) if rows else self.run(node[2])
+        if op == "reported":  # ("reported", concept, general formula[, years back])
+            year = self.year - (node[3] if len(node) > 3 else 0)
+            rows = self._reported(node[1], node[2], year)
+            return self.item(node[1], year, rows) if rows else self.run(node[2])
         if op == "num":  # a constant of the formula (a year's days)
             return float(node[1]), _fmt(float(node[1]))
         if op == "prev":

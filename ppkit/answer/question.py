@@ -21,14 +21,14 @@ catalogue and the glossary. This module reads the question only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..finance.catalogue import Measure, catalogue, formula_concepts
 from ..finance.labels import words
 from ..finance.read import mentions, read_measure, share_phrases
 from ..retrieval.analyze import Analysis
 
-__all__ = ["Asked", "read_question", "TYPES", "FIGURE_TYPES"]
+__all__ = ["Asked", "read_question", "in_scope", "TYPES", "FIGURE_TYPES"]
 
 TYPES = ("amount", "percent", "ratio", "days", "per_share", "count", "date", "yes_no", "which", "narrative")
 FIGURE_TYPES = ("amount", "percent", "ratio", "days", "per_share", "count")
@@ -98,6 +98,7 @@ class Asked:
     entity: frozenset[str] = field(default=frozenset(), repr=False)  # stems of what the question names besides
     # its company (a segment, a product, a region: "Embedded", "Frito-Lay"): the scope of the figure asked
     quarter: int | None = None  # a quarter asked (1-4), or None
+    adjusted: bool = False  # the company's own adjusted (non-GAAP) measure is asked, not the textbook formula
 
     @property
     def figure(self) -> bool:
@@ -167,6 +168,9 @@ def _focus(q: str, analysis: Analysis, measure: Measure | None) -> tuple[str, fr
 _QUARTER = re.compile(r"\bq([1-4])\b|\b(first|second|third|fourth)[- ]quarter\b|\bq([1-4])\s*(?:fy)?'?\d{2,4}\b|"
                       r"\b(?:19|20)\d\dq([1-4])\b|\bthree months ended\b", re.I)
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+# the company's own adjusted measure asked ("adjusted EBITDA", "non-GAAP", "organic growth", "constant currency")
+_ADJUSTED = re.compile(r"\badjusted\b|\bnon[- ]?gaap\b|\borganic\b|\bunderlying\b|\bcomparable\b|"
+                       r"\bconstant[- ]currency\b|\bcore\b", re.I)
 # an either-or question ("Was it net cash or net debt?"): it asks which, not yes or no
 _EITHER = re.compile(r"\b(?:is|was|were|are|did|does|do|has|had)\b[^?]*\bor\b[^?]*\?", re.I)
 
@@ -195,6 +199,20 @@ def _entity(analysis: Analysis) -> frozenset[str]:
             continue
         out |= {w for w in words(n) if w != "|"}
     return frozenset(out)
+
+
+def in_scope(asked: Asked, sections) -> Asked:
+    """``asked`` with its entity narrowed to what names a part of the company: the words of the documents' own
+    names (their ids, their breadcrumbs' first two titles: the document and its title), words found in most of the sections (the company's name,
+    which a filing repeats) and words found in none ("Reckon": a capitalised instruction) are left out."""
+    if not asked.entity or not sections:
+        return asked
+    own = set(words(" ".join(re.sub(r"[_#]", " ", s.doc) + " " + " ".join(s.breadcrumb.split(">")[:2])
+                             for s in sections)))
+    texts = [set(words(f"{s.breadcrumb} {s.text}")) for s in sections]
+    common = {w for w in asked.entity if len(texts) >= 3 and sum(w in t for t in texts) >= 0.6 * len(texts)}
+    absent = {w for w in asked.entity if not any(w in t for t in texts)}  # a capitalised instruction word
+    return replace(asked, entity=frozenset(asked.entity - own - common - absent))
 
 
 def read_question(question: str, analysis: Analysis | None = None) -> Asked:
@@ -226,4 +244,5 @@ def read_question(question: str, analysis: Analysis | None = None) -> Asked:
     threshold = float(m.group(1).replace(",", "").lstrip("$")) if m else None
     years = tuple(analysis.years)
     return Asked(question, kind, focus, stems, measure, max(years) if years else None, years, direction, polarity,
-                 threshold, yes_no, share_phrases(q), bool(_COMPARE.search(q)), _entity(analysis), _quarter(q))
+                 threshold, yes_no, share_phrases(q), bool(_COMPARE.search(q)), _entity(analysis), _quarter(q),
+                 bool(_ADJUSTED.search(q)))

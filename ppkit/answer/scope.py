@@ -32,7 +32,7 @@ from ..finance.read import mentions
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Section
 
-__all__ = ["missing_from", "not_found_line", "abstained"]
+__all__ = ["missing_from", "refused", "not_found_line", "abstained"]
 
 _ABSTAIN = re.compile(r"^\W*(not found|not computed|not meaningful|no evidence|cannot be answered|the (retrieved |provided )?(text|"
                       r"section|context|filing)s? (do|does) not (contain|mention|report|cover))", re.I)
@@ -108,6 +108,22 @@ def missing_from(question: str, sections: list[Section], analysis: Analysis | No
                                       or re.search(r"(?<![\w])" + re.escape(n.casefold()) + r"(?![\w])", hay))]
     years = [y for y in dict.fromkeys(analysis.years) if not re.search(rf"(?<!\d){y}(?!\d)", hay)]
     return {"names": names, "years": years}
+
+
+def refused(question: str, sections: list[Section], analysis: Analysis, missing: dict[str, list] | None = None) -> bool:
+    """Whether the sections cannot answer ``question`` because of what is missing from them
+    (:func:`missing_from`): a year they do not cover, or a name they never mention, unless the analysis chose a
+    retrieved document's company by the question's words and no missing name is written as the question's
+    subject ("Intel's"): a capitalised instruction word ("Reckon") is no name of another company."""
+    missing = missing if missing is not None else missing_from(question, sections, analysis)
+    if missing["years"]:
+        return True
+    if not missing["names"]:
+        return False
+    f = analysis.filters
+    chosen = f is not None and bool({s.doc for s in sections} & set(f.matched))
+    subject = any(re.search(r"(?<![\w])" + re.escape(n) + r"['’]s\b", question) for n in missing["names"])
+    return not chosen or subject
 
 
 def not_found_line(missing: dict[str, list]) -> str:

@@ -47,8 +47,8 @@ from ..retrieval.analyze import Analysis
 from ..retrieval.types import Section
 from .block import MAX_CHARS, AnswerBlock
 from .candidates import Candidate, candidates
-from .question import Asked, read_question
-from .scope import missing_from, not_found_line
+from .question import Asked, in_scope, read_question
+from .scope import missing_from, not_found_line, refused
 
 __all__ = ["FEATURES", "Selector", "Selection", "select", "features", "compatible", "load_selector", "share", "agreement", "admissible",
            "SELECTOR_PATH"]
@@ -131,7 +131,11 @@ def admissible(asked: Asked, c: Candidate, f: dict[str, float]) -> bool:
     it names that part too (the whole company's figure is no answer about a part)."""
     if asked.entity and f["entity"] == 0:
         return False
-    return bool(f["wide_cover"] or f["focus_cover"] or c.extra.get("metric") is not None or not asked.focus_words)
+    if c.extra.get("metric") is not None or not asked.focus_words:
+        return True
+    if c.kind in ("passage", "clause") or c.extra.get("from") == "passage":
+        return bool(f["focus_cover"])  # the sentence itself, not only its section's title
+    return bool(f["wide_cover"] or f["focus_cover"])
 
 
 def _cover(want: frozenset[str], text: str) -> float:
@@ -212,6 +216,9 @@ def share(scores) -> float:
 def _closest(asked: Asked, cands: list[Candidate], ranked, conf: float | None) -> AnswerBlock | None:
     """The best passage as a hedge: the chosen candidate's sentence, else the passage that shares most of the
     focus; None when nothing shares any of it."""
+    gap = next((c for c in cands if c.kind == "missing"), None)
+    if gap is not None and not ranked:  # a measure asked whose inputs the statements lack: say which
+        return AnswerBlock(clip(f"Not stated directly: {gap.text}.", MAX_CHARS), "closest", (), asked.type, conf)
     best = None
     if ranked:
         c = ranked[0][1]
@@ -243,9 +250,9 @@ def select(question: str, sections: list[Section], analysis: Analysis | None = N
     """
     analysis = analysis or Analysis.of(question)
     selector = selector or load_selector()
-    asked = read_question(question, analysis)
+    asked = in_scope(read_question(question, analysis), sections)
     missing = missing_from(question, sections, analysis)
-    if missing["names"] or missing["years"]:
+    if refused(question, sections, analysis, missing):
         return Selection(AnswerBlock(not_found_line(missing), "not_found", (), asked.type, None), asked)
     cands = candidates(asked, sections)
     ranked = rank_candidates(asked, cands, selector, embed)

@@ -213,13 +213,14 @@ class ExtractiveSynthesizer:
             (:func:`ppkit.answer.images.select_images`; ``max_images=0`` shows none).
         embedder: the index's embedding model (anything with ``embed_documents``), for the selector's focus
             similarity; None: the selector scores without it.
+        selector: the selector's weights (:class:`ppkit.answer.select.Selector`; default: the package's fitted ones).
     """
 
     name = "extractive"
 
     def __init__(self, per_section: int = 3, max_chars: int = 400, *, evidence: str = "support", extra: int = 2,
                  image_threshold: float | None = None, image_ratio: float | None = None, max_images: int = 3,
-                 embedder=None):
+                 embedder=None, selector=None):
         if evidence not in EVIDENCE:
             raise ConfigError(f"evidence must be one of {', '.join(EVIDENCE)}, not {evidence!r}")
         self.per_section = per_section
@@ -230,6 +231,7 @@ class ExtractiveSynthesizer:
         self.image_ratio = image_ratio
         self.max_images = max_images
         self.embedder = embedder
+        self.selector = selector
         self.calls: list[dict] = []  # no model calls: the Synthesizer interface's trace of them
 
     def stream(self, question: str, sections: list[Section],
@@ -249,16 +251,24 @@ class ExtractiveSynthesizer:
     def synthesize(self, question: str, sections: list[Section],
                    analysis: Analysis | None = None) -> tuple[str, dict]:
         analysis = analysis or Analysis.of(question)
-        sel = select(question, sections, analysis, embed=self._embed if self.embedder is not None else None)
+        sel = select(question, sections, analysis, embed=self._embed if self.embedder is not None else None,
+                     selector=self.selector)
         block = sel.block
         out = [block.text, ""]
         metric = sel.chosen.extra.get("metric") if sel.chosen is not None else None
         cited = {c.node for c in block.citations}
         if metric is not None and block.kind in ("computed", "not_meaningful", "yes_no"):
             rest = format_metric(metric).split("\n")[1:]
+            if metric.ok and metric.steps:  # every step, the last one too (the block states its result)
+                rest = [ln for ln in rest if not ln.startswith("Steps: ")]
+                rest.insert(1 if rest and rest[0].startswith("Formula: ") else 0,
+                            "Steps: " + "; ".join(metric.steps) + ".")
+            if self.evidence != "all":  # an input's section is named once, under Sources: its row and line here
+                rest = [_without_breadcrumbs(ln, metric) for ln in rest]
             out += rest + ([""] if rest else [])
+            cited |= {li.node_id for li in metric.inputs}
         shown = self._shown(sel, sections)
-        out += self._evidence(shown, sections)
+        out += self._evidence(shown, sections, quoted=sel.chosen if block.states else None)
         quoted = {c.section.section_id for c in shown}
         listed = (sections if self.evidence == "all"
                   else [s for s in sections if s.section_id in quoted or s.node_id in cited])
@@ -299,15 +309,19 @@ class ExtractiveSynthesizer:
                 break
         return out
 
-    def _evidence(self, shown: list, sections: list[Section]) -> list[str]:
-        """The quoted lines grouped by section in rank order, each with its source line (and page)."""
+    def _evidence(self, shown: list, sections: list[Section], quoted=None) -> list[str]:
+        """The quoted lines grouped by section in rank order, each with its source line (and page); a sentence the
+        block quotes (``quoted``, its candidate) is not printed again."""
         out = []
+        full = self.evidence == "all"
         for s in sections:
             mine = [c for c in shown if c.section is s]
-            if not mine:
+            if not mine and not full:
                 continue
             cite = pages_label(s.pages) if s.breadcrumb.startswith(f"{s.doc} >") else s.cite()
             out.append(f"From {_short(s.breadcrumb, 60)} ({cite + ', ' if cite else ''}lines {s.line_start}-{s.line_end}):")
+            if not mine:
+                out.append("  (nothing in this section is of the kind asked)")
             done: set[int] = set()
             for c in sorted(mine, key=lambda c: c.lines[0]):
                 for ln in c.lines:
@@ -316,6 +330,8 @@ class ExtractiveSynthesizer:
                     done.add(ln)
                     t = _line_text(s, ln)
                     t = t if len(t) <= self.max_chars else t[: self.max_chars] + "…"
+                    if self.evidence != "all" and c is quoted and c.kind in ("passage", "clause", "yes_no"):
+                        t = "quoted in the answer above"  # the block is this sentence: its place, not its words
                     page = s.page_of(ln)
                     out.append(f"  - line {ln}{f' (p.{page})' if page else ''}: {t}")
             out.append("")
@@ -351,6 +367,15 @@ def cached_vectors(embedder, texts: tuple[str, ...]):
         while len(_VECTORS) > _VECTORS_KEPT:
             _VECTORS.pop(next(iter(_VECTORS)))
     return np.stack([_VECTORS[(key, t)] for t in texts])
+
+
+def _without_breadcrumbs(line: str, metric) -> str:
+    """A metric's input line without its section's breadcrumb (``row "X" in AMD > … > Cash Flows, line 12
+    (ID: 0093)`` -> ``row "X", line 12 (ID: 0093)``): the id names the section, listed under Sources."""
+    for li in list(metric.inputs) + list(getattr(metric.compare, "inputs", None) or ()):
+        line = line.replace(f" in {li.breadcrumb}, line {li.line} (ID: {li.node_id})",
+                            f", line {li.line} (ID: {li.node_id})")
+    return line
 
 
 def _line_text(section: Section, line: int) -> str:

@@ -27,7 +27,7 @@ __all__ = ["words", "phrase", "label_match", "find_phrases", "QUALIFIERS"]
 
 # words that qualify the phrase before them rather than name another row ("..., net of", "attributable to")
 QUALIFIERS = frozenset(stem(w) for w in ("net", "attributable", "less", "excluding", "including", "after",
-                                           "before", "current", "noncurrent", "gross"))
+                                           "before", "gross"))
 _ASIDE = re.compile(r"\([^()]*\)")
 _MARKUP = re.compile(r"<[^>]+>|[*_`]")
 _TOKEN = re.compile(r"[a-z0-9&]+(?:'[a-z0-9]+)?|[,;:(—–]|\s-\s|…|\*")

@@ -36,7 +36,7 @@ _RATIO_OF = re.compile(r"\b(?:ratio|proportion|percent(?:age)?)\s+of\b(?P<x>(?:(
                        r"came|from|contributed|in|for)\b)[^?])*?)\bto\b", re.I)
 _GROWTH_WORDS = frozenset(words("growth grow grew grown growing"))
 _CHANGE_WORDS = frozenset(words("change changed increase increased decrease decreased decline declined rise rose fall "
-                                "fell"))
+                                "fell shrink shrank drop dropped expand expanded improve improved deteriorate"))
 _PERCENT = re.compile(r"%|\bpercent(?:age)?\b|\brate\b", re.I)
 _COMPOSED = Source("ppkit: composed from the catalogue's measures and concepts by the question's operation words")
 
@@ -104,8 +104,10 @@ def _prev(node):
     """``node`` read the year before: each concept in the year asked becomes its previous year's."""
     if node[0] == "item":
         return ("prev", node[1])
-    if node[0] in ("prev", "avg", "chg", "cagr", "num", "reported"):
-        return node if node[0] != "reported" else _prev(node[2])
+    if node[0] == "reported":  # the company's own row of the year before, else the general formula's
+        return ("reported", node[1], _prev(node[2]), (node[3] if len(node) > 3 else 0) + 1)
+    if node[0] in ("prev", "avg", "chg", "cagr", "num"):
+        return node
     return (node[0], *(_prev(n) for n in node[1:]))
 
 
@@ -183,6 +185,8 @@ def read_measure(question: str) -> Measure | None:
     w = words(question, True)
     # a standard measure named wins over the amounts the question names beside it (its inputs, its context)
     first_m, first = next(((m, x) for m, x in named if x.family != "amount"), named[0])
+    if _UNADJUSTED.search(question):  # the general formula, never the company's own row of the measure
+        first = replace(first, formula=_general(first.formula))
     if "cagr" in ops and first.unit in ("usd", "per_share"):
         return _cagr(first) or first
     near = set(w[max(0, first_m.start - 2): first_m.start]) | set(w[first_m.end: first_m.end + 2])
@@ -289,7 +293,7 @@ _OPERATORS = [(re.compile(r"\s*(?:divided\s+by|over|/)\s*", re.I), "/"),
               (re.compile(r"\s*(?:minus|less|-)\s+", re.I), "-"), (re.compile(r"\s*(?:plus|\+)\s*", re.I), "+"),
               (re.compile(r"\s*(?:times|multiplied\s+by|\*)\s*", re.I), "*"),
               (re.compile(r"\s*\(\s*"), "("), (re.compile(r"\s*\)\s*"), ")")]
-_FILLER = re.compile(r"\s+|(?:the|a|an|of|total|its|their)\b|,", re.I)
+_FILLER = re.compile(r"\s+|(?:the|a|an|of|total|its|their)\b|[,:]", re.I)
 _BODY_END = re.compile(r"\s+(?:for|in|during|at|as of)\s+(?!\()|\.\s|\.$", re.I)
 
 
@@ -396,6 +400,18 @@ def _sum(parts: list[Measure]) -> Measure:
     return Measure("+".join(p.id for p in parts), " + ".join(p.name for p in parts),
                    " + ".join(p.expression for p in parts), node, "usd", "amount",
                    " + ".join(p.name for p in parts), _COMPOSED)
+
+
+_UNADJUSTED = re.compile(r"\bunadjusted\b", re.I)
+
+
+def _general(node):
+    """``node`` with each measure a company reports itself (``reported``) replaced by its general formula."""
+    if node[0] == "reported":
+        return _general(node[2])
+    if node[0] in ("item", "prev", "avg", "chg", "num", "cagr"):
+        return node
+    return (node[0], *(_general(n) for n in node[1:]))
 
 
 def expand(question: str) -> str:

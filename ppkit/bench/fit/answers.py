@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...answer.candidates import candidates
-from ...answer.question import read_question
-from ...answer.scope import missing_from
+from ...answer.question import in_scope, read_question
+from ...answer.scope import missing_from, refused
 from ...answer.select import (FEATURES, Selector, _closest, admissible, agreement, compatible, features,
                               rank_candidates, share)
 from ...answer.synth import cached_vectors
@@ -137,7 +137,7 @@ def _read(a: Asked, selector: Selector) -> QuestionData:
     def judge(text, kind):
         return judge_block(text, kind, ref, question, qtype=qtype, key_facts=facts)["verdict"]
 
-    asked = read_question(question, analysis)
+    asked = in_scope(read_question(question, analysis), sections)
     missing = missing_from(question, sections, analysis)
     every = candidates(asked, sections) if sections else []
     agree = agreement(every)
@@ -162,7 +162,7 @@ def _read(a: Asked, selector: Selector) -> QuestionData:
     fallback = None if rows or not sections else _closest(asked, every, [], None)
     return QuestionData(q["qid"], _company(q), qtype, asked.type, ref,
                         judge("Not found: the retrieved sections never mention it.", "not_found"),
-                        bool(missing["names"] or missing["years"]),
+                        refused(question, sections, analysis, missing),
                         judge(fallback.text, "closest") if fallback is not None else
                         judge("Not found: no retrieved passage is about it.", "not_found"),
                         np.asarray(rows, dtype=float).reshape(-1, len(FEATURES)), labels, hedged, texts)
