@@ -42,13 +42,6 @@ def test_inline_table_and_text_around_it():
     assert got == [(1, "Intro"), (1, "| a | 1 |"), (1, "outro")]
 
 
-def test_expand_terms_names_line_items():
-    from ppkit.core.text import expand_terms
-
-    assert expand_terms("What is AMD's quick ratio?").startswith("cash equivalents short-term investments")
-    assert expand_terms("Describe the business.") == ""
-
-
 def test_figure_rows_counts_rows_of_two_or_more_numbers():
     from ppkit.core.markup import figure_rows
 

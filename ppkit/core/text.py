@@ -10,8 +10,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["tokens", "stems", "STOPWORDS", "numbers_in", "sentences", "expand_terms", "EXPANSIONS", "clip", "stem",
-           "without_invisible"]
+__all__ = ["tokens", "stems", "STOPWORDS", "numbers_in", "sentences", "clip", "stem", "without_invisible"]
 
 # characters that show nothing beside the format characters (category Cf: zero-width spaces and joiners, direction
 # marks, the soft hyphen): the combining grapheme joiner, variation selectors, Mongolian free variation selectors,
@@ -101,34 +100,6 @@ def sentences(text: str) -> list[str]:
         start = m.end()
     out.append(text[start:])
     return [s for s in out if s.strip()]
-
-
-# Financial ratios and measures -> the line items they are computed from (general accounting
-# knowledge), so that an extractive answer quotes the rows a reader needs to compute them.
-EXPANSIONS: dict[str, str] = {
-    "quick ratio": "cash equivalents short-term investments accounts receivable total current liabilities",
-    "acid test": "cash equivalents short-term investments accounts receivable total current liabilities",
-    "current ratio": "total current assets total current liabilities",
-    "working capital": "total current assets total current liabilities",
-    "free cash flow": "net cash provided by operating activities purchases of property equipment capital expenditures",
-    "operating margin": "operating income net revenue",
-    "gross margin": "gross margin net revenue cost of sales",
-    "net margin": "net income net revenue",
-    "debt to equity": "total debt long-term debt total equity stockholders equity",
-    "debt-to-equity": "total debt long-term debt total equity stockholders equity",
-    "payout": "dividends paid net income",
-    "reinvestment rate": "capital expenditures net cash provided by operating activities dividends paid",
-}
-
-
-def expand_terms(question: str) -> str:
-    """The line items behind the ratios a question names, as extra search words.
-
-    >>> expand_terms("What is the current ratio?")
-    'total current assets total current liabilities'
-    """
-    q = question.casefold()
-    return " ".join(v for k, v in EXPANSIONS.items() if k in q)
 
 
 def clip(text: str, n: int) -> str:

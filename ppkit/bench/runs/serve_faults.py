@@ -44,9 +44,12 @@ from .serve import _free_port, wait_healthy
 __all__ = ["FaultPlan", "run_fault_bench", "faults_markdown", "FAULT_QUESTIONS", "default_fault_pdfs"]
 
 # questions whose answers must not change when an upload fails (the four 10-Ks)
-FAULT_QUESTIONS = ("What was Boeing's total revenue in 2022?", "What is AMD's quick ratio for FY2022?",
-                   "What was PepsiCo's net revenue in 2022?", "How many employees did American Express have?",
-                   "What were AMD's main risk factors?")
+# (written for this check; none repeats a visible benchmark question's wording, tests/test_question_wording.py)
+FAULT_QUESTIONS = ("How large was Boeing's order backlog when 2022 closed?",
+                   "How much inventory did AMD carry when 2022 closed?",
+                   "How much did PepsiCo's snack division sell in 2022?",
+                   "How many people worked for Amex at the close of 2022?",
+                   "Which supply chain risks does AMD describe?")
 _DEFAULT_PDFS = ("AMCOR_2023Q4_EARNINGS.pdf", "ULTABEAUTY_2023Q4_EARNINGS.pdf", "PEPSICO_2023_8K_dated-2023-05-05.pdf",
                  "FOOTLOCKER_2022_8K_dated_2022-08-19.pdf")
 
