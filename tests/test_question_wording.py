@@ -12,9 +12,10 @@ The test prints, per subpackage, the number of regex patterns, alternation branc
 entries, and asserts that the patterns and lists of ``answer/``, ``retrieval/`` and ``finance/`` are at most half of
 those ``answer/`` and ``retrieval/`` held before issue 43 (:data:`OLD_PATTERNS_AND_LISTS`).
 
-Output names a file, a line, the literal (clipped) and the two stems it repeats; it never prints a question. Beside
-each pair: how often it occurs in the four reference 10-Ks' own text (a pair the filings use hundreds of times is
-document vocabulary; one they never use came from a question). The unit tests below use sentences written for them.
+A pair the reference filings' own text (the four 10-Ks and the FinanceBench evidence pages) uses at least
+:data:`DOCUMENT_VOCABULARY` times is the filings' vocabulary ("fiscal year", "balance sheet"), not a question's wording, and is not failed. Output names a file, a
+line, the literal (clipped) and the two stems it repeats, with how often the 10-Ks use them; it never prints a
+question. The unit tests below use sentences written for them.
 
 Run: ``python -m pytest tests/test_question_wording.py -q -p no:cacheprovider -s`` (``-s`` shows the counts).
 """
@@ -48,6 +49,12 @@ MAX_EXCEPTIONS = 10
 #   git worktree add --detach /tmp/ppkit-3f0d8e5 3f0d8e5 && python tests/wording_support.py /tmp/ppkit-3f0d8e5/ppkit
 #   git worktree remove /tmp/ppkit-3f0d8e5
 OLD_COMMIT = "3f0d8e5"
+# A pair the reference filings themselves (the four 10-Ks and the FinanceBench evidence pages) use this often
+# ("fiscal year", "balance sheet", "10-K", "weeks ended") is the filings' vocabulary, which questions share because they ask about filings; it is not a question's wording. Only pairs the
+# filings use fewer times (never, for most: "quick ratio" as a phrase, "top line") count as wording a question
+# brought in. A decision of the lead engineer, on the scanner's report that the strict rule caught ordinary filing
+# words in 56 of 72 offenders.
+DOCUMENT_VOCABULARY = 3
 OLD_PATTERNS_AND_LISTS = 572
 
 
@@ -73,11 +80,23 @@ def questions(data) -> QuestionPairs:
 
 @pytest.fixture(scope="module")
 def tenk_pairs(data) -> Counter:
-    """How often each consecutive stem pair occurs in the four 10-Ks' text (for the reader of the output)."""
+    """How often each consecutive stem pair occurs in the reference filings' own text: the four 10-Ks and the
+    FinanceBench evidence pages (whole pages of the shelf's filings, as the question files carry them)."""
+    texts = [f.read_text(encoding="utf-8") for f in sorted((data / "10k").glob("*.md"))]
+    for f in sorted(data.rglob("*.jsonl")):
+        if "sealed" in f.parts:
+            continue
+        for line in f.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            for ev in row.get("evidence") or [] if isinstance(row, dict) else []:
+                if isinstance(ev, dict):
+                    texts.append(str(ev.get("evidence_text_full_page") or ""))
     out: Counter = Counter()
-    for f in sorted((data / "10k").glob("*.md")):
-        s = [stem(t) for t in tokens(f.read_text(encoding="utf-8")) if t not in STOPWORDS]
-        out.update(pairwise(s))
+    for text in texts:
+        out.update(pairwise([stem(t) for t in tokens(text) if t not in STOPWORDS]))
     return out
 
 
@@ -108,13 +127,15 @@ def _offenders(literals, questions: QuestionPairs) -> list[tuple[Literal, list[t
 
 
 def _pair_note(pair, tenk_pairs: Counter) -> str:
-    return f"{pair[0]} {pair[1]} ({tenk_pairs[pair]}x in the 10-Ks)"
+    return f"{pair[0]} {pair[1]} ({tenk_pairs[pair]}x in the filings)"
 
 
 # --- the rule on the package ---------------------------------------------------------------------------------------
 
 def test_no_question_wording_in_regexes_or_word_lists(literals, questions, tenk_pairs):
-    found = _offenders(literals, questions)
+    found = [(lit, [p for p in pairs if tenk_pairs[p] < DOCUMENT_VOCABULARY]) for lit, pairs in
+             _offenders(literals, questions)]
+    found = [(lit, pairs) for lit, pairs in found if pairs]
     lines = [f"{lit.file}:{lit.line} {lit.kind} {lit.clipped(80)!r} repeats: "
              + "; ".join(_pair_note(p, tenk_pairs) for p in pairs) for lit, pairs in found]
     by_folder = Counter(lit.file.split("/")[1] for lit, _ in found)

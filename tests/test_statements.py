@@ -75,12 +75,12 @@ def tree_node(index, title):
 
 
 @pytest.mark.parametrize("question, kinds", [
-    ("Are gross margins consistent?", {"operations"}),  # plural
-    ("What was the FY2016 COGS?", {"operations"}),  # standard abbreviations
-    ("Did net PP&E grow?", {"balance"}),
-    ("What is the inventory turnover?", {"balance"}),
-    ("Is the free cashflow conversion improving?", {"cash_flows"}),  # one word
-    ("Is it a capital-intensive business?", {"balance", "cash_flows"}),  # PP&E to assets, capex
+    ("Were Norwell's gross margins steady?", {"operations"}),  # plural
+    ("What were Norwell's COGS in 2016?", {"operations"}),  # standard abbreviations
+    ("Did Norwell's net PP&E grow?", {"balance"}),
+    ("How fast does Norwell turn its inventory (inventory turnover)?", {"balance", "operations"}),  # both inputs
+    ("How did Norwell's free cashflow develop?", {"cash_flows"}),  # one word
+    ("What does the balance sheet say about leases?", {"balance"}),  # a statement named
     ("Who is the chief executive?", set()),
 ])
 def test_statements_asked_reads_common_wording(question, kinds):

@@ -54,7 +54,7 @@ _CLAUSE_END = re.compile(r"[;:]|,\s+(?:and|but|while|which|whereas|compared|as c
 _SCALE_WORD = {1e3: "thousand", 1e6: "million", 1e9: "billion", 1e12: "trillion"}
 _UNIT_SCALE = {"thousands": "thousand", "millions": "million", "billions": "billion"}
 _PERCENT_HEAD = re.compile(r"%|\bpercent|\bmargin\b|\brate\b|\bchange\b", re.I)
-_QUARTERLY = re.compile(r"\b(?:three|3)[\s-]+months?\b|\bquarters?\b|\bq[1-4]\b|\b(?:13|thirteen)[\s-]+weeks\b", re.I)
+_QUARTERLY = re.compile(r"\b(?:three|3)[\s-]+months?\b|\bquarters?\b|\bq[1-4]\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -409,8 +409,7 @@ def _shares(asked: Asked, rows: list[Passage]) -> list[Candidate]:
 
 # a change over time asked (not two things compared): growth, a rise or fall, year over year, the prior year
 _PERIOD_CHANGE = re.compile(r"\bgr[eo]w\w*|\bincreas\w*|\bdecreas\w*|\bdeclin\w*|\brise\b|\brose\b|\bfell\b|"
-                            r"\bchange[sd]?\b|\by/y\b|\byoy\b|\byear[- ]over[- ]year\b|\b(?:prior|previous) year\b",
-                            re.I)
+                            r"\bchange[sd]?\b|\b(?:prior|previous) year\b", re.I)
 
 
 def _column(p: Passage, year: int | None) -> int | None:
@@ -424,7 +423,7 @@ def _column(p: Passage, year: int | None) -> int | None:
 def _row_changes(asked: Asked, rows: list[Passage], concepts: list[str]) -> list[Candidate]:
     """The change of a row between the year asked and the year before (or the two years named): in percent for a
     percent asked, else as a difference."""
-    if not (len(set(asked.years)) > 1 or _PERIOD_CHANGE.search(asked.question)
+    if not (len(set(asked.years)) > 1 or _PERIOD_CHANGE.search(asked.question) or asked.growth
             or asked.measure is not None and asked.measure.family == "growth"):
         return []
     if asked.type not in ("percent", "amount", "count"):

@@ -190,13 +190,24 @@ _FINANCIAL_ROW = re.compile(r"(total )?net interest income|(total )?revenues? ne
 
 
 # a statement of a part of a year: its columns are three, six or nine months (13, 26, 39 weeks) or a quarter
-_INTERIM = re.compile(r"\b(?:three|six|nine|3|6|9)[\s-]+months?\s+ended\b|\b(?:13|26|39|thirteen|twenty-six|thirty-nine)"
-                      r"[\s-]+weeks\s+ended\b|\bquarters?\s+ended\b", re.I)
-_ANNUAL = re.compile(r"\b(?:twelve|12)[\s-]+months\s+ended\b|\b(?:52|53|fifty-two|fifty-three)[\s-]+weeks\s+ended\b|"
-                     r"\b(?:fiscal\s+)?years?\s+ended\b", re.I)
+# a period's length ("three months ended", "13 weeks ended", "fifty-two weeks ended"): its number and unit, read as a
+# share of a year by _year_share
+_LENGTH = re.compile(r"\b([a-z]+(?:-[a-z]+)?|\d{1,2})[\s-]+(months?|weeks)\s+ended\b", re.I)
+_NUMBER_NAMES = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
+                                             "thirteen".split())} | {"twenty-six": 26, "thirty-nine": 39,
+                                                                       "fifty-two": 52, "fifty-three": 53}
+
 # a question asking about a part of a year (a quarter, a half, months)
 _PART_YEAR = re.compile(r"\bQ[1-4]\b|\b(?:19|20)\d\dQ[1-4]\b|\bQ[1-4]\s?(?:FY)?\s?'?\d{2,4}\b|\bquarter|\bH[12]\b|"
                         r"\b(?:first|second)\s+half\b|\b(?:three|six|nine)\s+months\b", re.I)
+
+
+def _year_share(number: str, unit: str) -> float | None:
+    """The share of a year a period of ``number`` months or weeks is (None when the number is no number)."""
+    n = _NUMBER_NAMES.get(number.casefold().replace(" ", "-")) if not number.isdigit() else int(number)
+    if n is None:
+        return None
+    return n / 12 if unit.casefold().startswith("month") else n / 52
 
 
 def interim(section: Section) -> bool:
@@ -210,7 +221,10 @@ def interim(section: Section) -> bool:
     True
     """
     head = section.breadcrumb + "\n" + section.text[:3000]
-    return bool(_INTERIM.search(head)) and not _ANNUAL.search(head)
+    shares = [x for m in _LENGTH.finditer(head) if (x := _year_share(m.group(1), m.group(2))) is not None]
+    part = any(x < 0.95 for x in shares) or bool(re.search(r"\bquarters?\s+ended\b", head, re.I))
+    whole = any(x >= 0.95 for x in shares) or bool(re.search(r"\byears?\s+ended\b", head, re.I))
+    return part and not whole
 
 
 _GAP = 6  # source lines between two sections of one statement: headings of no text ("ASSETS") and blank lines
@@ -500,15 +514,13 @@ def _other_year(question: str, years: Sequence[int], year: int | None, metric: M
 
 
 # a day count's days as the question states them ("360 * (average ...)", "using 360 days"); else 365
-_DAYS = re.compile(r"\b(360|364|365|366)\s*(?:\*|x\b|×|days?\b|-day\b)", re.I)
-# payables over purchases: the question defines the denominator as cost of sales plus the change in inventory
-_PURCHASES = re.compile(r"\b(?:cogs|costs? of (?:goods sold|sales|revenues?))\s*\+\s*(?:the )?change in inventor", re.I)
+_DAYS = re.compile(r"\b(3[56]\d)\s*(?:\*|x\b|×|days?\b|-day\b)", re.I)
 # an average of a metric over years ("FY2017 - FY2019 3 year average of capex as a % of revenue")
-_YEARS_AVERAGE = re.compile(r"\b(\d|two|three|four|five)[- ]years?\s+average\b", re.I)
-_NUMBER_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
-_SPAN = re.compile(r"\b(\d|two|three|four|five)[- ]years?\b", re.I)
+# "a 3-year average", "the three year span": a number of years (its word read by _NUMBER_NAMES)
+_YEARS_AVERAGE = re.compile(r"\b(\d|[a-z]+)[- ]years?\s+average\b", re.I)
+_SPAN = re.compile(r"\b(\d|[a-z]+)[- ]years?\b", re.I)
 # a total over several years ("the 3-year total"): not computed offline
-_TOTAL_OVER_YEARS = re.compile(r"\b(?:\d|two|three|four|five)[- ]years?\s+(?:total|sum|cumulative)\b", re.I)
+_YEARS_THEN = re.compile(r"\b(?:\d|[a-z]+)[- ]years?\s+([a-z]+)", re.I)  # "3-year total": the word after
 
 
 def _tree_map(node, f):
@@ -520,24 +532,16 @@ def _tree_map(node, f):
 
 
 def _as_asked(metric: Metric, question: str) -> Metric:
-    """``metric`` with the days and the payables' denominator the question defines (a day count's formula); any
-    other metric as it is."""
+    """``metric`` with the days of a year the question states (a day count's formula: "360 days"); any other
+    metric as it is."""
     if "num" not in str(metric.formula):
         return metric
     m = _DAYS.search(question)
-    days = int(m.group(1)) if m else 365
-    purchases = bool(_PURCHASES.search(question))
+    days = int(m.group(1)) if m and 360 <= int(m.group(1)) <= 366 else 365
 
     def f(node):
-        if node == ("num", 365):
-            return ("num", days)
-        if purchases and node[0] == "/" and node[1] == ("*", ("num", days), ("avg", "payables")):
-            return ("/", node[1], ("+", node[2], ("chg", "inventory")))
-        return node
-    definition = metric.definition.replace("365", str(days))
-    if purchases:
-        definition += "; DPO's cost of sales plus the change in inventories (purchases), as the question defines it"
-    return replace(metric, formula=_tree_map(metric.formula, f), definition=definition)
+        return ("num", days) if node == ("num", 365) else node
+    return replace(metric, formula=_tree_map(metric.formula, f), definition=metric.definition.replace("365", str(days)))
 
 
 def _span(question: str, years: Sequence[int], year: int | None) -> tuple[int, int] | None:
@@ -547,11 +551,12 @@ def _span(question: str, years: Sequence[int], year: int | None) -> tuple[int, i
         return None
     if len(set(years)) >= 2:
         return min(years), max(years)
-    m = _SPAN.search(question)
-    if m is None:
-        return None
-    n = int(_NUMBER_WORDS.get(m.group(1).casefold(), m.group(1)))
-    return year - n + 1, year
+    for m in _SPAN.finditer(question):
+        word = m.group(1).casefold()
+        n = int(word) if word.isdigit() else _NUMBER_NAMES.get(word)
+        if n is not None and 2 <= n <= 10:
+            return year - n + 1, year
+    return None
 
 
 def _average_over(metric: Metric, book: _Book, doc: str, first: int, last: int) -> MetricResult:
@@ -620,9 +625,11 @@ def compute_metric(question: str, sections: list[Section], metric: Metric | None
     year = question_year(question, years)
     metric = _as_asked(metric, question)
     span = _span(question, years, year)
-    averaged = bool(_YEARS_AVERAGE.search(question)) and span is not None and span[0] < span[1]
+    averaged = any((w := m.group(1).casefold()).isdigit() or w in _NUMBER_NAMES for m in
+                   _YEARS_AVERAGE.finditer(question)) and span is not None and span[0] < span[1]
     growth = metric.formula[0] == "cagr"
-    if _TOTAL_OVER_YEARS.search(question) and not (averaged or growth or metric.unit == "days"):
+    over_years = any(m.group(1).casefold() in ("total", "sum", "cumulative") for m in _YEARS_THEN.finditer(question))
+    if over_years and not (averaged or growth or metric.unit == "days"):
         return MetricResult(metric, year, None, note="multi-year totals are not computed offline",
                             missing=("a supported form of the metric",))
     docs = list(dict.fromkeys(s.doc for s in sections if statement_kind(s)))

@@ -64,8 +64,8 @@ _DOWN = re.compile(r"\b(?:decreas\w*|declin\w*|fall|fell|fallen|drop\w*|shr[iu]n
 _THRESHOLD = re.compile(r"\b(?:above|below|over|under|exceed\w*|greater than|less than|more than|at least)\s+"
                         r"(\$?\d[\d,]*(?:\.\d+)?)\s*(%|x\b)?", re.I)
 # a change or comparison with another period asked
-_COMPARE = re.compile(r"\bcompar\w*|\bchang\w*|\bvs\.?|\bversus\b|\byear[- ]over[- ]year\b|\by/y\b|\byoy\b|"
-                      r"\bdifference\b|\bpercentage points?\b|\bbasis points\b|\bbps\b", re.I)
+_COMPARE = re.compile(r"\bcompar\w*|\bchang\w*|\bvs\.?|\bversus\b|\bdifference\b|\bpercentage points?\b|"
+                      r"\bbasis points\b|\bbps\b", re.I)
 # words of the question that ask, point or frame rather than name what is asked
 _FRAME = frozenset(words(
     "what which how much many was were is are did does do has have had be been being the a an of for in on at to "
@@ -98,6 +98,7 @@ class Asked:
     entity: frozenset[str] = field(default=frozenset(), repr=False)  # stems of what the question names besides
     # its company (a segment, a product, a region: "Embedded", "Frito-Lay"): the scope of the figure asked
     quarter: int | None = None  # a quarter asked (1-4), or None
+    growth: bool = False  # a growth over the year before asked through an everyday term ("y/y", "year over year")
     adjusted: bool = False  # the company's own adjusted (non-GAAP) measure is asked, not the textbook formula
 
     @property
@@ -243,6 +244,7 @@ def read_question(question: str, analysis: Analysis | None = None) -> Asked:
     m = _THRESHOLD.search(q) if yes_no else None
     threshold = float(m.group(1).replace(",", "").lstrip("$")) if m else None
     years = tuple(analysis.years)
+    growth = any(m.kind == "operation" and m.id == "growth" for m in mentions(q))
     return Asked(question, kind, focus, stems, measure, max(years) if years else None, years, direction, polarity,
-                 threshold, yes_no, share_phrases(q), bool(_COMPARE.search(q)), _entity(analysis), _quarter(q),
-                 bool(_ADJUSTED.search(q)))
+                 threshold, yes_no, share_phrases(q), bool(_COMPARE.search(q)) or growth, _entity(analysis), _quarter(q),
+                 growth, bool(_ADJUSTED.search(q)))

@@ -22,7 +22,8 @@ _VALUE = re.compile(r"^\(?-?\$?\s?\(?(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?
 _DASH = {"—", "–", "-", "—%", "$—", "$ —", "$-"}
 _HEAD_YEAR = re.compile(r"(?<!\d)((?:19|20)\d\d)(?!\d)")
 # the statement's unit: "(In millions)", "($ in millions, except per share data)", "(Millions, except ...)"
-_SCALE = re.compile(r"\bin (millions|thousands|billions)\b|\(\s*(?:\$|dollars|usd)?\s*(millions|thousands|billions)\b", re.I)
+_SCALE = re.compile(r"\bin (millions|thousands|billions)\b|\(\s*(?:\$|dollars|(?-i:[A-Z]{3}))?\s*(millions|thousands|billions)\b",
+                    re.I)
 
 
 @lru_cache(maxsize=32_768)  # a statement's cells are read again for every concept and question
@@ -47,7 +48,7 @@ def cell_value(cell: str) -> float | None:
 _MONTHS = (r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
            r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?")
 # a text line that is only a statement's column header: years, or dates ("February 2, 2019 February 3, 2018")
-_PERIOD_WORDS = r"(?:(?:fiscal\s+)?(?:years?|quarters?|periods?|twelve months|(?:52|53)\s+weeks)\s+ended,?\s*)"
+_PERIOD_WORDS = r"(?:(?:(?:fiscal\s+)?(?:years?|quarters?)|periods?|twelve months|(?:52|53)\s+weeks)\s+ended,?\s*)"
 _YEARS_LINE = re.compile(rf"^(?:\([^)]*\)\s*)?{_PERIOD_WORDS}?(?:(?:(?:{_MONTHS})\.?\s+\d{{1,2}},?\s+)?(?:19|20)\d\d\s*)+$",
                          re.I)
 # a PDF text line that runs the header's years into the first rows: "(In millions) 2021 2020 2019 Net sales $ 14,082 ..."

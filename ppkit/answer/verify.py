@@ -452,7 +452,7 @@ def _claims(lines: list[str], masked_lines: list[str], min_value: float) -> list
     src_start = next((i for i, ln in enumerate(lines) if _SOURCES.match(ln.strip())), len(lines))
     claims: list[dict] = []
     for i, line in enumerate(lines[:src_start], start=1):
-        if line.lstrip().startswith(("[offline extractive answer", "[Gemini could not answer")):  # ppkit's own notes
+        if line.lstrip().startswith("[Gemini could not answer"):  # ppkit's own note
             continue
         masked = masked_lines[i - 1]
         for n in numbers_with_values(masked):

@@ -71,8 +71,8 @@ _QUARTER = re.compile(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+quart
                       re.I)
 _FULL_YEAR = re.compile(r"\b(?:full[\s-]+year|fiscal\s+(?:year\s+)?(?:19|20)\d{2}\s+results|annual\s+results)\b", re.I)
 _NAMED_YEAR = re.compile(r"\b(?:fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b", re.I)
-_MONTHS_ENDED = re.compile(r"\b(three|six|nine|twelve|3|6|9|12|thirteen|twenty[\s-]six|thirty[\s-]nine|13|26|39|"
-                           r"12|24|36)[\s-]+(months|weeks)\s+ended\b", re.I)
+_MONTHS_ENDED = re.compile(r"\b(three|six|nine|twelve|3|6|9|12|twenty[\s-]six|thirty[\s-]nine|26|39|24|36|"
+                           r"(?:[a-z]+|\d{1,2})(?=[\s-]+weeks))[\s-]+(months|weeks)\s+ended\b", re.I)
 _SPAN_QUARTERS = {"three": 1, "3": 1, "thirteen": 1, "13": 1, "12": 1, "six": 2, "6": 2, "twenty-six": 2,
                   "twenty six": 2, "26": 2, "24": 2, "nine": 3, "9": 3, "thirty-nine": 3, "thirty nine": 3, "39": 3,
                   "36": 3}

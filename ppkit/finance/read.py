@@ -25,7 +25,7 @@ from functools import lru_cache
 from .catalogue import Measure, Source, catalogue, formula_concepts
 from .labels import find_phrases, phrase, words
 
-__all__ = ["Mention", "mentions", "read_measure", "share_phrases", "defined_measure", "expand", "amount_measure", "growth_measure", "share_measure"]
+__all__ = ["Mention", "mentions", "read_measure", "share_phrases", "defined_measure", "glossary_names", "expand", "amount_measure", "growth_measure", "share_measure"]
 
 # the words of a share: "X as a percentage of Y" (part first); "the proportion of Y (that) X (is, came from, ...)"
 # (whole first, then the parts); "the ratio (proportion) of X to Y" (X over Y)
@@ -412,6 +412,23 @@ def _general(node):
     if node[0] in ("item", "prev", "avg", "chg", "num", "cagr"):
         return node
     return (node[0], *(_general(n) for n in node[1:]))
+
+
+def glossary_names(question: str) -> str:
+    """The formal names of the everyday terms a question uses (the glossary's: "top line" -> "revenue",
+    "buybacks" -> "share repurchases"), for the search; empty when it uses none.
+
+    >>> glossary_names("How did the top line and buybacks develop?")
+    'revenue share repurchases'
+    """
+    cat = catalogue()
+    out = []
+    for m in mentions(question):
+        term = next((t for t in cat.glossary if getattr(t, m.kind, None) == m.id and m.kind in ("measure", "concept")
+                     and words(t.term, True) == words(question, True)[m.start:m.end]), None)
+        if term is not None:
+            out.append(cat.measures[m.id].name if m.kind == "measure" else cat.concepts[m.id].name)
+    return " ".join(dict.fromkeys(out))
 
 
 def expand(question: str) -> str:

@@ -173,7 +173,7 @@ _ORDINARY = frozenset("""
     revenue revenues sales income profit profits loss losses margin margins growth change changes increase
     decrease decline contribution contributions expense expenses cost costs earnings assets liabilities equity
     debt dividend dividends return returns rate rates ratio ratios share shares price prices value values
-    volume volumes capital expenditure expenditures spending performance topline top-line bottom-line
+    volume volumes capital expenditure expenditures spending performance
     amount amounts number numbers percentage percent segment segments region regions business businesses
     product products category categories unit units operations activities investing financing
     monday tuesday wednesday thursday friday saturday sunday
@@ -231,7 +231,7 @@ _QUARTER_RX = [  # (pattern, group of the quarter, group of the year)
     (re.compile(r"\bq([1-4])\s*(?:of\s+|,\s*|\s)?" + _Y + r"(?!\d)", re.I), 1, 2),  # Q2 2023, Q2 of FY2023, Q2'23
     (re.compile(r"\bfy\s?'?((?:19|20)?\d{2})\s*q([1-4])\b", re.I), 2, 1),  # FY2023Q1
     (re.compile(r"\b([1-4])q\s?" + _Y + r"(?!\d)", re.I), 1, 2),  # 2Q23
-    (re.compile(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:fiscal\s+)?quarter\s+(?:of\s+)?(?:the\s+)?"
+    (re.compile(r"\b(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]+(?:[a-z]+\s+)?quarter\s+(?:of\s+)?(?:the\s+)?"
                 + _Y + r"(?!\d)", re.I), 1, 2),
     (re.compile(r"\b((?:19|20)\d{2})\s+(first|second|third|fourth)[\s-]+quarter\b", re.I), 2, 1),
 ]

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..core.config import RETRIEVAL_MODES, Config, check_fields
 from ..core.errors import InvalidInput
+from ..finance.read import glossary_names
 from ..indexing.index import SearchIndex
 from .analyze import Analysis, QueryFilters, analyze_question
 from .boilerplate import demote, filings_of
@@ -145,6 +146,9 @@ def retrieve(index: SearchIndex, question: str, options: RetrieveOptions | None 
     # a filing's own prose names the company where it reports on it.
     strip = index.config.strip_names and filters is not None and filters.companies
     search_text = filters.search_text if strip else question
+    plain = glossary_names(search_text)  # everyday terms ("top line", "buybacks") searched with their formal names
+    if plain:
+        search_text = f"{search_text} ({plain})"
     te = time.perf_counter()
     qv = index.embedder.embed_query(search_text)
     seconds = {"embed_query": round(time.perf_counter() - te, 4)}

@@ -46,32 +46,20 @@ import weakref
 from functools import lru_cache
 
 from ..core.markup import figure_rows, render
+from ..finance.catalogue import catalogue, formula_concepts
+from ..finance.read import mentions
 
 __all__ = ["statement_kind", "statements_asked", "asks_for_part", "asks_for_reasons", "asks_for_adjusted",
            "beyond_statements", "section_statement_kinds", "figure_lines",
            "STATEMENT_KINDS"]
 
-# Which primary financial statement reports a concept (general accounting knowledge, the kind an
-# LLM re-ranker brings): statement -> (question concepts, name of that statement).
-_STATEMENTS: dict[str, tuple[re.Pattern, re.Pattern]] = {
-    "balance": (
-        re.compile(r"\b(current ratios?|quick ratios?|acid.test|current assets|current liabilities|total assets|"
-                   r"total liabilities|balance sheets?|working capital|inventor(y|ies)|goodwill|intangible assets|"
-                   r"(total )?equity|debt.to.equity|leverage|total debt|book value|receivables|payables|"
-                   r"pp&e|ppne|property,? plant,? (and|&) equipment|fixed assets?|capital.intensive|"
-                   r"(assets?|inventory|receivables?|payables?) turnover|days (payables?|sales|inventory)( outstanding)?|"
-                   r"dpo|dso|dio)\b", re.I),
-        re.compile(r"balance sheets?|statements? of (consolidated )?financial (position|condition)", re.I)),
-    "operations": (
-        re.compile(r"\b(revenues?|net sales|sales|gross (margins?|profits?)|operating (margins?|income|profits?|loss(es)?)|"
-                   r"net (income|earnings|loss)|earnings per share|eps|cost of (sales|revenue|goods)|"
-                   r"operating expenses|income statement|cogs|ebitda?|(net|profit) margins?|sg&a)\b", re.I),
-        re.compile(r"statements? of (consolidated )?(operations|income|earnings)|^(consolidated )?income statements?", re.I)),
-    "cash_flows": (
-        re.compile(r"\b(cash ?flows?|operating cash|free cash|capital.intensive|depreciation|d&a|cash (provided|used|generated)|capital expenditures?|"
-                   r"capex|dividends? paid|(share|stock) repurchases?|buybacks?|financing activities|"
-                   r"investing activities|operating activities|net change in cash|change in cash)\b", re.I),
-        re.compile(r"statements? of (consolidated )?cash flows?", re.I)),
+# The name of each primary statement (its standard titles): statement -> the pattern of its name. Which statement
+# reports a concept asked is the finance catalogue's (each concept's statement).
+_STATEMENTS: dict[str, re.Pattern] = {
+    "balance": re.compile(r"balance sheets?|statements? of (consolidated )?financial (position|condition)", re.I),
+    "operations": re.compile(r"statements? of (consolidated )?(operations|income|earnings)|^(consolidated )?income "
+                             r"statements?", re.I),
+    "cash_flows": re.compile(r"statements? of (consolidated )?cash flows?", re.I),
 }
 STATEMENT_KINDS = tuple(_STATEMENTS)
 
@@ -85,7 +73,7 @@ _NAME = re.compile(r"(?P<prefix>.*?)\b" + _QUALIFIER + r"(?P<name>statements? of
 _NOT_FILER = re.compile(r"\b(of|to|the|in|on|for|from|by|with|analysis|selected|summary|key|notes?|index|data|"
                         r"supplemental|information|discussion|review|highlights?|changes?|see|our)\b", re.I)
 # what may follow the name: the period, the units, "(continued)", "(unaudited)"
-_AFTER = re.compile(r"^[\s\-–—:,.]*(?:(?:for )?(?:the )?(?:fiscal )?(?:years?|quarters?|periods?|"
+_AFTER = re.compile(r"^[\s\-–—:,.]*(?:(?:for )?(?:the )?(?:(?:fiscal )?(?:years?|quarters?)|periods?|"
                     r"(?:three|six|nine|twelve|thirteen|twenty.\w+|fifty.\w+) (?:months|weeks)) ended\b.*|"
                     r"(?:at|as of)\b.*|\(.*|(?:unaudited|continued)\b.*|"
                     # the filer after the name: "... Income Corning Incorporated and Subsidiary Companies"
@@ -127,12 +115,25 @@ def statement_kind(title: str) -> str | None:
     if not _AFTER.match(m.group("rest")):
         return None
     name = m.group("name")
-    return next((kind for kind, (_, pattern) in _STATEMENTS.items() if pattern.search(name)), None)
+    return next((kind for kind, pattern in _STATEMENTS.items() if pattern.search(name)), None)
 
 
 def statements_asked(question: str) -> set[str]:
-    """The statement kinds that report concepts the question asks about."""
-    return {kind for kind, (concepts, _) in _STATEMENTS.items() if concepts.search(question)}
+    """The statement kinds that report what the question asks about: the statements of the catalogue's concepts
+    behind each measure or row it names (:func:`ppkit.finance.read.mentions`), or a statement it names itself.
+
+    >>> sorted(statements_asked("What was the quick ratio and the capex?"))
+    ['balance', 'cash_flows']
+    """
+    cat = catalogue()
+    kinds: set[str] = set()
+    for m in mentions(question):
+        if m.kind == "measure":
+            kinds |= {cat.concepts[c].statement for c in formula_concepts(cat.measures[m.id].formula)}
+        elif m.kind == "concept":
+            kinds.add(cat.concepts[m.id].statement)
+    kinds |= {kind for kind, pattern in _STATEMENTS.items() if pattern.search(question)}
+    return kinds & set(_STATEMENTS)
 
 
 # a part of the company: a segment or division, or a geography ("US sales", "international sales growth",

@@ -64,7 +64,7 @@ __all__ = ["VERDICTS", "HEDGED_KINDS", "figures", "yes_no", "not_applicable", "o
 VERDICTS = ("correct", "wrong", "partial", "missing", "abstained", "unjudged")
 HEDGED_KINDS = ("closest", "inputs")
 _SCALES = (1.0, 1e3, 1e6, 1e9)
-_Q_SCALE = re.compile(r"\b(?:in|of)\s+(?:units of\s+)?(?:usd|us\$|\$|dollars)?\s*(thousands|millions|billions)\b",
+_Q_SCALE = re.compile(r"\b(?:in|of)\s+(?:units of\s+)?(?:(?-i:[A-Z]{3})|us\$|\$|dollars)?\s*(thousands|millions|billions)\b",
                       re.I)
 _SCALE_OF = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 _NEG_BEFORE = re.compile(r"\b(?:decrease[sd]?|declin(?:e[sd]?|ing)|fell|fall(?:ing|s)?|drop(?:ped|s)?|down|"

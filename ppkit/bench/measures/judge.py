@@ -31,7 +31,7 @@ from ...answer.verify import numbers_with_values
 
 __all__ = ["judge_numeric", "expected_value", "stated_result"]
 
-_Q_SCALE = re.compile(r"\b(?:in|of)\s+(?:units of\s+)?(?:usd|us\$|\$|dollars)?\s*(thousands|millions|billions)\b", re.I)
+_Q_SCALE = re.compile(r"\b(?:in|of)\s+(?:units of\s+)?(?:(?-i:[A-Z]{3})|us\$|\$|dollars)?\s*(thousands|millions|billions)\b", re.I)
 _SCALE_OF = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
 def _unit(n: dict) -> str:
