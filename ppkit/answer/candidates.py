@@ -525,40 +525,74 @@ def _own_row(c: Candidate) -> bool:
 
 # ---- which one --------------------------------------------------------------------------------------------------
 
+_TOTAL_ROW = re.compile(r"^\s*(?:total|worldwide|consolidated)\b", re.I)
+_GREW = re.compile(r"\bgr[eo]w\w*|\bincreas\w*|\brise\b|\brose\b|\bdeclin\w*|\bdecreas\w*|\bfell\b", re.I)
+# "outside the United States", "excluding Corporate", "other than X": the rows named after these are left out
+_EXCEPT = re.compile(r"\b(?:outside(?:\s+of)?|excluding|except(?:\s+for)?|other\s+than|apart\s+from|besides)\s+"
+                     r"(?:the\s+)?([^,?;]+)", re.I)
+
+
+def _named(label: str, text: str) -> bool:
+    """Whether ``text`` names a row (every content word of its label)."""
+    want = {w for w in words(label) if w != "|"}
+    return bool(want) and want <= set(words(text, True))
+
+
 def _which(asked: Asked, rows: list[Passage]) -> list[Candidate]:
-    """Per table: the row with the highest or lowest value in the period's column (rows that are no totals)."""
+    """Per table: the row with the highest or lowest value in the period's column, or the fastest or slowest
+    change from the year before when a growth is asked; the rows of a set (no totals, no statement line items);
+    when the question names two or more of them, those only; rows it excludes ("outside the United States"),
+    never."""
     out = []
+    growth = bool(_GREW.search(asked.question)) or asked.growth
+    excluded = " ".join(m.group(1) for m in _EXCEPT.finditer(asked.question))
     tables: dict[tuple[str, int], list[Passage]] = {}
     for p in rows:
         tables.setdefault((p.section.section_id, p.header_line), []).append(p)
     for (_, _), ps in tables.items():
-        ps = [p for p in ps if not re.match(r"\s*total\b", p.row_label or p.label, re.I)]
-        if len(ps) < 2:
+        ps = [p for p in ps if not _TOTAL_ROW.match(p.row_label or p.label)]
+        if len(ps) < 2 or sum(bool(_concept_fit(p.row_label or p.label, list(catalogue().concepts))) for p in ps) \
+                * 2 > len(ps):
+            continue  # rows that are a statement's line items, not the members of a set (segments, regions)
+        named = [p for p in ps if _named(p.row_label or p.label, asked.question)]
+        if len(named) >= 2:
+            ps = named
+        if excluded:
+            ps = [p for p in ps if not _named(p.row_label or p.label, excluded)]
+        header = ps[0].header if ps else ()
+        k = _column(ps[0], asked.year) if ps and asked.year else (0 if header else None)
+        if k is None and header:
+            k = 0
+        if k is None or len(ps) < 2:
             continue
-        header = ps[0].header
-        cols = [k for k, h in enumerate(header) if asked.year and str(asked.year) in h] or \
-               ([0] if header else [])
-        for k in cols[:1]:
-            vals = [(cell_value(p.values[k]), p) for p in ps if k < len(p.values)]
-            vals = [(v, p) for v, p in vals if v is not None]
-            if len(vals) < 2:
-                continue
-            v, p = (max if asked.direction == "max" else min)(vals, key=lambda x: x[0])
-            unit = "percent" if "%" in p.values[k] else "amount"
-            scale = _UNIT_SCALE.get(p.units, "") if unit == "amount" else ""
-            word = "highest" if asked.direction == "max" else "lowest"
-            head = header[k].strip() if k < len(header) else ""
-            others = "; ".join(f"{q.row_label or q.label} {figure_text(x, unit, scale)}" for x, q in
-                               sorted(vals, key=lambda x: -x[0] if asked.direction == "max" else x[0])[1:3])
-            text = clip(f"{p.row_label or p.label}: {figure_text(v, unit, scale)}{', ' + head if head else ''}, "
-                        f"the {word} of {len(vals)} ({others})", 300)
-            where = " ".join([p.caption, p.header_text, breadcrumb_titles(p.section.breadcrumb)[-1]])
-            rows_named = " ".join(q.label for _, q in vals)
-            out.append(Candidate("which", text, "which", p.section, p.lines(), context=where,
-                                 wide=f"{where} {p.section.breadcrumb} {rows_named}",
-                                 value=v, year=_years_in(head)[-1] if _years_in(head) else None,
-                                 years=_years_in(head), lead=True,
-                                 extra={"rows": len(vals), "name": p.row_label or p.label}))
+        k0 = _column(ps[0], (asked.year or 0) - 1) if growth else None
+        vals = []
+        for p in ps:
+            v = cell_value(p.values[k]) if k < len(p.values) else None
+            if growth:
+                v0 = cell_value(p.values[k0]) if k0 is not None and k0 < len(p.values) else None
+                v = (v - v0) / abs(v0) * 100 if v is not None and v0 not in (None, 0) else None
+            if v is not None:
+                vals.append((v, p))
+        if len(vals) < 2 or growth and k0 is None:
+            continue
+        v, p = (max if asked.direction == "max" else min)(vals, key=lambda x: x[0])
+        unit = "percent" if growth or "%" in p.values[k] else "amount"
+        scale = _UNIT_SCALE.get(p.units, "") if unit == "amount" else ""
+        word = ("fastest growth" if asked.direction == "max" else "slowest growth") if growth else \
+            ("highest" if asked.direction == "max" else "lowest")
+        head = header[k].strip() if k < len(header) else ""
+        others = "; ".join(f"{q.row_label or q.label} {figure_text(x, unit, scale)}" for x, q in
+                           sorted(vals, key=lambda x: -x[0] if asked.direction == "max" else x[0])[1:3])
+        text = clip(f"{p.row_label or p.label}: {figure_text(v, unit, scale)}{', ' + head if head else ''}, "
+                    f"the {word} of {len(vals)} ({others})", 300)
+        where = " ".join([p.caption, p.header_text, breadcrumb_titles(p.section.breadcrumb)[-1]])
+        rows_named = " ".join(q.label for _, q in vals)
+        out.append(Candidate("which", text, "which", p.section, p.lines(), context=where,
+                             wide=f"{where} {p.section.breadcrumb} {rows_named}",
+                             value=v, year=_years_in(head)[-1] if _years_in(head) else None,
+                             years=_years_in(head), lead=True,
+                             extra={"rows": len(vals), "name": p.row_label or p.label}))
     return out
 
 

@@ -21,8 +21,6 @@ The features, each in [-1, 1]:
 * ``rank``: 1 / the section's rank;
 * ``concept``: its row label names a concept of the measure asked (1; 0.5 with a qualifier), and a computed value;
 * ``computed``: a value computed from the statements;
-* ``entity``: the share of what the question names besides its company (a segment, a product) found in the
-  candidate's words;
 * ``cue``: a passage that states a cause, for a question asking why.
 
 The weights, the calibration and the threshold are data (``selector.json`` beside this module), fitted under
@@ -53,7 +51,7 @@ from .scope import missing_from, not_found_line, refused
 __all__ = ["FEATURES", "Selector", "Selection", "select", "features", "compatible", "load_selector", "share", "agreement", "admissible",
            "SELECTOR_PATH"]
 
-FEATURES = ("focus_sim", "focus_cover", "wide_cover", "entity", "agree", "rank", "concept", "computed", "cue")
+FEATURES = ("focus_sim", "focus_cover", "wide_cover", "agree", "rank", "concept", "computed", "cue")
 SELECTOR_PATH = Path(__file__).with_name("selector.json")
 _KIND_OF = {"cell": "figure", "clause": "figure", "computed": "computed", "which": "figure", "yes_no": "yes_no",
             "passage": "passage", "not_meaningful": "not_meaningful"}
@@ -67,23 +65,24 @@ _SHORTLIST = 48  # candidates whose similarity is computed (the best by the othe
 @dataclass(frozen=True)
 class Selector:
     """The fitted selector: a weight per feature (a candidate's score is their weighted sum); the confidence of
-    the best candidate is ``1 / (1 + exp(-(a * score + b * logit(share) + c)))``, ``share`` its softmax probability
-    among the candidates (:func:`share`; ``calibration = (a, b, c)``); a block states its answer when the
-    confidence is at least ``threshold``."""
+    the best candidate is ``1 / (1 + exp(-(a * score + b * logit(share) + c * computed + d)))``, ``share`` its
+    softmax probability among the candidates (:func:`share`), ``computed`` its feature (a value computed from the
+    statements; ``calibration = (a, b, c, d)``); a block states its answer when the confidence is at least
+    ``threshold``."""
 
     weights: dict[str, float]
     bias: float = 0.0
-    calibration: tuple[float, float, float] = (1.0, 0.0, 0.0)
+    calibration: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0)
     threshold: float = 0.5
     note: str = ""
 
     def score(self, f: dict[str, float]) -> float:
         return self.bias + sum(self.weights.get(k, 0.0) * f.get(k, 0.0) for k in FEATURES)
 
-    def confidence(self, score: float, share: float = 1.0) -> float:
-        a, b, c = (tuple(self.calibration) + (0.0, 0.0))[:3]
+    def confidence(self, score: float, share: float = 1.0, computed: float = 0.0) -> float:
+        a, b, c, d = (tuple(self.calibration) + (0.0, 0.0, 0.0))[:4]
         p = min(max(share, 1e-6), 1 - 1e-6)
-        z = a * score + b * math.log(p / (1 - p)) + c
+        z = a * score + b * math.log(p / (1 - p)) + c * computed + d
         return 1 / (1 + math.exp(-z)) if z > -60 else 0.0
 
     def to_dict(self) -> dict:
@@ -96,7 +95,7 @@ def load_selector(path: str | Path = SELECTOR_PATH) -> Selector:
     """The selector saved in ``path`` (default: the one fitted for the package)."""
     d = json.loads(Path(path).read_text(encoding="utf-8"))
     return Selector({k: float(d["weights"].get(k, 0.0)) for k in FEATURES}, float(d.get("bias", 0.0)),
-                    tuple(float(x) for x in d.get("calibration", (1.0, 0.0, 0.0))), float(d.get("threshold", 0.5)),
+                    tuple(float(x) for x in d.get("calibration", (1.0, 0.0, 0.0, 0.0))), float(d.get("threshold", 0.5)),
                     str(d.get("note", "")))
 
 
@@ -129,12 +128,16 @@ def admissible(asked: Asked, c: Candidate, f: dict[str, float]) -> bool:
     """Whether a compatible candidate may answer at all: it shares a word with what is asked (a measure the
     catalogue computes always does), and, when the question names a part of the company (a segment, a product),
     it names that part too (the whole company's figure is no answer about a part)."""
-    if asked.entity and f["entity"] == 0:
+    if asked.entity and not _cover(asked.entity, f"{c.context} {c.wide}"):
         return False
     if c.extra.get("metric") is not None or not asked.focus_words:
         return True
-    if c.kind in ("passage", "clause") or c.extra.get("from") == "passage":
+    if c.extra.get("from") == "passage":  # yes or no read from a sentence: the sentence is about what is asked
+        return f["focus_cover"] >= 0.5
+    if c.kind in ("passage", "clause"):
         return bool(f["focus_cover"])  # the sentence itself, not only its section's title
+    if c.kind == "which":  # the table is about the measure asked (its caption, header or title)
+        return bool(f["focus_cover"])
     return bool(f["wide_cover"] or f["focus_cover"])
 
 
@@ -170,7 +173,6 @@ def features(asked: Asked, c: Candidate, sim: float = 0.0, agree: float = 0.0) -
             "wide_cover": _cover(asked.focus_words, c.wide), "agree": agree,
             "rank": 1.0 / max(1, c.section.rank), "concept": c.label_concept,
             "computed": 1.0 if c.kind in ("computed", "not_meaningful") or c.extra.get("from") == "measure" else 0.0,
-            "entity": _cover(asked.entity, f"{c.context} {c.wide}") if asked.entity else 0.0,
             "cue": 1.0 if c.cue and asked.type == "narrative" else 0.0}
 
 
@@ -225,11 +227,11 @@ def _closest(asked: Asked, cands: list[Candidate], ranked, conf: float | None) -
         shown = c.extra.get("sentence") or c.wide if c.kind == "clause" else c.text
         best = (c, shown)
     else:
-        scored = sorted(((_cover(asked.focus_words, c.context), c) for c in cands if c.kind in ("passage", "clause")),
-                        key=lambda x: -x[0])
+        scored = sorted(((_cover(asked.focus_words, c.context), -c.section.rank, i, c) for i, c in enumerate(cands)
+                         if c.kind in ("passage", "clause", "yes_no", "cell")), key=lambda x: x[:3], reverse=True)
         if scored and scored[0][0] > 0:
-            c = scored[0][1]
-            best = (c, c.extra.get("sentence") or c.context)
+            c = scored[0][3]
+            best = (c, c.extra.get("sentence") or (c.text if c.kind == "cell" else c.context))
     if best is None:
         return None
     c, shown = best
@@ -263,8 +265,8 @@ def select(question: str, sections: list[Section], analysis: Analysis | None = N
         what = asked.focus or "the question"
         return Selection(AnswerBlock(f"Not found: no retrieved passage is about {what}.", "not_found", (),
                                      asked.type, None), asked, ranked)
-    score, best, _ = ranked[0]
-    conf = selector.confidence(score, share([sc for sc, _, _ in ranked]))
+    score, best, feats = ranked[0]
+    conf = selector.confidence(score, share([sc for sc, _, _ in ranked]), feats["computed"])
     if conf >= selector.threshold:
         block = AnswerBlock(clip(best.text, MAX_CHARS), _KIND_OF[best.kind], best.citations, asked.type, conf)
         return Selection(block, asked, ranked, conf, best)

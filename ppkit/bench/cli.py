@@ -64,6 +64,7 @@ from .runs.abstain import (
     load_abstain_questions,
     run_abstain_bench,
 )
+from .fit.answers import ask_all, evaluate, fit, fit_markdown, loco, read_all
 from .runs.answer_judge import judge_markdown, run_answer_judge, sealed_view
 from .runs.answers import NeedsKey, run_answers_bench
 from .runs.baselines import BASELINES, build_baselines
@@ -209,6 +210,21 @@ def add_bench_parser(subparsers, handler) -> None:
     m.add_argument("--json", metavar="OUT", help="write the full result as JSON")
     m.set_defaults(func=handler)
 
+    fa = bs.add_parser("fit-answers", help="fit the answer selector's weights, calibration and threshold on "
+                                           "development sets, leave-one-company-out beside in-sample (offline)")
+    fa.add_argument("--questions", action="append", required=True,
+                    help="a development question set (repeatable; never a sealed set): the Comprehensive .xlsx, "
+                         "FinanceBench .jsonl, ppkit's dev set")
+    fa.add_argument("--shelf-index", metavar="DIR",
+                    help="the index of the FinanceBench filings: FinanceBench questions and a set's 'shelf' corpus "
+                         "are asked of it")
+    fa.add_argument("--k", type=int, default=5, help="cut-off (default 5, as ppkit ask)")
+    fa.add_argument("--max-wrong", type=float, default=0.05,
+                    help="the threshold keeps the share of wrong blocks at or under this (default 0.05)")
+    fa.add_argument("--out", metavar="FILE", help="write the fitted selector (the package's: ppkit/answer/selector.json)")
+    fa.add_argument("--json", metavar="OUT", help="write every question's verdicts, in-sample and out of sample")
+    fa.set_defaults(func=handler)
+
     ab = bs.add_parser("abstain", help="abstention on answerable and unanswerable questions (offline)")
     ab.add_argument("--questions", help="a question set in the abstention format (default: ppkit's own set)")
     ab.add_argument("--k", type=int, default=5)
@@ -309,6 +325,39 @@ def _metrics(args, config) -> int:
     if args.json:
         _write_json(args.json, result)
     print(metric_markdown(result))
+    return 0
+
+
+def _fit_answers(args, config) -> int:
+    """``ppkit bench fit-answers``: the selector fitted on development sets (see :mod:`ppkit.bench.fit.answers`)."""
+    cfg = replace(config, online=False)
+    tenk = reference_index("10k", config=cfg, progress=not getattr(args, "quiet", False))
+    shelf = load_index(args.shelf_index, config=cfg) if args.shelf_index else None
+    asked, names = [], []
+    for p in args.questions:
+        fmt, questions = load_questions(Path(p))
+        names.append(Path(p).name)
+        fb_shelf = fmt == "financebench" and not any(q.get("corpus") for q in questions) and \
+            Path(p).resolve() == (financebench_dir() / "questions.jsonl").resolve()
+        if fb_shelf and shelf is None:
+            raise InvalidInput(f"{p} is asked of the FinanceBench filings: add --shelf-index DIR")
+        corpora = {"10k": tenk, **({"shelf": shelf} if shelf is not None else {})}
+        asked += ask_all(shelf if fb_shelf else tenk, questions, k=args.k,
+                         corpora=corpora if any(q.get("corpus") for q in questions) else None,
+                         progress=lambda a: print(".", end="", file=sys.stderr, flush=True))
+    print(file=sys.stderr)
+    data = read_all(asked)
+    selector = fit(data, max_wrong=args.max_wrong)
+    selector = replace(selector, note=f"fitted by `ppkit bench fit-answers` on {', '.join(names)} ({len(data)} "
+                                      f"questions), k={args.k}, max wrong {args.max_wrong}")
+    in_sample, out_of_sample = evaluate(data, selector), loco(data, max_wrong=args.max_wrong)
+    print(fit_markdown(in_sample, out_of_sample, selector))
+    if args.out:
+        atomic_write(Path(args.out), (json.dumps(selector.to_dict(), indent=1) + "\n").encode("utf-8"))
+        print(f"wrote {args.out}", file=sys.stderr)
+    if args.json:
+        _write_json(args.json, {"selector": selector.to_dict(), "in_sample": in_sample,
+                                "out_of_sample": out_of_sample})
     return 0
 
 
@@ -664,7 +713,8 @@ def run_bench(args, config=None) -> int:
     commands = {"retrieval": _retrieval, "answers": _answers, "reproduce": _reproduce, "verify": _verify,
                 "compare": _compare, "metrics": _metrics, "abstain": _abstain, "scale": _scale, "peers": _peers,
                 "metadata": lambda a, _config: _metadata(a), "extraction": _extraction, "split-words": _split_words,
-                "stage2-rules": _stage2_rules, "statement-weight": _statement_weight, "serve": _serve}
+                "stage2-rules": _stage2_rules, "statement-weight": _statement_weight, "serve": _serve,
+                "fit-answers": _fit_answers}
     if cmd not in commands:
         raise ValueError(f"unknown bench command {cmd!r}")
     for option in ("json", "figure"):
@@ -672,6 +722,8 @@ def run_bench(args, config=None) -> int:
             _check_output(getattr(args, option), f"--{option}")
     if cmd == "answers" and args.out:
         _check_output(args.out, "--out", folder=True)
+    if cmd == "fit-answers" and args.out:
+        _check_output(args.out, "--out")
     try:
         return commands[cmd](args, config)
     except NeedsKey as e:

@@ -29,7 +29,7 @@ from ...answer.candidates import candidates
 from ...answer.question import in_scope, read_question
 from ...answer.scope import missing_from, refused
 from ...answer.select import (FEATURES, Selector, _closest, admissible, agreement, compatible, features,
-                              rank_candidates, share)
+                              load_selector, rank_candidates, share)
 from ...answer.synth import cached_vectors
 from ...core.errors import InvalidInput
 from ...core.text import clip
@@ -122,8 +122,6 @@ def ask_all(index, questions: list[dict], *, k: int = 5, corpora: dict | None = 
 def read_all(asked: list[Asked], *, selector: Selector | None = None) -> list[QuestionData]:
     """What the selector sees of each asked question (see the module docstring); ``selector`` orders the shortlist
     whose similarity is computed (default: the package's)."""
-    from ...answer.select import load_selector
-
     selector = selector or load_selector()
     return [_read(a, selector) for a in asked]
 
@@ -203,22 +201,22 @@ def _best(d: QuestionData, w: np.ndarray) -> int | None:
     return int(np.argmax(d.feats @ w))
 
 
-def _top(d: QuestionData, w: np.ndarray) -> tuple[int, float, float] | None:
-    """(index, score, logit of its share) of the best candidate of ``d`` under ``w``
+def _top(d: QuestionData, w: np.ndarray) -> tuple[int, float, float, float] | None:
+    """(index, score, logit of its share, its computed feature) of the best candidate of ``d`` under ``w``
     (:func:`ppkit.answer.select.share`)."""
     if d.refused or not len(d.verdicts):
         return None
     s = d.feats @ w
     i = int(np.argmax(s))
     p = min(max(share(s), 1e-6), 1 - 1e-6)
-    return i, float(s[i]), math.log(p / (1 - p))
+    return i, float(s[i]), math.log(p / (1 - p)), float(d.feats[i][FEATURES.index("computed")])
 
 
 def _platt(x: np.ndarray, correct: list[bool], steps: int = 3000) -> tuple[float, ...]:
-    """The calibration ``(a, b, c)``: P(correct) = 1 / (1 + exp(-(a * score + b * logit(share) + c))), by logistic
-    regression of the best candidates' correctness on their score and share."""
+    """The calibration ``(a, b, c, d)``: P(correct) = 1 / (1 + exp(-(a * score + b * logit(share) + c * computed +
+    d))), by logistic regression of the best candidates' correctness on their score, share and computed feature."""
     if not len(x) or all(correct) or not any(correct):
-        return 1.0, 0.0, 0.0
+        return 1.0, 0.0, 0.0, 0.0
     X = np.column_stack([x, np.ones(len(x))])
     y = np.asarray(correct, dtype=float)
     w = np.zeros(X.shape[1])
@@ -235,9 +233,9 @@ def _decide(d: QuestionData, w: np.ndarray, bias: float, cal: tuple[float, ...],
     top = _top(d, w)
     if top is None:
         return d.hedge_verdict, None
-    i, score, lead = top
-    a, b, c = (tuple(cal) + (0.0, 0.0))[:3]
-    z = a * (score + bias) + b * lead + c  # lead: the logit of the best candidate's share
+    i, score, lead, computed = top
+    a, b, c, e = (tuple(cal) + (0.0, 0.0, 0.0))[:4]
+    z = a * (score + bias) + b * lead + c * computed + e  # lead: the logit of the best candidate's share
     conf = 1 / (1 + math.exp(-z)) if z > -60 else 0.0
     if conf >= threshold:
         return d.verdicts[i], conf
@@ -259,7 +257,7 @@ def fit(data: list[QuestionData], *, max_wrong: float = 0.05, l2: float = 0.1) -
     """A :class:`ppkit.answer.select.Selector` fitted on ``data`` (weights, calibration, threshold)."""
     w = _conditional_logit(data, l2=l2)
     tops = [(t, d.verdicts[t[0]] == "correct") for d in data if (t := _top(d, w)) is not None]
-    cal = _platt(np.array([[s, m] for (_, s, m), _ in tops]).reshape(-1, 2), [c for _, c in tops])
+    cal = _platt(np.array([[s, m, k] for (_, s, m, k), _ in tops]).reshape(-1, 3), [c for _, c in tops])
     t = _threshold(data, w, 0.0, cal, max_wrong)
     return Selector({f: round(float(x), 4) for f, x in zip(FEATURES, w)}, 0.0, tuple(round(x, 4) for x in cal),
                     round(t, 3))
@@ -347,6 +345,6 @@ def fit_markdown(in_sample: list[dict], out_of_sample: list[dict], selector: Sel
     out += [f"| {b['bin']} | {b['n']} | {b['correct']} | {b['share']:.2f} |" for b in calibration_bins(out_of_sample)]
     w = ", ".join(f"{k} {v:+.3f}" for k, v in selector.weights.items())
     cal = ", ".join(f"{x:.3f}" for x in selector.calibration)
-    out += ["", f"Weights (all data): {w}; calibration (score, logit share, constant) {cal}; "
+    out += ["", f"Weights (all data): {w}; calibration (score, logit share, computed, constant) {cal}; "
                 f"threshold {selector.threshold:.2f}"]
     return "\n".join(out)
