@@ -293,6 +293,18 @@ function renderBlock(block) {
   $("citations").prepend(...cites.map((c) => el("li", {}, link(c))));
 }
 
+function renderVerdict(report) {  // "verified" only when the block's quotes check and it answers the question
+  const v = report && report.verdict, status = $("ask-status");
+  if (!v) { status.textContent = report ? "Verification: " + (report.ok ? "OK." : "problems found.") : "Not verified."; return; }
+  const beside = [v.kind ? v.kind.replaceAll("_", " ") : "",
+                  v.confidence === null || v.confidence === undefined ? "" : "confidence " + v.confidence.toFixed(2)]
+    .filter(Boolean).join(", ");
+  const box = $("answer-block");
+  if (!box.hidden) box.append(el("div", { id: "answer-verdict", class: "verdict " + v.status,
+                                          text: "[" + v.label + "]" + (beside ? " (" + beside + ")" : "") }));
+  status.textContent = v.status === "verified" ? "Verified." : v.label.charAt(0).toUpperCase() + v.label.slice(1) + ".";
+}
+
 function renderMode(mode) {  // who wrote the answer: a small label, never a banner in the text
   let label = $("answer-mode");
   if (!label) {
@@ -382,7 +394,7 @@ async function ask(event) {
       }
       else if (type === "delta") { a.text += data.text; renderText(); }
       else if (type === "citation") { if (data.doc) a.docs.add(data.doc); addCitation(data); }
-      else if (type === "verification") status.textContent = data.report && data.report.ok ? "Verified." : "Verification found problems.";
+      else if (type === "verification") renderVerdict(data.report);
       else if (type === "done") {
         a.mode = data.mode;
         renderText();  // every reference now resolvable: the cited sections are known
