@@ -449,7 +449,8 @@ def _measure(asked: Asked, st: _Stated, block) -> Check:
         return Check(False, f"{where} not name {_what(asked)}")
     if not asked.focus_words:
         return Check(None)
-    return Check(False, f"{r.says('share')} no word with {asked.focus or 'the question'!r}")
+    return Check(False, f"{r.says('hold')} {'none' if not _cover(asked.focus_words, own) else 'under half'} of the words "
+                        f"of {asked.focus or 'the question'!r}")
 
 
 _QUARTER = re.compile(r"\bq([1-4])\b|\b(first|second|third|fourth)[- ]quarter\b|\b(?:three|3)[- ]months?\b|"

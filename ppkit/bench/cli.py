@@ -510,7 +510,7 @@ def _verify(args, config) -> int:
     index = _open_index(args, "comprehensive", config)
     result = run_verify_bench(index)
     if args.questions:  # the answer blocks of these questions, asked offline at each k, and off-question plants
-        cases, skipped = [], 0
+        cases, planted, skipped = [], [], 0
         for p in args.questions:
             _, qs = load_questions(Path(p))
             for q in (q for q in qs if (q.get("answer") or "").strip()):
@@ -519,11 +519,13 @@ def _verify(args, config) -> int:
                     continue
                 for k in sorted(set(args.k or [3, 5])):
                     answer = index.ask(q["text"], k)
+                    off = [{**x, "qid": q["qid"], "k": k} for x in off_question_blocks(q, answer, index, k)]
+                    planted += off
                     case = block_case(q["text"], q["answer"], answer, qtype=q.get("question_type", ""),
-                                      key_facts=q.get("key_facts") or (),
-                                      off_question=off_question_blocks(q, answer, index, k))
+                                      key_facts=q.get("key_facts") or (), off_question=off)
                     cases += [{**case, "qid": q["qid"], "k": k, "set": Path(p).name}] if case else []
-        result["blocks"] = {**summarize_blocks(cases), "cases": cases, "skipped_shelf_questions": skipped}
+        result["blocks"] = {**summarize_blocks(cases, planted), "cases": cases, "off_question_blocks": planted,
+                            "skipped_shelf_questions": skipped}
     if args.json:
         _write_json(args.json, result)
     print(verify_markdown(result))

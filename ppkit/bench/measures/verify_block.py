@@ -84,15 +84,16 @@ def _rate(hit: int, n: int) -> float | None:
     return round(hit / n, 3) if n else None
 
 
-def summarize_blocks(cases: list[dict]) -> dict:
+def summarize_blocks(cases: list[dict], off_question: list[dict] | None = None) -> dict:
     """Rates over :func:`block_case` results: false alarms and catches of the block's quote check, and of the
     ``answered`` check: false alarms on blocks the judge finds correct, catches of planted off-question blocks (by
-    kind) and of blocks the judge finds wrong or missing, and how many wrong blocks are still shown "verified"."""
+    kind; ``off_question``: all of them, also those of questions whose block said "not found", else the cases')
+    and of blocks the judge finds wrong or missing, and how many wrong blocks are still shown "verified"."""
     plants = [p for c in cases for p in c["plants"]]
     correct = [c for c in cases if c["verdict"] == "correct"]
     off = [c for c in cases if c["verdict"] in ("wrong", "missing")]
     wrong = [c for c in cases if c["verdict"] == "wrong"]
-    planted = [p for c in cases for p in c.get("off_question", [])]
+    planted = off_question if off_question is not None else [p for c in cases for p in c.get("off_question", [])]
     kinds = sorted({p["kind"] for p in planted})
     return {"clean": len(cases), "false_alarms": sum(not c["verified"] for c in cases),
             "false_alarm_rate": _rate(sum(not c["verified"] for c in cases), len(cases)),
