@@ -7,19 +7,25 @@ answer "what was PepsiCo's revenue?". :func:`check_answered` reads the question 
 or ``None`` (nothing to check):
 
 * **type**: the block's figure is of the answer type asked: an amount (a dollar figure, or a number of a table in
-  millions), a percent, a ratio, days, a per-share figure, a count, a date; a yes/no block starts with Yes or No;
+  millions), a percent, a ratio, days, a per-share figure, a count, a date; a yes/no block starts with Yes or No. A
+  percent that is a change (its clause or column speaks of an increase, a decline, "vs.") does not answer a share
+  or a margin asked, nor a share a growth;
 * **measure**: the block's own words name what is asked. Its own words are the cited table row's label, the clause
-  of its sentence around the figure, or its passage. They name the measure asked when they name, through the
-  finance catalogue (:func:`ppkit.finance.read.mentions`: measure names and synonyms, row concepts' labels and
-  names, the glossary), the measure or one of its inputs; they name **another** measure when they name a catalogue
-  measure or concept that is neither (the "Cost of sales" row for revenue); without a measure from the catalogue,
-  they must share a word with the question's focus (:attr:`Asked.focus_words`). When the question names a part of
-  the company (a segment, a product: :attr:`Asked.entity`) and the row is that part, the table's header, caption
-  and breadcrumb may name the measure;
-* **period**: the year of the figure (the year heading its table column; else the years of its clause, or of its
-  sentence when it names one; a computed block's "FY2022") is a year asked. A figure of another column of a table
-  that shows the year asked, or of a sentence that names other years, is another period; with no year asked, a
-  figure of an earlier column than its table's latest is;
+  of its sentence around the figure, or its passage (for "which one", the row's table). The rules, in order, the
+  first with a verdict deciding (:data:`_MEASURE_RULES`): a part the question names (a segment, a product:
+  :attr:`Asked.entity`) must be named by the words or their table; a share asked ("what percentage of revenue came
+  from X") names X; the words name the measure through the finance catalogue (:func:`ppkit.finance.read.mentions`:
+  measure names and synonyms, row concepts' labels and names, the glossary): an amount by its concept, a measure
+  computed from others (a ratio, a margin, free cash flow) only by its own name or, for a percent or ratio, by all
+  its inputs and nothing else; a catalogue name of **another** measure or concept fails (the "Cost of sales" row
+  for revenue, "operating cash flow" for free cash flow); the table or sentence may name it for a row that is the
+  part asked or a clause; without a catalogue measure, the words hold :data:`FOCUS_SHARE` of the question's focus
+  words (:attr:`Asked.focus_words`);
+* **period**: the year of the figure (the year heading its table column, the later of a "2022 vs. 2021" column;
+  else the years of its clause, or of its sentence when it names one; a computed block's "FY2022") is a year asked
+  (for a change asked, the latest). A figure of another column of a table that shows the year asked, or of a
+  sentence that names other years, is another period; with no year asked, a figure of an earlier column than its
+  table's latest is; where a quarter is asked, a figure of another quarter or of a full year is;
 * **company**: the block cites the filings of the company asked (the analysis's filters: for a follow-up, the
   company after the rewrite, :mod:`ppkit.retrieval.conversation`).
 
@@ -568,7 +574,8 @@ def check_block(block, sections: list[Section], *, question: str = "", analysis:
 # ---- what the views show ----------------------------------------------------------------------------------------
 
 def verdict(verification: dict | None, block=None) -> dict:
-    """What a view shows of a verification: ``{"status", "label", "kind", "confidence", "quotes", "answered"}``.
+    """What a view shows of a verification: ``{"status", "label", "kind", "confidence", "beside", "quotes",
+    "answered"}`` (``beside``: the block's kind and confidence in words, shown beside the label).
 
     ``status`` is ``verified`` (the quotes check and the block answers), ``unanswered`` (the quotes check, but the
     block may not answer), ``unchecked`` (the quotes check; whether it answers could not be checked),
@@ -583,7 +590,10 @@ def verdict(verification: dict | None, block=None) -> dict:
     b = v.get("block") or {}
     kind = getattr(block, "kind", None) or b.get("kind")
     conf = getattr(block, "confidence", None) if block is not None else b.get("confidence")
-    out = {"kind": kind, "confidence": None if conf is None else round(conf, 3), "answered": b.get("answered")}
+    beside = ", ".join(x for x in ((kind or "").replace("_", " "), "" if conf is None else f"confidence {conf:.2f}")
+                       if x)
+    out = {"kind": kind, "confidence": None if conf is None else round(conf, 3), "beside": beside,
+           "answered": b.get("answered")}
     if not v:
         return {**out, "status": "none", "label": "not verified", "quotes": None}
     quotes = bool(b["verified"]) if "verified" in b else bool(v.get("ok"))  # the block's quotes, else the text's
@@ -606,6 +616,4 @@ def verdict_line(verification: dict | None, block=None) -> str:
     'answer block: [verified] (figure, confidence 0.83)'
     """
     d = verdict(verification, block)
-    beside = ", ".join(x for x in (d["kind"] or "", f"confidence {d['confidence']:.2f}" if d["confidence"] is not None
-                                   else "") if x)
-    return f"answer block: [{d['label']}]" + (f" ({beside})" if beside else "")
+    return f"answer block: [{d['label']}]" + (f" ({d['beside']})" if d["beside"] else "")

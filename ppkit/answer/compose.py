@@ -15,10 +15,10 @@ from dataclasses import fields, replace
 
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Retrieval, Section, Trace
+from .answered import check_block, verdict
 from .events import Citation, Event, VerificationEvent
 from .synth import Answer, AnswerTrace, Synthesizer, answer_mode
 from .synth_gemini import parse_sources
-from .answered import check_block, verdict
 from .verify import verify_answer
 
 __all__ = ["answer_stream"]

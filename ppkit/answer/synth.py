@@ -33,12 +33,12 @@ from ..core.text import clip
 from ..documents.tree import Image
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Section, Trace, pages_label, pages_line
+from .answered import verdict, verdict_line
 from .block import AnswerBlock
 from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
 from .metrics import format_metric
 from .select import Selection, select
-from .answered import verdict, verdict_line
 from .verify import summary_line
 
 __all__ = ["Answer", "AnswerTrace", "Synthesizer", "ExtractiveSynthesizer", "EVIDENCE", "MODES", "answer_mode",

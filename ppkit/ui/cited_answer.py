@@ -99,11 +99,9 @@ def verification_html(answer) -> str:
     parts = []
     if answer.verification:
         d = verdict(answer.verification, answer.block)
-        beside = ", ".join(x for x in (d["kind"] or "", f"confidence {d['confidence']:.2f}"
-                                       if d["confidence"] is not None else "") if x)
         parts.append(f"<span class='ppkit-verdict' data-status='{d['status']}' style='color:"
                      f"{_VERDICT_COLOUR[d['status']]};font-weight:600'>[{_e(d['label'])}]</span>"
-                     + (f" <span style='color:#555'>({_e(beside)})</span>" if beside else ""))
+                     + (f" <span style='color:#555'>({_e(d['beside'])})</span>" if d["beside"] else ""))
         parts.append(_e(format_report(answer.verification).split(chr(10))[0]))
     shown = parts[0] if parts else ""
     parts += [f"<span style='color:#b00020'>warning:</span> {_e(w)}" for w in answer.warnings()

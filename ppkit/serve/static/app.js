@@ -296,12 +296,9 @@ function renderBlock(block) {
 function renderVerdict(report) {  // "verified" only when the block's quotes check and it answers the question
   const v = report && report.verdict, status = $("ask-status");
   if (!v) { status.textContent = report ? "Verification: " + (report.ok ? "OK." : "problems found.") : "Not verified."; return; }
-  const beside = [v.kind ? v.kind.replaceAll("_", " ") : "",
-                  v.confidence === null || v.confidence === undefined ? "" : "confidence " + v.confidence.toFixed(2)]
-    .filter(Boolean).join(", ");
-  const box = $("answer-block");
+  const box = $("answer-block");  // the verdict under the block, its kind and confidence beside it
   if (!box.hidden) box.append(el("div", { id: "answer-verdict", class: "verdict " + v.status,
-                                          text: "[" + v.label + "]" + (beside ? " (" + beside + ")" : "") }));
+                                          text: "[" + v.label + "]" + (v.beside ? " (" + v.beside + ")" : "") }));
   status.textContent = v.status === "verified" ? "Verified." : v.label.charAt(0).toUpperCase() + v.label.slice(1) + ".";
 }
 
