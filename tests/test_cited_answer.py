@@ -99,3 +99,13 @@ def test_find_documents_and_a_folder_without_documents(tmp_path):
 
     with pytest.raises(InvalidInput, match="no PDF or Markdown file under"):
         index_folder(empty)
+
+
+def test_verified_is_shown_only_when_the_block_answers_the_question(tiny_index):
+    # a faithful quote of operating cash flow, where free cash flow is asked: the quotes check, it does not answer
+    box = CitedAnswer(tiny_index, "What was Acme's free cash flow?", k=3).verification_box.value
+    assert "[verified]" not in box and "data-status='unanswered'" in box
+    assert "[quotes check, but the block may not answer the question: " in box
+    assert "name cash from operations, not free cash flow" in box and "(figure, confidence 0.50)" in box
+    box = CitedAnswer(tiny_index, "What was Acme's rocket revenue in 2022?", k=3).verification_box.value
+    assert "data-status='verified'" in box and ">[verified]</span>" in box

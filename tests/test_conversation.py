@@ -61,3 +61,28 @@ def test_three_turns_chain(fixture_index):
     # the topic of the rewritten second turn, without its "FY2022:" prefix, asked about Beta
     assert a3.question == "For Beta, FY2022: what about their cash?"
     assert a3.trace.docs_filter == ["Beta"]
+
+
+def test_a_follow_up_keeps_the_measure_of_the_turn_before(fixture_index):
+    asked = ["What was Alpha's net revenue?"]
+    assert rewrite_offline(fixture_index, "And Beta?", asked).question == "For Beta: what was net revenue?"
+    # a period named with the new company replaces the earlier one, in the prefix and in the topic
+    rw = rewrite_offline(fixture_index, "And Beta in 2021?", ["What was Alpha's net revenue in 2022?"])
+    assert (rw.question, rw.rewriter) == ("For Beta, FY2021: what was net revenue?", "offline-new-company")
+    # a period alone: the same company and measure in that period
+    rw = rewrite_offline(fixture_index, "And in 2021?", asked)
+    assert (rw.question, rw.rewriter) == ("For Alpha, FY2021: what was net revenue?", "offline-new-period")
+    # a history of raw questions: the topic is the latest turn that has one, the company the latest named
+    rw = rewrite_offline(fixture_index, "And for FY2021?", asked + ["And Beta?"])
+    assert rw.question == "For Beta, FY2021: what was net revenue?"
+    # a follow-up with its own topic stands alone, or takes only the company
+    assert rewrite_offline(fixture_index, "What about their margins?", asked).question == \
+        "For Alpha: What about their margins?"
+
+
+def test_a_follow_up_is_answered_with_the_new_companys_figure_and_verified(fixture_index):
+    a1 = fixture_index.ask("What was Alpha's net revenue in 2022?", 3)
+    a2 = fixture_index.ask("And Beta?", 3, history=[a1])
+    assert a2.question == "For Beta, FY2022: what was net revenue in 2022?"
+    assert a2.block.text.startswith("$3,000 million") and {c.doc for c in a2.block.citations} == {"Beta"}
+    assert a2.verification["answered"] is True and a2.verification["verdict"]["status"] == "verified"

@@ -139,6 +139,11 @@ def test_chat_completions(client, index):
     assert cited and [c["node_id"] for c in extra["citations"]] == cited
     assert extra["answer"] == {**local.block.to_dict(), "mode": "offline"}
     assert extra["verification"] == local.verification
+    # the verdict on the block: "verified" only when its quotes check and it answers; its kind and confidence
+    assert extra["verdict"] == local.verification["verdict"] and extra["verdict"]["kind"] == local.block.kind
+    assert extra["verdict"]["status"] in ("verified", "unanswered", "unchecked", "problems")
+    assert (extra["verdict"]["label"] == "verified") == (local.verification["block"]["verified"]
+                                                        and local.verification["answered"] is True)
     # usage: the question's and the answer's word pieces (ppkit.serve.openai_compat)
     assert body["usage"] == {"prompt_tokens": count_tokens(Q2), "completion_tokens": count_tokens(local.text),
                              "total_tokens": count_tokens(Q2) + count_tokens(local.text)}

@@ -15,10 +15,11 @@ from dataclasses import fields, replace
 
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Retrieval, Section, Trace
+from .answered import check_block, verdict
 from .events import Citation, Event, VerificationEvent
 from .synth import Answer, AnswerTrace, Synthesizer, answer_mode
 from .synth_gemini import parse_sources
-from .verify import verify_answer, verify_block
+from .verify import verify_answer
 
 __all__ = ["answer_stream"]
 
@@ -58,7 +59,12 @@ def answer_stream(question: str, retrieval: Retrieval, synthesizer: Synthesizer,
     for c in parse_sources(text, sections):
         yield Citation(c["doc"], c["node_id"], c["breadcrumb"], c["in_context"])
     verification = verify_answer(text, sections, question=question) if verify else None
-    if verification is not None and block is not None:  # the block against its cited lines; does it answer?
-        verification["block"] = verify_block(block, sections, question=question)
+    if verification is not None:  # the block against its cited lines; does it answer? (verification.answered)
+        if block is not None:
+            verification["block"] = check_block(block, sections, question=question, analysis=analysis)
+        b = verification.get("block") or {}
+        verification["answered"] = b.get("answered")
+        verification["answered_reason"] = b.get("answered_reason", "no answer block")
+        verification["verdict"] = verdict(verification, block)
     yield VerificationEvent(verification)
     return Answer(question, text, sections, answer_mode(used), images, trace, verification, block)

@@ -33,6 +33,7 @@ from ..core.text import clip
 from ..documents.tree import Image
 from ..retrieval.analyze import Analysis
 from ..retrieval.types import Section, Trace, pages_label, pages_line
+from .answered import verdict, verdict_line
 from .block import AnswerBlock
 from .events import AnswerEvent, Delta, Event
 from .images import DEFAULT_RATIO, DEFAULT_THRESHOLD, score_images, select_images
@@ -97,12 +98,9 @@ class Answer:
                        + " (do not trust those citations)")
         b = v.get("block") or {}
         if b and not b.get("verified", True):
-            out.append("the answer block is not verified against its cited lines: " + "; ".join(
-                r for r in b.get("reasons", []) if not r.startswith("not answered"))[:240])
-        if b and not b.get("answered", True) and self.block is not None and self.block.kind != "not_found":
-            out.append(f"the answer block may not answer the question (asked: {b.get('asks')}): "
-                       + next((r[len("not answered: "):] for r in b.get("reasons", []) if r.startswith("not answered")),
-                              ""))
+            out.append("the answer block is not verified against its cited lines: " + "; ".join(b.get("reasons", []))[:240])
+        elif b and b.get("answered") is False and self.block is not None and self.block.states:
+            out.append(verdict(v, self.block)["label"])  # "quotes check, but the block may not answer ...: why"
         n = (v.get("counts") or {}).get("not_found", 0)
         if n:
             out.append(f"{n} number{'s' if n != 1 else ''} or quote{'s' if n != 1 else ''} in the answer "
@@ -128,8 +126,8 @@ class Answer:
         if self.images:
             lines.append("Images:")
             lines += [f"  {im['path']}  ({im.get('label', '')}) from {im['doc']}#{im['node_id']}" for im in self.images]
-        if self.verification:  # one line: how many figures were found, re-derived, or not found
-            lines += ["", summary_line(self.verification)]
+        if self.verification:  # the verdict (verified only when the block also answers), then the counts
+            lines += ["", verdict_line(self.verification, self.block), summary_line(self.verification)]
         warnings = self.warnings()
         if warnings:
             lines += ["", "WARNING:"] + [f"  - {w}" for w in warnings]

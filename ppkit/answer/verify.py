@@ -50,8 +50,9 @@ quoted Title Case names of up to six words ("Cost of Goods Sold": a term, not a 
 ``marked_text`` is the answer with ``[unverified]`` after each unsupported claim and
 ``[inconsistent]`` after each miscomputed one.
 
-:func:`verify_block` checks the answer block (its figures and passage against the lines it cites) and whether it
-holds what the question asks (:func:`asked_for`); the conductor keeps it under ``verification["block"]``.
+:func:`verify_block` checks the answer block's figures and passage against the lines it cites; whether the block
+answers the question is :mod:`ppkit.answer.answered`'s (:func:`ppkit.answer.answered.check_block` runs both); the
+conductor keeps both under ``verification["block"]``.
 
 This module checks; it does not rewrite answers or call a model.
 """
@@ -62,6 +63,7 @@ import re
 from functools import lru_cache
 from itertools import chain, permutations
 
+from ..finance.catalogue import catalogue
 from .arithmetic import agrees, clause_span, evaluate, shown_formula, stated_change, tolerance
 from .question import read_question
 
@@ -466,7 +468,8 @@ def _claims(lines: list[str], masked_lines: list[str], min_value: float) -> list
             if _is_name(m.group(1)):
                 continue  # a Title Case name ("Cost of Goods Sold"): a term the answer uses, not a quote
             if len(words) >= 3:
-                claims.append({"kind": "quote", "text": m.group(1), "answer_line": i, "span": m.span()})
+                # the quote as written (a date inside it is masked as a value, not as words of the source)
+                claims.append({"kind": "quote", "text": line[m.start(1):m.end(1)], "answer_line": i, "span": m.span()})
     return claims
 
 
@@ -701,7 +704,7 @@ def summary_line(report: dict) -> str:
     """
     c = report["counts"]
     names = (("verified", "verified"), ("computed", "computed"), ("given", "given in the question"),
-             ("uncited", "only in uncited sections"), ("not_found", "not found"))
+             ("uncited", "only in uncited sections"), ("wrong_period", "of another period"), ("not_found", "not found"))
     found = ", ".join(f"{c[k]} {label}" for k, label in names if c.get(k))
     cites = (f"{c['citations']} citation{'s' if c['citations'] != 1 else ''}"
              + "".join(f", {c[k]} {label}" for k, label in (("unretrieved", "not among the retrieved sections"),
@@ -714,9 +717,6 @@ def summary_line(report: dict) -> str:
 
 
 # -- the answer block: its figures and sentences against its cited lines, and whether it answers
-
-_BLOCK_YEAR = re.compile(r"(?<!\d)(?:FY\s?)?((?:19|20)\d\d)(?!\d)|\bFY\s?(\d\d)\b", re.I)
-
 
 def asked_for(question: str) -> dict:
     """What a question asks for, as the block check reads it: ``{"asks": "yes_no" | "list" | "percent" |
@@ -765,15 +765,29 @@ def _sum_of_cited(claim: dict, cited) -> str | None:
     return None
 
 
-def _quoted_part(block) -> str:
-    """What of a block is quoted from its lines: a ``figure`` block is a table row written out ("Revenues,
-    Commercial Airplanes: $25,867 million in 2022 (...)"), so only its row's own label (before the colon,
-    after the table's group headings) is the source's words; its figures are claims, checked one by one.
-    A passage is quoted whole."""
+_FIGURE_WORDS = re.compile(r"\b(?:thousand|million|billion|trillion|days?|percent|percentage points?|a share|per "
+                           r"share)\b", re.I)
+
+
+def _quoted_parts(block) -> list[str]:
+    """What of a block is quoted from its lines (any one of them found will do): a ``figure`` block is a table
+    row written out, its figure first ("$25,867 million: Revenues, Commercial Airplanes, 2022 (...)"; earlier
+    "Revenues, Commercial Airplanes: $25,867 million ..."), so only its row's label is the source's words, and
+    the group label before a comma may stand on a line not cited: each piece of the label will do; a figure of a
+    sentence quotes the sentence ("$4.2 billion: “...”"). Its figures are claims, checked one by one. A passage
+    is quoted whole."""
     text = block.text.rstrip("…")
-    if block.kind == "figure" and ": " in text:
-        return text.split(": ", 1)[0].rsplit(", ", 1)[-1]
-    return text
+    if block.kind != "figure" or ": " not in text:
+        return [text]
+    head, rest = text.split(": ", 1)
+    if re.search(r"[A-Za-z]{3}", _FIGURE_WORDS.sub("", head)):
+        return [head.rsplit(", ", 1)[-1]]  # the label first
+    rest = rest.strip()
+    if rest[:1] in "“\"":
+        return [rest.strip("“”\"…")]
+    label = re.split(r"\s\(", rest, maxsplit=1)[0]
+    pieces = [p for p in label.split(", ") if re.search(r"[A-Za-z]{2}", _YEAR.sub("", p)) and len(p) >= 5]
+    return pieces or [label]
 
 
 _SHOWN = re.compile(r"[(\-−–$\d][\d,.$()\s+\-−–×*/÷]*\d\)?")  # a run of figures and operators: a shown formula?
@@ -797,6 +811,19 @@ def _shown_formulas(text: str) -> list[tuple[str, tuple[float, float]]]:
         if found:
             out.append(found)
     return out
+
+
+def _formula_constants(text: str, claims: list[dict]) -> None:
+    """A whole number of a computed block that its formula multiplies by ("365 × (...)") and that is a constant of
+    a catalogue formula (the days of a year) is ``computed``: the formula's, not the sources'."""
+    def nums(node):
+        return [node[1]] if node[0] == "num" else [v for x in node[1:] if isinstance(x, tuple) for v in nums(x)]
+
+    constants = {v for m in catalogue().measures.values() for v in nums(m.formula)}
+    for c in claims:
+        if c["kind"] == "number" and c["status"] == "not_found" and re.fullmatch(r"\d+", c["text"]) and \
+                float(c["text"]) in constants and re.search(rf"(?<![\d,.]){c['text']}\s*[×x*]", text):
+            c["status"], c["formula"] = "computed", "a constant of the formula"
 
 
 def _signed(n: dict) -> float:
@@ -847,58 +874,22 @@ def _two_of(n: dict, amounts: list[tuple[str, float]], percents: list[tuple[str,
     return None
 
 
-def _answers(block, ask: dict, claims: list[dict], sections) -> tuple[bool, str]:
-    """(answered, why not): a figure of the asked kind and period, a yes or no, a list; a passage
-    question is answered by any statement."""
-    if block.kind in ("not_found", "closest"):
-        return False, "the block says the sources do not state it"
-    if block.kind == "not_meaningful":
-        return True, ""
-    asks = ask["asks"]
-    figs = [n for n in numbers_with_values(mask_references(block.text))
-            if not (n["decimals"] == 0 and not (n["percent"] or n["currency"] or n["scale"])
-                    and 1900 <= n["value"] <= 2100)]
-    if asks == "yes_no":
-        return (bool(re.match(r"\W*(?:yes|no)\b", block.text, re.I)), "no yes or no")
-    if asks == "list":
-        items = [p for p in re.split(r";|,|\band\b|\n|\|", block.text) if p.strip()]
-        short = [p for p in items if len(p.split()) <= 6]  # list items are names, not clauses
-        return (len(short) >= 3 and 3 * len(short) >= 2 * len(items), "no list")
-    if asks in ("percent", "ratio", "amount"):
-        want = {"percent": lambda n: n["percent"],
-                "ratio": lambda n: not (n["currency"] or n["scale"]),
-                "amount": lambda n: not n["percent"]}[asks]
-        fit = [n for n in figs if want(n)]
-        if not fit:
-            return False, f"no figure of the asked kind ({asks})"
-        if ask["years"]:
-            said = {a or f"20{b}" for a, b in _BLOCK_YEAR.findall(block.text)}
-            where = [w for c in claims if c["kind"] == "number" for w in c.get("where", [])]
-            cols = set()
-            for n in fit:
-                cols |= column_years(n, where, sections)
-            if not (said | cols) & set(ask["years"]):
-                return False, f"no figure of the asked period ({', '.join(ask['years'])})"
-    return True, ""
-
-
 def verify_block(block, sections, *, question: str = "") -> dict:
-    """Check an answer block (:class:`ppkit.answer.block.AnswerBlock`) against the lines it cites, and
-    whether it holds what the question asks.
+    """Check an answer block (:class:`ppkit.answer.block.AnswerBlock`) against the lines it cites (the quote
+    check; whether it answers the question is :func:`ppkit.answer.answered.check_block`'s).
 
-    * **verified**: every figure of the block is in its cited lines, or computed from them (a formula it
-      shows, the arithmetic :func:`verify_answer` re-derives, or a sum of two to four cited figures), and a
-      ``passage`` or ``figure`` block's sentence is in them; a block stating figures or a passage and
-      citing nothing is not verified. File, exhibit, note and page numbers and dates are never values
-      (:func:`mask_references`). ``claims[].where`` name source lines.
-    * **answered**: the block holds what was asked (:func:`asked_for`): a figure of the asked kind (a
-      percent, a ratio, an amount) naming the asked period (in its text or as the year heading the
-      cited column), a yes or no, a list (three or more short items); ``not_found`` never answers.
+    **verified**: every figure of the block is in its cited lines, or computed from them (a formula it shows, the
+    arithmetic :func:`verify_answer` re-derives, a sum of two to four cited figures, or a constant of a catalogue
+    formula it multiplies by), and a ``passage`` or ``figure`` block's sentence (a figure block's row label) is in
+    them; a block stating figures or a passage and citing nothing is not verified. File, exhibit, note and page
+    numbers and dates are never values (:func:`mask_references`). ``claims[].where`` name source lines.
 
-    Returns ``{"verified", "answered", "asks", "years", "reasons", "claims"}``.
+    Returns ``{"verified", "kind", "confidence", "asks", "years", "reasons", "claims"}`` (``reasons``: why the
+    quotes do not check; ``asks`` and ``years``: :func:`asked_for`).
     """
     ask = asked_for(question)
-    base = {"asks": ask["asks"], "years": ask["years"]}
+    base = {"asks": ask["asks"], "years": ask["years"], "kind": block.kind,
+            "confidence": None if block.confidence is None else round(block.confidence, 3)}
     cited = _cited_sections(block, sections)
     reasons = []
     claims: list[dict] = []
@@ -912,17 +903,16 @@ def verify_block(block, sections, *, question: str = "") -> dict:
                 if formula:
                     c["status"], c["formula"] = "computed", formula
         _block_arithmetic(block.text, claims, cited)
+        if block.kind == "computed":
+            _formula_constants(block.text, claims)
         bad = [c for c in claims if c["status"] not in ("verified", "computed", "given")]
         reasons += [f"{c['text']!r} is {c['status'].replace('_', ' ')} in the cited lines" for c in bad]
-        if block.kind in ("passage", "figure") and cited and not _find_quote_parts(_quoted_part(block), cited):
+        if block.kind in ("passage", "figure") and cited and not any(_find_quote_parts(p, cited)
+                                                                         for p in _quoted_parts(block)):
             reasons.append("the passage is not in the cited lines")
         if not cited and (claims or block.kind in ("passage", "figure", "computed")):
             reasons.append("the block cites no retrieved line")
         if not cited and block.kind in ("passage", "figure", "computed"):
             claims = [{"kind": "number", "text": n["text"], "status": "not_found", "where": []}
                       for n in numbers_with_values(mask_references(block.text))]
-    answered, why = _answers(block, ask, claims, sections)
-    if not answered and block.kind not in ("not_found",):
-        reasons.append(f"not answered: {why}")
-    verified = not any(not r.startswith("not answered") for r in reasons)
-    return {**base, "verified": verified, "answered": answered, "reasons": reasons, "claims": claims}
+    return {**base, "verified": not reasons, "reasons": reasons, "claims": claims}

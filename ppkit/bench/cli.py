@@ -93,6 +93,7 @@ from .runs.serve import ServePlan, run_serve_bench, serve_markdown
 from .runs.serve_faults import FaultPlan, default_fault_pdfs, faults_markdown, run_fault_bench
 from .runs.transfer import gold_from_reference
 from .measures.verify_block import block_case, blocks_markdown, summarize_blocks
+from .runs.off_question import off_question_blocks
 from .runs.verify import run_verify_bench, verify_markdown
 from .views.plots import plot_retrieval
 
@@ -184,7 +185,8 @@ def add_bench_parser(subparsers, handler) -> None:
     v.add_argument("--json", metavar="OUT", help="write the full result (every case) as JSON")
     v.add_argument("--questions", action="append", metavar="FILE",
                    help="also ask these questions offline and measure the answer block's verification "
-                        "(planted figures, clean blocks, the answered? check beside the strict judge); repeatable")
+                        "(planted figures, clean blocks, planted off-question blocks, the answered check beside the "
+                        "strict judge); repeatable")
     v.add_argument("--k", type=int, action="append", help="with --questions: cut-offs (default 3 and 5)")
     v.set_defaults(func=handler)
 
@@ -556,21 +558,32 @@ def _reproduce(args, config) -> int:
 def _verify(args, config) -> int:
     index = _open_index(args, "comprehensive", config)
     result = run_verify_bench(index)
-    if args.questions:  # the answer blocks of these questions, asked offline at each k
-        cases = []
+    if args.questions:  # the answer blocks of these questions, asked offline at each k, and off-question plants
+        cases, planted, skipped = [], [], 0
         for p in args.questions:
             _, qs = load_questions(Path(p))
             for q in (q for q in qs if (q.get("answer") or "").strip()):
+                if q.get("corpus") == "shelf" and not args.index:  # the FinanceBench shelf's: not in the 10-Ks
+                    skipped += 1
+                    continue
                 for k in sorted(set(args.k or [3, 5])):
-                    case = block_case(q["text"], q["answer"], index.ask(q["text"], k))
+                    answer = index.ask(q["text"], k)
+                    off = [{**x, "qid": q["qid"], "k": k} for x in off_question_blocks(q, answer, index, k)]
+                    planted += off
+                    case = block_case(q["text"], q["answer"], answer, qtype=q.get("question_type", ""),
+                                      key_facts=q.get("key_facts") or (), off_question=off)
                     cases += [{**case, "qid": q["qid"], "k": k, "set": Path(p).name}] if case else []
-        result["blocks"] = {**summarize_blocks(cases), "cases": cases}
+        result["blocks"] = {**summarize_blocks(cases, planted), "cases": cases, "off_question_blocks": planted,
+                            "skipped_shelf_questions": skipped}
     if args.json:
         _write_json(args.json, result)
     print(verify_markdown(result))
     if args.questions:
         print()
         print(blocks_markdown(result["blocks"]))
+        if result["blocks"]["skipped_shelf_questions"]:
+            print(f"\n{result['blocks']['skipped_shelf_questions']} questions of the FinanceBench shelf left out (not in "
+                  "the 10-K reference index; --index a shelf index to ask them)")
     return 0
 
 

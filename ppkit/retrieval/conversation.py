@@ -10,8 +10,10 @@ Offline (:func:`rewrite_offline`), with the query analyzer's filters:
   fiscal years and Items of the latest earlier turn that had any forward: it becomes
   ``"For AMD, FY2022: What about their margins?"``;
 * a follow-up that names a company but says nothing else ("And Boeing?", "What about
-  PepsiCo?") asks the previous question's topic about the new company: it becomes
-  ``"For Boeing: what is the current ratio?"``;
+  PepsiCo?", "And PepsiCo in 2021?") asks the previous question's topic, its measure kept, about the new
+  company: it becomes ``"For Boeing: what is the current ratio?"`` (a period it names replaces the earlier one);
+* a follow-up that names only a period ("And in 2021?") asks the previous topic about the same company in that
+  period: ``"For Boeing, FY2021: what was revenue?"``;
 * anything else stands alone and is left as it is.
 
 Online (:func:`rewrite_online`): Gemini rewrites the follow-up from the history with a
@@ -42,7 +44,7 @@ class Rewrite:
 
     question: str  # what retrieval is asked
     original: str
-    rewriter: str  # "none" | "offline-carry-forward" | "offline-new-company" | "gemini"
+    rewriter: str  # "none" | "offline-carry-forward" | "offline-new-company" | "offline-new-period" | "gemini"
     carried: dict = field(default_factory=dict)  # what came from the history (companies, years, items, topic)
     notes: list[str] = field(default_factory=list)
 
@@ -70,15 +72,36 @@ def history_questions(history) -> list[str]:
     return out
 
 
+_PERIOD = re.compile(r"^(?:fy)?(?:19|20)?\d\d$|^q[1-4]$|^h[12]$|^(?:fiscal|year|years|quarter|half|calendar|full)$")
+
+
 def _bare(question: str, names) -> bool:
-    """Nothing left but filler once the company names are gone."""
+    """Nothing left but filler once the company names and the periods are gone: the turn points back at the topic
+    of an earlier one ("And Beta?", "And in 2021?", "What about Beta for FY2021?")."""
     drop = {t for n in names for t in tokens(n)} | STOPWORDS | _FILLER
-    return not [t for t in (re.sub(r"['’]s$", "", t) for t in tokens(question)) if t not in drop]
+    return not [t for t in (re.sub(r"['’]s$", "", t) for t in tokens(question)) if t not in drop and not _PERIOD.match(t)]
 
 
 def _prefix(companies: list[str], years: list[int], items: list[str]) -> str:
     parts = [" and ".join(companies)] + [f"FY{y}" for y in years] + [f"Item {i}" for i in items]
     return "For " + ", ".join(parts)
+
+
+def _topic(index: SearchIndex, past: list[str], years_now: list[int]) -> tuple[str, str] | None:
+    """(the topic of the latest earlier turn that has one, as searched, and that turn's search text): its question
+    without its names and the "FY2022, Item 7:" prefix an earlier rewrite may have put there; the years it names
+    left out when the new turn names its own ("in 2022" is not the 2021 asked now). None when no turn has one."""
+    for q in reversed(past):
+        f = analyze_query(index, q)
+        topic = re.sub(r"^(?:(?:FY\d{4}|Item \w+)(?:,\s*)?)+:\s*", "", f.search_text).rstrip(" ?")
+        if years_now:
+            topic = re.sub(r"\s*\b(?:(?:in|for|of|during)\s+)?(?:(?:fiscal|calendar)(?:\s+year)?\s+|fy\s?)?"
+                           r"(?:19|20)\d\d\b", "", topic, flags=re.I).strip(" ,")
+        if topic and not _bare(topic, f.matched.values()):
+            if not topic[:2].isupper():  # "What is" -> "what is", but "EPS" stays
+                topic = topic[0].lower() + topic[1:]
+            return topic + "?", f.search_text
+    return None
 
 
 def rewrite_offline(index: SearchIndex, question: str, history) -> Rewrite:
@@ -96,19 +119,21 @@ def rewrite_offline(index: SearchIndex, question: str, history) -> Rewrite:
             break
     if prev is None:
         return Rewrite(question, question, "none", notes=["no earlier turn names a company, year or Item"])
+    bare = _bare(question, now.matched.values())
+    topic = _topic(index, past, now.years) if bare else None
     if now.companies:
-        if _bare(question, now.matched.values()):
-            # the previous topic, without a "FY2022, Item 7:" prefix an earlier rewrite may have put there
-            topic = re.sub(r"^(?:(?:FY\d{4}|Item \w+)(?:,\s*)?)+:\s*", "", prev.search_text).rstrip(" ?") + "?"
-            if not topic[:2].isupper():  # "What is" -> "what is", but "EPS" stays
-                topic = topic[0].lower() + topic[1:]
-            q = f"{_prefix(now.companies, now.years or prev.years, now.items or prev.items)}: {topic}"
+        if topic is not None:  # the previous topic (its measure kept), about the new company
+            q = f"{_prefix(now.companies, now.years or prev.years, now.items or prev.items)}: {topic[0]}"
             return Rewrite(q, question, "offline-new-company",
-                           {"topic": prev.search_text, "years": prev.years if not now.years else [],
+                           {"topic": topic[1], "years": prev.years if not now.years else [],
                             "items": prev.items if not now.items else []})
         return Rewrite(question, question, "none", notes=["the question names its own company"])
     years = now.years or prev.years
     items = now.items or prev.items
+    if topic is not None and now.years and prev.companies:  # "And in 2021?": the same topic, another period
+        q = f"{_prefix(prev.companies, years, items)}: {topic[0]}"
+        return Rewrite(q, question, "offline-new-period", {"companies": prev.companies, "topic": topic[1],
+                                                           "items": items if not now.items else []})
     if prev.companies:
         q = f"{_prefix(prev.companies, years, items)}: {question}"
     else:

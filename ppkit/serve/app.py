@@ -37,6 +37,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from ..answer.answered import verdict
 from ..answer.events import Delta, Done, ErrorEvent, Event, VerificationEvent
 from ..core.config import Config, ServeSettings, index_dir_override, serve_settings
 from ..core.errors import InvalidInput, PpkitError
@@ -440,10 +441,13 @@ _NO_BUFFER = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 def _extra(events: list[Event], answer) -> dict:
     """The ``ppkit`` field of a chat completion: sources (the sections retrieved), citations, the answer block
-    (with its ``mode``: offline or gemini) and the verification report."""
+    (with its ``mode``: offline or gemini), the verdict on it (``verdict``: ``"verified"`` only when its quotes
+    check and it answers the question, else why not; its kind and confidence beside it:
+    :func:`ppkit.answer.answered.verdict`) and the verification report."""
     sources, citations = sources_of(events)
     report = next((e.data()["report"] for e in events if isinstance(e, VerificationEvent)), None)
-    return {"sources": sources, "citations": citations, "answer": answer.to_dict()["answer"], "verification": report}
+    return {"sources": sources, "citations": citations, "answer": answer.to_dict()["answer"],
+            "verdict": verdict(report, answer.block), "verification": report}
 
 
 def app_from_env() -> FastAPI:

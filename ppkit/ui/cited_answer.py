@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 
+from ..answer.answered import verdict
 from ..answer.synth import MODES
 from ..answer.verify import format_report
 from ..core.style import block, readable_glyphs
@@ -87,15 +88,24 @@ def computed_html(answer) -> str:
                  + missing)
 
 
+_VERDICT_COLOUR = {"verified": "#14532d", "unanswered": "#7a4b00", "unchecked": "#555", "problems": "#b00020",
+                   "none": "#555"}
+
+
 def verification_html(answer) -> str:
-    """The verification's one-line summary and every warning a reader must know."""
+    """The verdict on the answer block ("verified" only when its quotes check and it answers the question:
+    :func:`ppkit.answer.answered.verdict`) with its kind and confidence, the text's verification in one line, and
+    every warning a reader must know."""
     parts = []
     if answer.verification:
-        ok = answer.verification.get("ok")
-        mark = ("<span style='color:#14532d;font-weight:600'>[verified]</span>" if ok else
-                "<span style='color:#b00020;font-weight:600'>[check]</span>")
-        parts.append(f"{mark} {_e(format_report(answer.verification).split(chr(10))[0])}")
-    parts += [f"<span style='color:#b00020'>warning:</span> {_e(w)}" for w in answer.warnings()]
+        d = verdict(answer.verification, answer.block)
+        parts.append(f"<span class='ppkit-verdict' data-status='{d['status']}' style='color:"
+                     f"{_VERDICT_COLOUR[d['status']]};font-weight:600'>[{_e(d['label'])}]</span>"
+                     + (f" <span style='color:#555'>({_e(d['beside'])})</span>" if d["beside"] else ""))
+        parts.append(_e(format_report(answer.verification).split(chr(10))[0]))
+    shown = parts[0] if parts else ""
+    parts += [f"<span style='color:#b00020'>warning:</span> {_e(w)}" for w in answer.warnings()
+              if _e(w) not in shown]  # the verdict already says the block may not answer
     if not parts:
         return ""
     return block(f"<div style='{_H}'>Verification</div>" + "<br>".join(parts))

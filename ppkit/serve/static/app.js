@@ -293,6 +293,15 @@ function renderBlock(block) {
   $("citations").prepend(...cites.map((c) => el("li", {}, link(c))));
 }
 
+function renderVerdict(report) {  // "verified" only when the block's quotes check and it answers the question
+  const v = report && report.verdict, status = $("ask-status");
+  if (!v) { status.textContent = report ? "Verification: " + (report.ok ? "OK." : "problems found.") : "Not verified."; return; }
+  const box = $("answer-block");  // the verdict under the block, its kind and confidence beside it
+  if (!box.hidden) box.append(el("div", { id: "answer-verdict", class: "verdict " + v.status,
+                                          text: "[" + v.label + "]" + (v.beside ? " (" + v.beside + ")" : "") }));
+  status.textContent = v.status === "verified" ? "Verified." : v.label.charAt(0).toUpperCase() + v.label.slice(1) + ".";
+}
+
 function renderMode(mode) {  // who wrote the answer: a small label, never a banner in the text
   let label = $("answer-mode");
   if (!label) {
@@ -382,7 +391,7 @@ async function ask(event) {
       }
       else if (type === "delta") { a.text += data.text; renderText(); }
       else if (type === "citation") { if (data.doc) a.docs.add(data.doc); addCitation(data); }
-      else if (type === "verification") status.textContent = data.report && data.report.ok ? "Verified." : "Verification found problems.";
+      else if (type === "verification") renderVerdict(data.report);
       else if (type === "done") {
         a.mode = data.mode;
         renderText();  // every reference now resolvable: the cited sections are known
