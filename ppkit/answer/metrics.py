@@ -1,9 +1,8 @@
 """Financial metrics computed from the primary statements of the retrieved sections.
 
-:func:`ppkit.retrieval.metric_table.detect_metric` reads a question for a metric it knows (quick ratio,
-margins, growth, turnover, capex share, payout, ROA...; the table
-:data:`ppkit.retrieval.metric_table.METRICS` holds general textbook definitions, not per-question
-ones). :func:`compute_metric` finds the metric's line items in the
+:func:`ppkit.finance.read.read_measure` reads a question for the measure it asks (the finance catalogue's
+standard definitions, each with its source, :mod:`ppkit.finance.catalogue`, or a share, growth or formula
+composed from them). :func:`compute_metric` finds the measure's line items (the catalogue's row concepts) in the
 tables of the retrieved *primary statements* (balance sheet / statement of financial position,
 statement of income / operations / earnings, statement of cash flows: chosen by the section's
 heading), reads each one in the column of the fiscal year asked (or the year before, for averages
