@@ -269,3 +269,9 @@ def test_the_answer_figure_is_the_first_one_no_formula_uses():
     # a fraction restated as a percent in brackets right after it is the same answer figure
     assert verdict("Fees were 0.742 (74.2%) of revenue (3,710 / 5,000)", "computed", "74.2%") == "correct"
     assert verdict("Fees were 0.742 of revenue, up from 70.1%", "computed", "74.2%") == "wrong"
+
+
+def test_a_reference_that_leads_with_its_answer_keeps_it_over_its_working():
+    ref = "41.2 days (average receivables (1,200 + 1,050) / 2 = 1,125 / sales 9,966 x 365)"
+    assert verdict("41.2 days: receivable days = 365 × 1,125 / 9,966", "computed", ref) == "correct"
+    assert verdict("Average receivables were 1,125.", "figure", ref) == "missing"  # an input, not the answer

@@ -19,8 +19,9 @@ one with a scale word (or the question's "in USD millions") is read at that scal
 as the size of a change or an effect ("a receivables build-up (~$2B+)", "a decline of 5%") agrees in size, its
 sign being the block's to state (a cash-flow row writes that increase as ``(1,401)``).
 
-The **answer figures** of a reference are the figures it gives as the result of a formula it shows
-(after ``=`` or ``≈``, not followed by an operator), else its first figure; the **changes** are the differences and
+The **answer figures** of a reference are its first figure, or, when that is an operand of a formula the reference
+shows first ("(52,862 − 42,380) / 42,380 ≈ 24.7%"), the figures it gives as results (after ``=`` or ``≈``, not
+followed by an operator); the **changes** are the differences and
 percent changes between two of its figures of one unit. The block's **answer figure** is its first figure (the
 first it gives as a result after ``=`` or ``≈`` when it writes one), a figure that only repeats a number of the
 question ("the 3 segments", "a 5-year term") left out: listing many figures does not make a block right.
@@ -315,7 +316,8 @@ def judge_block(text: str, kind: str, reference: str, question: str = "", *, qty
     ref = figures(reference, scale=_SCALE_OF[m.group(1).casefold()] if m else None)
     asked = figures(question)
     got = [g for g in figures(text) if not _echo(g, asked)] if kind != "not_found" else []
-    answers = [f for f in ref if f["result"]] or ref[:1]
+    # the reference's first figure answers, unless it is an operand of the formula the reference shows first
+    answers = ref[:1] if ref and not ref[0]["operand"] else [f for f in ref if f["result"]] or ref[:1]
     changes = _changes(ref)
     ref_yn = yes_no(reference)
     block_yn = yes_no(text) if kind == "yes_no" else None
