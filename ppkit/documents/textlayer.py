@@ -85,10 +85,10 @@ class _Word:
 
     @property
     def em(self) -> float:
-        """The font size as set on the page: the reported size, or the glyphs' height when that is smaller (a
-        PDF that scales its text by the text matrix reports sizes such as 416 for text 9 points high)."""
+        """The font size as set on the page: the reported size, or the glyphs' height when that is less than half
+        of it (a PDF that scales its text by a matrix reports sizes such as 416 for text 9 points high)."""
         h = self.y1 - self.y0
-        return min(self.size, h) if h > 0 else self.size
+        return h if 0 < h < 0.5 * self.size else self.size
 
 
 @dataclass
@@ -353,10 +353,12 @@ def _gutter(lines: list[list[_Word]], width: float) -> float | None:
 
 
 def _figures_column(right: list[list[_Word]], g: float) -> bool:
-    """Whether the words right of a gutter are mostly amounts: a table's figure columns beside its labels
-    (a balance sheet whose middle is empty), not a second column of prose."""
-    words = [w for ws in right for w in ws if w.x0 >= g]
-    return bool(words) and sum(_is_amount(w.text) or w.text in ("$", "%") for w in words) >= 0.4 * len(words)
+    """Whether the parts of lines right of a gutter are mostly amounts alone: a table's figure columns beside its
+    labels (a balance sheet whose middle is empty), not a second column of prose (nor a column holding a table
+    whose rows keep their labels)."""
+    parts = [[w for w in ws if w.x0 >= g] for ws in right]
+    pure = sum(1 for p in parts if p and all(_is_amount(w.text) or w.text in ("$", "%") for w in p))
+    return pure >= 0.6 * len(parts)
 
 
 def _reading_order(words: list[_Word], width: float) -> list[list[_Word]]:
@@ -477,6 +479,49 @@ def _merge_sublines(lines: list[_Line]) -> list[_Line]:
             flush()
             chain = [ln]
     flush()
+    return out
+
+
+def _join_wrapped(rows: list[_Line]) -> list[_Line]:
+    """A table's rows with each label that wraps over lines joined to the row of its figures, where the rows
+    stand further apart than the lines of a label: a line holding only a label (one cell, in the first column)
+    closer to a row of figures above or below it than 0.75 of the usual distance between two rows of figures
+    joins that row (the closer one). Where rows are a line apart (a filing's statements) nothing is joined."""
+    mids = [(ln.y0 + ln.y1) / 2 for ln in rows]
+    figs = [k for k, ln in enumerate(rows) if _tabular(ln)]
+    steps = sorted(mids[a] - mids[b] for a, b in zip(figs, figs[1:]) if b == a + 1 and rows[a].page == rows[b].page)
+    if len(steps) < 2:
+        return rows
+    pitch = steps[len(steps) // 2]
+    first = min(c[1] for ln in rows if len(ln.cells()) >= 2 for c in ln.cells()[:1]) if figs else 0.0
+    target: dict[int, int] = {}  # label line -> the row of figures it joins
+    for k, ln in enumerate(rows):
+        cs = ln.cells()
+        if len(cs) != 1 or _tabular(ln) or cs[0][0] > first:
+            continue
+        near = [(abs(mids[k] - mids[t]), t) for t in (k - 1, k + 1) if 0 <= t < len(rows) and _tabular(rows[t])
+                and rows[t].page == ln.page]
+        # a label between its row and the next label line of the same cell: follow the chain to the row
+        for t in (k - 1, k + 1):
+            if not any(t2 == t for _, t2 in near) and 0 <= t < len(rows) and len(rows[t].cells()) == 1:
+                u = t + (t - k)
+                if 0 <= u < len(rows) and _tabular(rows[u]) and abs(mids[k] - mids[t]) < 0.75 * pitch:
+                    near.append((abs(mids[k] - mids[u]) - pitch, u))
+        if near:
+            gap, t = min(near)
+            if gap < 0.75 * pitch:
+                target[k] = t
+    if not target:
+        return rows
+    groups: dict[int, list[int]] = {}
+    for k in range(len(rows)):
+        groups.setdefault(target.get(k, k), []).append(k)
+    out = []
+    for k in range(len(rows)):
+        if k in target:
+            continue
+        members = [rows[m] for m in groups.get(k, [k])]
+        out.append(rows[k] if len(members) == 1 else _row_line(members, _stack_cells(members)))
     return out
 
 
@@ -668,7 +713,7 @@ def _blocks(lines: list[_Line], grids: list[Grid] = ()) -> list[tuple[str, list[
             continue
         j = _table_end(lines, i)
         if j > i:
-            out.append(("table", lines[i:j]))
+            out.append(("table", _join_wrapped(lines[i:j])))
             i = j
             continue
         ln = lines[i]
