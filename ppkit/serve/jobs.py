@@ -28,7 +28,9 @@ starts finds the jobs a dead process left queued or running and marks them ``fai
 the index's own write is all-or-nothing; their files are deleted unless the document made it into the index.
 
 :meth:`Jobs.remove` (``DELETE /v1/documents/{name}``) calls :func:`ppkit.pipeline.remove_documents` under the
-same worker lock, then swaps the new index in the same way.
+same worker lock, then swaps the new index in the same way; :meth:`Jobs.describe` (``PATCH /v1/documents/{name}``)
+likewise calls :func:`ppkit.pipeline.describe_documents` (the company, period and form a user says a document is;
+nothing is embedded again). An upload may say them too (``said``), checked with the rest before any work.
 """
 
 from __future__ import annotations
@@ -47,11 +49,13 @@ from pathlib import Path
 
 from ..core.errors import InvalidInput, NotFound, PpkitError
 from ..core.io import atomic_write
+from ..documents.described import described, guess_from_text
+from ..documents.extract import get_extractor
 from ..documents.pdfcache import checked_page_count, prepare_pdfs
-from ..pipeline import build_index, remove_documents
+from ..pipeline import build_index, describe_documents, remove_documents
 from .engine import Engine
 
-__all__ = ["Jobs", "Job", "UploadRefused", "safe_name", "jobs_folder", "RATES", "KINDS"]
+__all__ = ["Jobs", "Job", "UploadRefused", "safe_name", "jobs_folder", "RATES", "KINDS", "COVER_PAGES"]
 
 log = logging.getLogger("ppkit.serve")
 
@@ -61,6 +65,7 @@ KINDS = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdown"}  # extension
 # on 2 busy cores (load average 12 to 18; docs/results/serve.md): extraction 47 s, indexing 622 s
 RATES = {"extract_page": 0.25, "index_page": 3.3, "index_byte": 0.0012}
 _ACTIVE = ("queued", "extracting", "indexing", "loading")
+COVER_PAGES = 3  # PDF pages read to tell what a document is (its cover page and what follows it)
 _JOB_ID = re.compile(r"^[0-9a-f]{16}$")
 
 
@@ -116,6 +121,7 @@ class Job:
     seconds: dict = field(default_factory=dict)  # stage -> seconds taken
     error: dict | None = None  # {"type", "message"} when failed
     pid: int = field(default_factory=os.getpid)
+    said: dict = field(default_factory=dict)  # what the uploader says the document is: company, period, form
 
     def view(self, now: float | None = None) -> dict:
         """The job as the API shows it: the stored fields (without ``file``/``pid``), ``state``, ``progress``
@@ -211,8 +217,9 @@ class Jobs:
             self._jobs[job.id] = job
 
     # -- the API ---------------------------------------------------------------------------------------------
-    def submit(self, filename: str, data: bytes, name: str | None = None) -> Job:
-        """Check an upload (size, type, name) and queue its job; an :class:`UploadRefused` changes nothing."""
+    def submit(self, filename: str, data: bytes, name: str | None = None, said: dict | None = None) -> Job:
+        """Check an upload (size, type, name, and what ``said`` says it is: ``company``, ``period``, ``form``) and
+        queue its job; an :class:`UploadRefused` changes nothing."""
         if len(data) > self.max_upload:
             raise UploadRefused(f"the file is over this server's upload limit of {self.max_upload} bytes "
                                 "(PPKIT_SERVE_MAX_UPLOAD)", 413)
@@ -223,6 +230,11 @@ class Jobs:
                                 f"{ext or 'a file without an extension'}", 415)
         _check_content(kind, data)
         name = safe_name(name if name else filename)
+        said = {k: v for k, v in (said or {}).items() if v}  # a field left empty: read from the document
+        try:
+            described({}, name, **said)
+        except InvalidInput as e:
+            raise UploadRefused(str(e)) from None
         with self._guard:
             taken = {d.casefold() for d in self.engine.index.docs}
             busy = {j.name.casefold() for j in self._jobs.values() if j.stage in _ACTIVE}
@@ -231,7 +243,7 @@ class Jobs:
                                     f"remove it first (DELETE /v1/documents/{name}) or upload under another name", 409)
             job_id = secrets.token_hex(8)
             rel = f"uploads/{job_id}/{name}{'.pdf' if kind == 'pdf' else '.md'}"
-            job = Job(id=job_id, name=name, kind=kind, bytes=len(data), file=rel)
+            job = Job(id=job_id, name=name, kind=kind, bytes=len(data), file=rel, said=said)
             job.estimate = self._estimate(job)
             atomic_write(self.root / rel, data)
             self._save(job)
@@ -239,6 +251,33 @@ class Jobs:
         self._queue.put(job)
         self._start()
         return job
+
+    def cover(self, filename: str, data: bytes) -> dict:
+        """What a file says it is before it is uploaded (``POST /v1/documents/cover``): ``{"company", "period",
+        "form"}`` from its cover page (the first :data:`COVER_PAGES` pages of a PDF, the start of a Markdown file) and
+        its name, to prefill the upload's fields; nothing is stored or indexed. Refused like an upload (type, size)."""
+        if len(data) > self.max_upload:
+            raise UploadRefused(f"the file is over this server's upload limit of {self.max_upload} bytes", 413)
+        ext = "." + filename.rpartition(".")[2].lower() if "." in filename else ""
+        kind = KINDS.get(ext)
+        if kind is None:
+            raise UploadRefused(f"only PDF (.pdf) and Markdown (.md, .markdown) files can be uploaded, not "
+                                f"{ext or 'a file without an extension'}", 415)
+        _check_content(kind, data)
+        stem = safe_name(filename)
+        if kind == "markdown":
+            lines = data.decode("utf-8").split("\n")[:400]
+        else:
+            tmp = self.root / "uploads" / f"cover-{secrets.token_hex(8)}.pdf"
+            atomic_write(tmp, data)
+            try:
+                n = checked_page_count(tmp) or COVER_PAGES
+                got = get_extractor("offline").extract_pages(tmp, list(range(1, min(n, COVER_PAGES) + 1)),
+                                                             progress=False)
+                lines = "".join(md for _, md in got.pages).split("\n")
+            finally:
+                tmp.unlink(missing_ok=True)
+        return guess_from_text(lines, stem)
 
     def get(self, job_id: str) -> Job:
         """The job ``job_id`` (a NotFound when there is none)."""
@@ -277,6 +316,23 @@ class Jobs:
                 if job.name == doc and job.stage == "done":
                     shutil.rmtree(self.root / Path(job.file).parent, ignore_errors=True)
             return {"removed": doc, "documents": len(new.docs)}
+        finally:
+            self._write.release()
+
+    def describe(self, name: str, said: dict) -> dict:
+        """Say what the indexed document ``name`` is (``said``: ``company``, ``period``, ``form``; an empty string
+        clears one) with :func:`ppkit.pipeline.describe_documents`, and swap the new index in; 409
+        (:class:`UploadRefused`) while a job writes the index. Returns the document as ``GET /v1/documents`` lists it."""
+        if not self._write.acquire(blocking=False):
+            raise UploadRefused("an upload is being indexed: edit the document when its job is done (GET /v1/jobs)",
+                                409)
+        try:
+            old = self.engine.index
+            doc = old.resolve_doc(name)
+            new = describe_documents(self.folder, {doc: said}, embedder=old.embedder, config=old.config,
+                                     connection=old.store.connection)
+            self.engine.adopt(new)
+            return {"document": next(d for d in self.engine.documents() if d["name"] == doc)}
         finally:
             self._write.release()
 
@@ -324,7 +380,7 @@ class Jobs:
                 job.pages_done = job.pages_total or 0
             self._stage(job, "indexing")
             new = build_index([path], self.folder, embedder=old.embedder, config=old.config, names=[job.name],
-                              progress=False, workers=1)
+                              progress=False, workers=1, described={job.name: job.said} if job.said else None)
             self._stage(job, "loading")
             self.engine.adopt(new)
             self._stage(job, "done")

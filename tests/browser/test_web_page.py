@@ -186,3 +186,62 @@ def test_ask_cite_upload_remove(browser, server, deadline, screenshots):
     finally:
         page.close()
     assert errors == [], f"JavaScript errors in the page: {errors}"
+
+
+def test_upload_says_what_the_document_is_and_the_filter_selects_it(browser, server, deadline, screenshots):
+    """Issue 47: the upload's company, period and form, prefilled from the file (its name here) and corrected by
+    hand, are what the documents table shows and what the filters select; the Edit button changes them."""
+    url, tmp = server
+    errors: list[str] = []
+    page = browser.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    wait = lambda cap: deadline.left(cap) * 1000  # noqa: E731
+    report = tmp / "QUARRY_2024_10K.md"
+    report.write_text("# Quarry Lane Outfitters\n\nQuarry Lane Outfitters sells hiking boots and tents.\n\n"
+                      "## Results\n\n| Line item | 2024 | 2023 |\n| --- | --- | --- |\n| Net sales | 4,120 | 3,870 |\n",
+                      encoding="utf-8")
+    try:
+        page.goto(url + "/", timeout=wait(30))
+        page.wait_for_function("() => document.querySelectorAll('#documents tbody tr').length === 2", timeout=wait(30))
+        page.set_input_files("#upload-file", str(report))
+        page.wait_for_function("() => document.getElementById('upload-period').value === 'FY2024'", timeout=wait(20))
+        assert page.locator("#upload-form-type").input_value() == "10-K"  # from the file's name
+        page.locator("#upload-company").fill("Quarry Lane Outfitters")
+        page.get_by_role("button", name="Upload").click()
+        page.wait_for_function("() => /indexed|failed/.test(document.getElementById('upload-status').textContent)",
+                               timeout=wait(90))
+        assert page.locator("#upload-status").inner_text() == "QUARRY_2024_10K: indexed"
+        page.wait_for_function("() => document.querySelectorAll('#documents tbody tr').length === 3", timeout=wait(10))
+        page.locator("#filter-company").select_option("Quarry Lane Outfitters")
+        page.locator("#filter-period").select_option("FY2024")
+        assert _doc_rows(page) == ["QUARRY_2024_10K"]
+        page.get_by_label("Question").fill("What were the net sales in 2024?")
+        page.get_by_role("button", name="Ask").click()
+        _answered(page, wait(30))
+        assert {t.split(" >")[0] for t in page.locator("#breadcrumbs li").all_inner_texts()} == {"QUARRY_2024_10K"}
+
+        # the Edit button: globex said to be another period; the period filter follows
+        page.locator("#filter-company").select_option("")
+        page.locator("#filter-period").select_option("")
+        page.get_by_role("button", name="Edit globex").click()
+        page.locator("#edit-company").fill("Globex Corporation")
+        page.locator("#edit-period").fill("FY2023")
+        page.locator("#edit-form-type").fill("10-K")
+        page.get_by_role("button", name="Save").click()
+        page.wait_for_function("() => /Saved|Not saved/.test(document.getElementById('upload-status').textContent)",
+                               timeout=wait(30))
+        assert page.locator("#upload-status").inner_text() == "Saved what globex is."
+        page.wait_for_function("() => [...document.getElementById('filter-period').options].some(o => o.value === 'FY2023')",
+                               timeout=wait(10))
+        page.locator("#filter-period").select_option("FY2023")
+        assert _doc_rows(page) == ["globex"]
+        row = page.locator("#documents tbody tr[data-doc='globex'] td").all_inner_texts()
+        assert row[1:4] == ["Globex Corporation", "FY2023", "10-K"]
+        page.screenshot(path=str(screenshots / "serve_page_describe.png"), full_page=True)
+        page.locator("#filter-period").select_option("")
+        page.once("dialog", lambda d: d.accept())
+        page.get_by_role("button", name="Remove QUARRY_2024_10K").click()
+        page.wait_for_function("() => document.querySelectorAll('#documents tbody tr').length === 2", timeout=wait(20))
+    finally:
+        page.close()
+    assert errors == [], f"JavaScript errors in the page: {errors}"
