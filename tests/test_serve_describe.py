@@ -6,7 +6,6 @@ is still searched when no filter applies to it. A small hash-embedder index thro
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -115,14 +114,10 @@ def _client(index):
     return TestClient(create_app(Engine(index), ServeSettings()))
 
 
-def _wait(client, job_id: str, seconds: float = 60) -> dict:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        job = client.get(f"/v1/jobs/{job_id}").json()["job"]
-        if job["state"] in ("done", "failed"):
-            return job
-        time.sleep(0.05)
-    pytest.fail(f"job {job_id} did not end within {seconds} s")
+def _wait(client, job_id: str) -> dict:
+    from test_serve_jobs import _wait as wait  # the jobs tests' poll of a job to its end
+
+    return wait(client, job_id)
 
 
 def _doc(client, name: str) -> dict:

@@ -217,9 +217,9 @@ class Jobs:
             self._jobs[job.id] = job
 
     # -- the API ---------------------------------------------------------------------------------------------
-    def submit(self, filename: str, data: bytes, name: str | None = None, said: dict | None = None) -> Job:
-        """Check an upload (size, type, name, and what ``said`` says it is: ``company``, ``period``, ``form``) and
-        queue its job; an :class:`UploadRefused` changes nothing."""
+    def _kind(self, filename: str, data: bytes) -> str:
+        """``"pdf"`` or ``"markdown"`` for a file this server takes (size, extension and content agree), else an
+        :class:`UploadRefused`."""
         if len(data) > self.max_upload:
             raise UploadRefused(f"the file is over this server's upload limit of {self.max_upload} bytes "
                                 "(PPKIT_SERVE_MAX_UPLOAD)", 413)
@@ -229,6 +229,12 @@ class Jobs:
             raise UploadRefused(f"only PDF (.pdf) and Markdown (.md, .markdown) files can be uploaded, not "
                                 f"{ext or 'a file without an extension'}", 415)
         _check_content(kind, data)
+        return kind
+
+    def submit(self, filename: str, data: bytes, name: str | None = None, said: dict | None = None) -> Job:
+        """Check an upload (size, type, name, and what ``said`` says it is: ``company``, ``period``, ``form``) and
+        queue its job; an :class:`UploadRefused` changes nothing."""
+        kind = self._kind(filename, data)
         name = safe_name(name if name else filename)
         said = {k: v for k, v in (said or {}).items() if v}  # a field left empty: read from the document
         try:
@@ -256,14 +262,7 @@ class Jobs:
         """What a file says it is before it is uploaded (``POST /v1/documents/cover``): ``{"company", "period",
         "form"}`` from its cover page (the first :data:`COVER_PAGES` pages of a PDF, the start of a Markdown file) and
         its name, to prefill the upload's fields; nothing is stored or indexed. Refused like an upload (type, size)."""
-        if len(data) > self.max_upload:
-            raise UploadRefused(f"the file is over this server's upload limit of {self.max_upload} bytes", 413)
-        ext = "." + filename.rpartition(".")[2].lower() if "." in filename else ""
-        kind = KINDS.get(ext)
-        if kind is None:
-            raise UploadRefused(f"only PDF (.pdf) and Markdown (.md, .markdown) files can be uploaded, not "
-                                f"{ext or 'a file without an extension'}", 415)
-        _check_content(kind, data)
+        kind = self._kind(filename, data)
         stem = safe_name(filename)
         if kind == "markdown":
             lines = data.decode("utf-8").split("\n")[:400]
