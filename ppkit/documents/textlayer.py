@@ -732,8 +732,10 @@ def _blocks(lines: list[_Line], grids: list[Grid] = ()) -> list[tuple[str, list[
 def _table_end(lines: list[_Line], i: int) -> int:
     """End (exclusive) of the table starting at line ``i``, or ``i`` when none starts there. A table is a
     run of near lines split into cells, at least two of them with amounts or years; a short one-cell line
-    between such rows (a bold row label like "Liabilities") stays in it."""
-    if len(lines[i].cells()) < 2:
+    between such rows (a bold row label like "Liabilities") stays in it. A title set apart above its table (a
+    line all in bold, without figures, further above the next line than the table's lines are apart) is no row
+    of it."""
+    if len(lines[i].cells()) < 2 or _title_above(lines, i):
         return i
     j, last, rows = i + 1, i + 1 if _tabular(lines[i]) else i, int(_tabular(lines[i]))
     while j < len(lines) and _near(lines[j - 1], lines[j], 2.5):
@@ -747,6 +749,22 @@ def _table_end(lines: list[_Line], i: int) -> int:
         else:
             break
     return last if rows >= 2 and last > i + 1 else i
+
+
+def _titled(ln: _Line) -> bool:
+    """A line all in bold, of at most two cells, none with an amount or a year: a title with its filer beside it
+    ("Consolidated Statements of Income" and "Corning Incorporated and Subsidiary Companies")."""
+    return ln.style()[1] and len(ln.cells()) <= 2 and not _tabular(ln)
+
+
+def _title_above(lines: list[_Line], i: int) -> bool:
+    """Line ``i`` is a title set apart above what follows it: :func:`_titled`, and the gap below it is wider than
+    one and a half times the gap between the two lines after it (and over two points)."""
+    ln = lines[i]
+    if not _titled(ln) or i + 2 >= len(lines):
+        return False
+    a, b = lines[i + 1], lines[i + 2]
+    return a.page == b.page == ln.page and ln.y0 - a.y1 > max(1.5 * (a.y0 - b.y1), 2.0)
 
 
 def _tabular(ln: _Line) -> bool:
@@ -893,7 +911,7 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
         plain = strip_numbering(text).replace(" ", "")  # "4.06 Vesting.": its numbering is no reason to refuse
         if len(text) > MAX_TITLE or sum(ch.isalpha() for ch in plain) < max(4, 0.6 * len(plain)):
             return None
-    if not (text[:1].isupper() or text[:1].isdigit()) or any(len(ln.cells()) > 1 for ln in lines):
+    if not (text[:1].isupper() or text[:1].isdigit()) or any(len(ln.cells()) > 1 and not _titled(ln) for ln in lines):
         return None  # figure labels and table fragments: lower-case starts, cells spread over the line
     if _NOT_TITLE.search(text):
         return None  # cover-page addresses, phone and file numbers; a statement's units caption
@@ -928,4 +946,4 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
     return None
 
 
-TEXTLAYER_VERSION = 6  # bump when the rules above change what a PDF becomes (5 was a version measured and not kept)
+TEXTLAYER_VERSION = 7  # bump when the rules above change what a PDF becomes (5 and 6: versions measured, not kept)
