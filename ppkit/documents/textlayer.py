@@ -764,7 +764,10 @@ def _title_above(lines: list[_Line], i: int) -> bool:
     if not _titled(ln) or i + 2 >= len(lines):
         return False
     a, b = lines[i + 1], lines[i + 2]
-    return a.page == b.page == ln.page and ln.y0 - a.y1 > max(1.5 * (a.y0 - b.y1), 2.0)
+    if a.page == b.page == ln.page and ln.y0 - a.y1 > max(1.5 * (a.y0 - b.y1), 2.0):
+        ln._memo["title"] = True  # read by _heading_style: such a title of two cells may still be a heading
+        return True
+    return False
 
 
 def _tabular(ln: _Line) -> bool:
@@ -911,7 +914,8 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
         plain = strip_numbering(text).replace(" ", "")  # "4.06 Vesting.": its numbering is no reason to refuse
         if len(text) > MAX_TITLE or sum(ch.isalpha() for ch in plain) < max(4, 0.6 * len(plain)):
             return None
-    if not (text[:1].isupper() or text[:1].isdigit()) or any(len(ln.cells()) > 1 and not _titled(ln) for ln in lines):
+    if not (text[:1].isupper() or text[:1].isdigit()) or any(len(ln.cells()) > 1 and not ln._memo.get("title")
+                                                             for ln in lines):
         return None  # figure labels and table fragments: lower-case starts, cells spread over the line
     if _NOT_TITLE.search(text):
         return None  # cover-page addresses, phone and file numbers; a statement's units caption
@@ -946,4 +950,4 @@ def _heading_style(kind: str, lines: list[_Line], body: float, blocks, k: int) -
     return None
 
 
-TEXTLAYER_VERSION = 7  # bump when the rules above change what a PDF becomes (5 and 6: versions measured, not kept)
+TEXTLAYER_VERSION = 8  # bump when the rules above change what a PDF becomes (5, 6 and 7: versions measured, not kept)
