@@ -224,3 +224,17 @@ def test_ruled_grids_textbook():
     assert grid.ys == (700.0, 682.0, 664.0) and grid.bands() == [(700.0, 682.0), (682.0, 664.0)]
     assert grid.columns() == [(72.0, 300.0), (300.0, 540.0)]
     assert ruled_grids(Rules(horizontal=rules.horizontal[:2]), 612) == []  # two rules: no grid
+
+
+def test_uploaded_report_answers_its_current_ratio(weasy_pdfs, tmp_path):
+    """The report as a user would index it (its PDF, the hash embedder standing in for the model): the current
+    ratio is computed from the balance sheet's two rows, both cited."""
+    import ppkit
+
+    pdf = weasy_pdfs["ruled"].page_map.pdf
+    index = ppkit.build_index([pdf], tmp_path / "ix", embedder=ppkit.HashEmbedder(),
+                              config=ppkit.Config(online=False), progress=False)
+    answer = index.ask("What was the current ratio of Harbor Lights Holdings at the end of 2024?")
+    block = answer.block
+    assert block.kind == "computed" and "2.87" in block.text and "88,495 / 30,860" in block.text
+    assert len(block.citations) == 2 and {c.doc for c in block.citations} == {"harbor-ruled"}
