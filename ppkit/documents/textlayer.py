@@ -15,10 +15,16 @@ How a page becomes Markdown:
    column, then right column, band by band between full-width lines).
 3. **Running headers and footers** dropped: lines in the top or bottom tenth of the page whose text,
    digits aside, repeats on a fifth of the pages (at least three), and page numbers there.
-4. **Tables**: runs of lines split into several cells by wide gaps. Columns are the gaps shared by the
-   rows with the most cells (a spanning header cell goes to the first column it covers); leading rows
-   without amounts merge into the header row; a lone ``$`` or ``%`` joins its amount. Written as a
-   Markdown table with its header row.
+4. **Tables**: runs of lines split into several cells by wide gaps (a font scaled by a matrix judged by its
+   glyphs' height). Columns are the gaps shared by the rows with figures that have the most cells (a header
+   cell over several columns is split back where its words part; a phrase spanning them goes to the first
+   column it covers); leading rows without amounts merge into the header row; a lone ``$`` or ``%`` joins
+   its amount. A row set over lines half a line apart (a label on two lines with its figures centred beside
+   it, a header cell on two lines) is one row; a wrapped label joins its figures where rows stand further
+   apart than lines; where every row is ruled (:mod:`ppkit.documents.pdfrules`), each band between two rules
+   is one row and vertical rules give the columns. A bold title set apart above a table is no row of it, and
+   the empty middle of a table of figures is no gutter between two columns. Written as a Markdown table with
+   its header row, under the heading and the units caption before it.
 5. **Headings** from per-document statistics: the body size is the most common character size; a short
    block (at most :data:`MAX_TITLE` characters) is a heading when its size is clearly above the body
    size, or when it is entirely bold (or entirely italic and standing alone), or when it starts with a
