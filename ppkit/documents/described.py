@@ -24,7 +24,10 @@ __all__ = ["described", "parse_period", "normalise_form", "cover_guess", "guess_
 
 
 USER_FIELDS = ("company", "period", "form")  # what a user may say about a document (upload, CLI, edit)
-_PERIOD = re.compile(r"^(?:FY\s*)?((?:19|20)\d\d)\s*(?:[-/ ]?\s*Q([1-4]))?$|^Q([1-4])\s*(?:FY\s*)?((?:19|20)\d\d)$", re.I)
+# one run of blanks between the year and its quarter, however long (two runs side by side were quadratic in a
+# run of blanks not followed by a quarter: tests/reliability/test_round_three_patterns.py)
+_PERIOD = re.compile(r"^(?:FY\s*)?((?:19|20)\d\d)(?:\s*(?:[-/]\s*)?Q([1-4])|\s*)$"
+                     r"|^Q([1-4])\s*(?:FY\s*)?((?:19|20)\d\d)$", re.I)
 
 
 def parse_period(text: str) -> tuple[int, int | None]:
