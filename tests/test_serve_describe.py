@@ -128,8 +128,11 @@ def test_upload_with_company_period_form_and_patch(index):
     client = _client(index)
     data = REPORT.encode()
     cover = client.post("/v1/documents/cover", files={"file": ("QUARRY_2024_10K.md", data, "text/markdown")})
-    assert cover.status_code == 200 and cover.json()["cover"] == {"company": "QUARRY", "period": "FY2024",
-                                                                  "form": "10-K"}  # from the file name
+    assert cover.status_code == 200 and cover.json()["cover"] == {"company": "QUARRY", "period": None,
+                                                                  "form": "10-K"}  # from the file name, but no period
+    dated = "# Quarry Lane Outfitters\n\nFORM 10-K\n\nFor the fiscal year ended December 31, 2024\n".encode()
+    cover = client.post("/v1/documents/cover", files={"file": ("scan_2000.md", dated, "text/markdown")})
+    assert cover.json()["cover"]["period"] == "FY2024"  # the period from the text, never from a number in a name
     bad = client.post("/v1/documents", files={"file": ("quarry.md", data, "text/markdown")},
                       data={"period": "sometime"})
     assert bad.status_code == 400 and "FY2024" in bad.json()["error"]["message"]

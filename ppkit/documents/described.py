@@ -7,7 +7,7 @@ metadata :mod:`ppkit.documents.metadata` read from the cover and the file name: 
 read, its source becomes ``"user"``, and what was said is kept under ``"user"`` so that indexing the same file
 again keeps it. ``period`` is a fiscal year or quarter (``FY2024``, ``2024``, ``FY2024Q2``, ``Q2 2024``);
 ``form`` one of the forms the cover reader knows (:data:`ppkit.documents.cover.FORMS`). :func:`cover_guess` is
-what the metadata says, to prefill those three fields.
+what the metadata says, to prefill those three fields (:func:`guess_from_text`: the period from the text only).
 
 It reads no document and decides nothing about questions.
 """
@@ -98,12 +98,14 @@ def cover_guess(meta: dict) -> dict:
 
 
 def guess_from_text(lines: list[str], stem: str) -> dict:
-    """``{"company", "period", "form"}`` from a document's first lines (its cover page, as Markdown) and, for what
-    they do not give, its file name's stem (``BESTBUY_2024Q2_10Q``); None where neither says."""
+    """``{"company", "period", "form"}`` from a document's first lines (its cover page, as Markdown) and, for the
+    company and form they do not give, its file name's stem (``BESTBUY_2024Q2_10Q`` -> ``BESTBUY``, ``10-Q``); None
+    where neither says. The period never comes from the name, as in :mod:`ppkit.documents.metadata` (a number in a
+    name is not always a year: ``scan_2000``)."""
     cover = read_cover(lines)
     meta = {"company": cover.company, "fiscal_year": cover.fiscal_year,
             "quarter": cover.quarter if cover.fiscal_year is not None else None, "form_type": cover.form_type}
     for key, value in metadata_from_name(stem).items():
-        if meta.get(key) is None and not (key == "quarter" and cover.fiscal_year is not None):
+        if meta.get(key) is None and key not in ("fiscal_year", "quarter"):
             meta[key] = value
     return cover_guess({**meta, "period": period_label(meta["fiscal_year"], meta.get("quarter"))})

@@ -410,19 +410,20 @@ def test_references_in_the_text_resolve_against_the_answers_sections(tab):
 
 
 def test_upload_says_what_the_document_is_and_the_filter_selects_it(tab, server, screenshots):
-    """Issue 47: the upload's company, period and form, prefilled from the file (its cover and its name) and
-    corrected by hand, are what the documents table shows and what the filters select; the Edit button changes
-    them."""
+    """Issue 47: the upload's company, period and form, prefilled from the file (its cover; the company from its
+    name) and corrected by hand, are what the documents table shows and what the filters select; the Edit button
+    changes them."""
     _, tmp = server
     p, page = tab, tab.page
     report = tmp / "QUARRY_2024_10K.md"
-    report.write_text("# Quarry Lane Outfitters\n\nAnnual report for the fiscal year ended December 31, 2024.\n\n"
+    report.write_text("# Quarry Lane Outfitters\n\nFORM 10-K\n\nFor the fiscal year ended December 31, 2024\n\n"
                       "Quarry Lane Outfitters sells hiking boots and tents.\n\n"
                       "## Results\n\n| Line item | 2024 | 2023 |\n| --- | --- | --- |\n| Net sales | 4,120 | 3,870 |\n",
                       encoding="utf-8")
     page.set_input_files("#upload-file", str(report))
     page.wait_for_function("() => document.getElementById('upload-period').value === 'FY2024'", timeout=p.wait(20))
-    assert page.locator("#upload-form-type").input_value() == "10-K"  # from the file's name
+    assert page.locator("#upload-form-type").input_value() == "10-K"  # both from the cover (a period never from a name)
+    assert page.locator("#upload-company").input_value() == "QUARRY"  # from the file's name: corrected by hand
     page.locator("#upload-company").fill("Quarry Lane Outfitters")
     page.get_by_role("button", name="Upload").click()
     page.wait_for_function("() => /indexed|failed/.test(document.getElementById('upload-status').textContent)",
