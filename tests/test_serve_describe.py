@@ -155,3 +155,21 @@ def test_upload_with_company_period_form_and_patch(index):
     assert client.patch("/v1/documents/initech", json={}).status_code == 400
     assert client.patch("/v1/documents/nobody", json={"company": "X"}).status_code == 404
     assert _doc(client, "initech")["form"] is None  # the refused edits changed nothing
+
+
+def test_a_pdf_cover_is_read_in_a_process_of_its_own_under_the_pdf_caps(index, monkeypatch):
+    """The cover of a PDF is read like an upload (issue 45): in a process of its own, its decompressed bytes
+    counted first; a cap passed is a 400 naming the file by its name, and nothing is left in the upload folder."""
+    from serve_support import make_pdf
+
+    client = _client(index)
+    pdf = make_pdf(Path(index.folder).parent / "Initech 2022 10K.pdf").read_bytes()
+    cover = client.post("/v1/documents/cover", files={"file": ("Initech 2022 10K.pdf", pdf, "application/pdf")})
+    assert cover.status_code == 200 and cover.json()["cover"] == {"company": "Initech", "period": "FY2022",
+                                                                  "form": "10-K"}
+    monkeypatch.setenv("PPKIT_PDF_MAX_INFLATED", "1024")  # the least it takes; the PDF is more
+    refused = client.post("/v1/documents/cover", files={"file": ("Initech 2022 10K.pdf", pdf, "application/pdf")})
+    message = refused.json()["error"]["message"]
+    assert refused.status_code == 400 and message.startswith("Initech 2022 10K.pdf: its streams decompress to more")
+    assert "PPKIT_PDF_MAX_INFLATED" in message
+    assert list((Path(index.folder).parent / ".index.serve" / "uploads").glob("*")) == []

@@ -329,6 +329,9 @@ class Jobs:
                 atomic_write(tmp, data)
                 # read like an upload: in a process of its own under the PDF caps (ppkit.documents.pdfguard)
                 lines = read_guarded(tmp, _cover_lines, str(tmp))
+            except PpkitError as e:  # the file named by its name, never by where it was stored (as a job's error)
+                shown = Path(filename).name or "the file"
+                raise UploadRefused(str(e).replace(str(tmp.resolve()), shown).replace(str(tmp), shown)) from None
             except OSError as e:
                 raise UploadRefused(f"the server cannot store the file to read it ({e.strerror or type(e).__name__})"
                                     ": send it again later", 507 if e.errno in (errno.ENOSPC, errno.EDQUOT) else 503
