@@ -21,6 +21,7 @@ from .pipeline import (
     build_index,
     cached_index,
     compare,
+    describe_documents,
     load_index,
     reference_index,
     remove_documents,
@@ -36,5 +37,5 @@ __all__ = [
     "Answer", "AskOptions", "Candidate", "Chunk", "Config", "Embedder", "ExtractiveSynthesizer", "HashEmbedder", "Index",
     "LocalEmbedder", "Node", "NoiseDecision", "PpkitError", "Retrieval", "RetrieveOptions", "RuleNoiseFilter", "Section", "StructuralReranker",
     "Tree", "ask", "build_index", "build_tree", "chunk_tree", "get_embedder", "load_index", "parse_markdown",
-    "reference_index", "cached_index", "remove_documents", "compare", "retrieve", "stream",
+    "reference_index", "cached_index", "remove_documents", "describe_documents", "compare", "retrieve", "stream",
 ]

@@ -5,6 +5,7 @@
     ppkit index DOCS... [--index DIR] [--fresh] [--replace]
                         [--embedder local|local-fp32|local-bf16|local-int8|static|gemini|hash]
                         [--store faiss|qdrant|...] [--qdrant-url URL] [--extracted DIR] [--workers 2]   (DOCS: Markdown and PDFs)
+                        [--company NAME --period FY2024 --form 10-K]   (what one document given is)
     ppkit ask "QUESTION" [--index DIR] [--k N] [--doc NAME] [--retrieval dense|bm25|hybrid] [--json] [--images] [--evidence all]
               [--deadline SECONDS] [--llm-timeout SECONDS]
               [--trust-index] [--qdrant-url URL]
@@ -97,7 +98,12 @@ def _cmd_index(args, cfg) -> int:
     if args.embedder:
         cfg = cfg.set(embedder=args.embedder)  # explicit: checked against an existing index
     folder = Path(args.index) if args.index else default_index_dir()
+    said = {k: v for k, v in (("company", args.company), ("period", args.period), ("form", args.form)) if v is not None}
+    if said and len(args.docs) != 1:
+        raise InvalidInput("--company, --period and --form say what one document is: index that file alone "
+                           f"(got {len(args.docs)} documents)")
     index = build_index(args.docs, folder, config=cfg, fresh=args.fresh, progress=not args.quiet,
+                        described={Path(args.docs[0]).stem: said} if said else None,
                         store=getattr(args, "store", None), connection=_connection(args),
                         replace=getattr(args, "replace", False), extracted=getattr(args, "extracted", None),
                         workers=getattr(args, "workers", 2))
@@ -223,6 +229,9 @@ def build_parser(bench: bool = True) -> argparse.ArgumentParser:
                    help="`ppkit extract` output of the PDFs given (NAME.md + NAME.pages.json), used instead of "
                         "extracting them again when the page map names the same PDF (sha256)")
     i.add_argument("--workers", type=int, default=2, help="processes extracting PDFs (default 2)")
+    i.add_argument("--company", help="what the one document given is: its company (over what its cover says)")
+    i.add_argument("--period", help="its fiscal year or quarter: FY2024, 2024, FY2024Q2 or Q2 2024")
+    i.add_argument("--form", help="its form: 10-K, 10-Q, 8-K, 20-F, 40-F, 10-KT, 6-K or 'earnings release'")
     i.set_defaults(func=_cmd_index)
 
     a = sub.add_parser("ask", help="answer a question from the index")

@@ -46,6 +46,7 @@ from .core.text import without_invisible
 from .documents.noise import RuleNoiseFilter
 from .documents.noise_gemini import GeminiNoiseFilter
 from .indexing import build as _build
+from .indexing import describe as _describe
 from .indexing import index as _indexing
 from .indexing import remove as _remove
 from .indexing import stores as _stores
@@ -68,8 +69,8 @@ from .retrieval.retrieve import retrieve as _retrieve
 from .retrieval.types import Retrieval
 
 __all__ = ["Index", "AskOptions", "RetrieveOptions", "build_index", "load_index", "reference_index", "cached_index",
-           "analyze_question", "retrieve", "ask", "stream", "remove_documents", "default_reranker", "default_synthesizer",
-           "default_noise_filter", "compare"]
+           "analyze_question", "retrieve", "ask", "stream", "remove_documents", "describe_documents",
+           "default_reranker", "default_synthesizer", "default_noise_filter", "compare"]
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,13 @@ class Index(SearchIndex):
         return remove_documents(self.folder, names, embedder=self.embedder, config=self.config,
                                 connection=self.store.connection)
 
+    def describe(self, said: dict[str, dict]) -> Index:
+        """Say what documents of this index's folder are (``{name: {"company", "period", "form"}}``):
+        :func:`describe_documents`. Returns the index as saved; nothing is embedded again."""
+        if self.folder is None:
+            raise InvalidInput("this index is in memory (save=False): there is no folder to describe documents in")
+        return describe_documents(self.folder, said, embedder=self.embedder, config=self.config,
+                                  connection=self.store.connection)
 
     def compare(self, a: str, b: str, criteria: str | None = None, **options) -> Comparison:
         """Compare two of this index's documents section by section: :func:`compare`."""
@@ -417,7 +425,8 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
 
     ``config`` defaults to :meth:`Config.from_env`; ``noise_filter`` to
     :func:`default_noise_filter`. ``options``: ``fresh``, ``overrides``, ``names``,
-    ``metadata``, ``progress``, ``save``, ``store``, ``connection``, ``replace``.
+    ``metadata``, ``described`` (what the user says a document is: ``{name: {"company", "period", "form"}}``),
+    ``progress``, ``save``, ``store``, ``connection``, ``replace``.
 
     >>> index = ppkit.build_index(["../shared/data/10k/AMD.md"], "/tmp/amd-index")  # doctest: +SKIP
     """
@@ -458,6 +467,17 @@ def remove_documents(folder: Path | str | None, names: list[str], *, embedder: E
     """
     return Index.of(_remove.remove_documents(folder, names, embedder=embedder, config=config or Config.from_env(),
                                              connection=connection))
+
+
+def describe_documents(folder: Path | str | None, said: dict[str, dict], *, embedder: Embedder | None = None,
+                       config: Config | None = None, connection: dict | None = None) -> Index:
+    """Say what indexed documents are (their company, period and form), in place, nothing embedded again; see
+    :func:`ppkit.indexing.describe.describe_documents`.
+
+    >>> ppkit.describe_documents("/tmp/idx", {"report": {"company": "Harbor Lights", "period": "FY2024"}})  # doctest: +SKIP
+    """
+    return Index.of(_describe.describe_documents(folder, said, embedder=embedder, config=config or Config.from_env(),
+                                                 connection=connection))
 
 
 # the modules whose code decides what goes into an index (tree, noise, chunks, vectors, labels)

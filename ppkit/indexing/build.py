@@ -24,6 +24,7 @@ from ..core.io import sha256_file
 from ..core.progress import progress_bar
 from ..documents.chunking import Chunk, chunk_tree
 from ..documents.extract import ExtractionError, load_page_map, no_text_warning, pages_without_text
+from ..documents.described import described
 from ..documents.metadata import document_metadata
 from ..documents.noise import (
     NoiseDecision,
@@ -86,6 +87,9 @@ class BuildOptions:
         names: document names (default: file stems); must be unique.
         metadata: ``{doc: {...}}`` stored in the manifest, over what :mod:`ppkit.documents.metadata`
             derives from the document and its ``<stem>.meta.json`` sidecar.
+        described: ``{doc: {"company", "period", "form"}}``: what the user says a document is
+            (:func:`ppkit.documents.described.described`; any of the three). What was said before about a document
+            indexed again from the same file is kept unless said again.
         progress: show progress bars.
         save: write the index to its folder (``False``: keep it in memory).
         store: a registered store name (:func:`ppkit.indexing.stores.names`: ``"faiss"``, ``"qdrant"``: a
@@ -105,6 +109,7 @@ class BuildOptions:
     overrides: dict[str, dict[str, bool | str]] | None = None
     names: list[str] | None = None
     metadata: dict[str, dict] | None = None
+    described: dict[str, dict] | None = None
     progress: bool = True
     save: bool = True
     store: str | None = None
@@ -174,6 +179,8 @@ def build_index(paths, folder: Path | str | None = None, *, embedder: Embedder |
     if paths:
         _check_paths([Path(p) for p in paths], list(opts.names) if opts.names is not None and
                      len(opts.names) == len(paths) else [Path(p).stem for p in paths])
+    for name, said in (opts.described or {}).items():  # a bad period or form: refused before any work
+        described({}, name, **said)
     folder = Path(folder) if folder is not None else (default_index_dir() if opts.save else None)
     if folder is not None and opts.save:
         folder = real_folder(folder)  # a symlinked --index: work on its target, never through the link
@@ -362,6 +369,9 @@ def _add_document(build: _Build, name: str, path: Path, previous: SearchIndex | 
     sha = sha256_file(path)
     extra_meta = (opts.metadata or {}).get(name, {})
     prev_rec = next((r for r in previous.manifest["documents"] if r["doc"] == name), None) if previous else None
+    said = {**((prev_rec.get("metadata") or {}).get("user") or {} if prev_rec is not None and (
+        Path(prev_rec["source"]) == path.resolve() or prev_rec["sha256"] == sha) else {}),
+            **(opts.described or {}).get(name, {})}  # what the user said before (same file) and now
     if prev_rec is not None and Path(prev_rec["source"]) != path.resolve() and prev_rec["sha256"] != sha:
         if not opts.replace:
             raise InvalidInput(f"{name!r} is already indexed from {prev_rec['source']}; {path} has the same name "
@@ -371,9 +381,9 @@ def _add_document(build: _Build, name: str, path: Path, previous: SearchIndex | 
         # the chunks and vectors are kept; the metadata is read again (cheap), so that an edited sidecar
         # or a better cover reader reaches an unchanged document
         doc_meta, _ = document_metadata(path, previous.trees[name], read_lines(path))
+        meta = {**prev_rec.get("metadata", {}), **doc_meta, **extra_meta}
         build.keep(previous, {**prev_rec, "source": str(path.resolve()),
-                              "metadata": {**prev_rec.get("metadata", {}), **doc_meta, **extra_meta},
-                              **_page_record(path)})
+                              "metadata": described(meta, name, **said) if said else meta, **_page_record(path)})
         return
     t = time.perf_counter()
     tree = build_tree(path, name)
@@ -387,8 +397,10 @@ def _add_document(build: _Build, name: str, path: Path, previous: SearchIndex | 
     build.trees[name], build.noise[name] = tree, decisions
     build.new_chunks.extend(chunks)
     doc_meta, build.section_meta[name] = document_metadata(path, tree, lines)
+    meta = {**doc_meta, **extra_meta}
     build.records[name] = {"doc": name, "source": str(path.resolve()), "sha256": sha, "n_lines": tree.n_lines,
-                           "n_chunks": len(chunks), "metadata": {**doc_meta, **extra_meta}, **_page_record(path)}
+                           "n_chunks": len(chunks), "metadata": described(meta, name, **said) if said else meta,
+                           **_page_record(path)}
     blank = pages_without_text(build.records[name].get("pages", ()), lines)
     if blank:
         build.warnings.append(no_text_warning(name, blank, build.records[name]["page_count"]))

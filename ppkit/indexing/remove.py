@@ -139,12 +139,13 @@ def remove_documents(folder: Path | str | None, names, *, embedder: Embedder | N
 
 
 def _pruned(previous: SearchIndex, removed: list[str], folder: Path, connection: dict | None,
-            t0: float) -> _Pruned:
-    """``previous`` without the documents ``removed``, in memory, with a new store of the kept vectors."""
+            t0: float, *, metadata: dict[str, dict] | None = None) -> _Pruned:
+    """``previous`` without the documents ``removed``, in memory, with a new store of the kept vectors;
+    ``metadata``: ``{doc: new metadata}`` for kept documents (the store's payloads follow)."""
     build = _Build()
     for rec in previous.manifest["documents"]:
         if rec["doc"] not in removed:
-            build.keep(previous, dict(rec))
+            build.keep(previous, {**rec, **({"metadata": metadata[rec["doc"]]} if rec["doc"] in (metadata or {}) else {})})
     kept = _reusable_chunks(previous, build)  # the kept chunks and their stored vectors
     chunks, vectors = _renumbered(build, kept, None)
     store_name, connection = _store_choice(previous, BuildOptions(connection=connection))
@@ -159,7 +160,8 @@ def _pruned(previous: SearchIndex, removed: list[str], folder: Path, connection:
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "store": vstore.manifest_entry(),
         "documents": list(build.records.values()),
-        "build": {"removed": removed, "chunks_removed": len(previous.chunks) - len(chunks), "chunks_embedded": 0,
+        "build": {**({"removed": removed} if removed or not metadata else {"described": sorted(metadata)}),
+                  "chunks_removed": len(previous.chunks) - len(chunks), "chunks_embedded": 0,
                   "chunks_reused": len(chunks), "seconds_total": round(time.perf_counter() - t0, 2)},
     }
     return _Pruned(folder, manifest, build.trees, build.noise, chunks, vstore, previous.embedder, previous.config,

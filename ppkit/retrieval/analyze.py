@@ -541,15 +541,16 @@ def _full_year_release(meta: dict, annual: dict) -> bool:
 
 
 def _docs_for_years(catalog: dict[str, dict], pool: list[str], years: list[int], notes: list[str]) -> list[str] | None:
-    """The documents of ``pool`` whose fiscal year is in ``years`` (None: no restriction)."""
+    """The documents of ``pool`` whose fiscal year is in ``years``, and those whose fiscal year is not known (a
+    document without metadata is searched: the filter does not apply to it); None: no restriction."""
     fys = {d: catalog[d].get("fiscal_year") for d in pool}
     if not years or not any(fys.values()):
         return None
-    kept = [d for d in pool if fys[d] in years]
-    if not kept:
+    if not any(fys[d] in years for d in pool):
         notes.append(f"no document has fiscal year {', '.join(map(str, years))}: not filtered by year "
                      "(a 10-K also reports earlier years)")
         return None
+    kept = [d for d in pool if fys[d] in years or fys[d] is None]
     return kept if len(kept) < len(pool) else None
 
 

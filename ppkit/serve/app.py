@@ -219,7 +219,7 @@ class _Guard:
         limit = self.settings.max_body
         too_big = _error(413, "RequestTooLarge", f"the request body is over this server's limit of {limit} bytes "
                                                  "(PPKIT_SERVE_MAX_BODY): send a shorter question or history")
-        if path == "/v1/documents" and scope.get("method") == "POST":  # an upload: its own limit
+        if path in ("/v1/documents", "/v1/documents/cover") and scope.get("method") == "POST":  # a file: its own limit
             limit = self.settings.max_upload
             too_big = _error(413, "RequestTooLarge", f"the upload is over this server's limit of {limit} bytes "
                                                      "(PPKIT_SERVE_MAX_UPLOAD): send a smaller file")

@@ -36,7 +36,9 @@ path. A job file that names any other file (edited by hand, or planted) is repor
 ``ForeignJobFile``, and the server's log) and nothing it names is touched.
 
 :meth:`Jobs.remove` (``DELETE /v1/documents/{name}``) calls :func:`ppkit.pipeline.remove_documents` under the
-same worker lock, then swaps the new index in the same way.
+same worker lock, then swaps the new index in the same way; :meth:`Jobs.describe` (``PATCH /v1/documents/{name}``)
+likewise calls :func:`ppkit.pipeline.describe_documents` (the company, period and form a user says a document is;
+nothing is embedded again). An upload may say them too (``said``), checked with the rest before any work.
 """
 
 from __future__ import annotations
@@ -58,12 +60,15 @@ from ..core.child import Child, tell
 from ..core.config import Config
 from ..core.errors import InvalidInput, NotFound, PpkitError
 from ..core.io import atomic_write
+from ..documents.described import described, guess_from_text
+from ..documents.extract import get_extractor
 from ..documents.pdfcache import checked_page_count, prepare_pdfs
+from ..documents.pdfguard import check_inflated, read_guarded
 from ..indexing.embed import get_embedder
-from ..pipeline import build_index, load_index, remove_documents
+from ..pipeline import build_index, describe_documents, load_index, remove_documents
 from .engine import Engine
 
-__all__ = ["Jobs", "Job", "UploadRefused", "safe_name", "jobs_folder", "RATES", "KINDS"]
+__all__ = ["Jobs", "Job", "UploadRefused", "safe_name", "jobs_folder", "RATES", "KINDS", "COVER_PAGES"]
 
 log = logging.getLogger("ppkit.serve")
 
@@ -73,6 +78,7 @@ KINDS = {".pdf": "pdf", ".md": "markdown", ".markdown": "markdown"}  # extension
 # on 2 busy cores (load average 12 to 18; docs/results/serve.md): extraction 47 s, indexing 622 s
 RATES = {"extract_page": 0.25, "index_page": 3.3, "index_byte": 0.0012}
 _ACTIVE = ("queued", "extracting", "indexing", "loading")
+COVER_PAGES = 3  # PDF pages read to tell what a document is (its cover page and what follows it)
 _JOB_ID = re.compile(r"^[0-9a-f]{16}$")
 _NOT_NAME = re.compile(r"[^\w.-]+")  # \w: letters and digits of any script, and "_"
 _FIELDS = {"id": str, "name": str, "kind": str, "file": str, "stage": str, "pid": int}  # a job file's must-haves
@@ -132,6 +138,7 @@ class Job:
     error: dict | None = None  # {"type", "message"} when failed
     pid: int = field(default_factory=os.getpid)
     warnings: list = field(default_factory=list)  # what the user should know of a job done (pages without text)
+    said: dict = field(default_factory=dict)  # what the uploader says the document is: company, period, form
 
     def view(self, now: float | None = None) -> dict:
         """The job as the API shows it: the stored fields (without ``file``/``pid``), ``state``, ``progress``
@@ -258,8 +265,9 @@ class Jobs:
             self._jobs[job.id] = job
 
     # -- the API ---------------------------------------------------------------------------------------------
-    def submit(self, filename: str, data: bytes, name: str | None = None) -> Job:
-        """Check an upload (size, type, name) and queue its job; an :class:`UploadRefused` changes nothing."""
+    def _kind(self, filename: str, data: bytes) -> str:
+        """``"pdf"`` or ``"markdown"`` for a file this server takes (size, extension and content agree), else an
+        :class:`UploadRefused`."""
         if len(data) > self.max_upload:
             raise UploadRefused(f"the file is over this server's upload limit of {self.max_upload} bytes "
                                 "(PPKIT_SERVE_MAX_UPLOAD)", 413)
@@ -269,7 +277,18 @@ class Jobs:
             raise UploadRefused(f"only PDF (.pdf) and Markdown (.md, .markdown) files can be uploaded, not "
                                 f"{ext or 'a file without an extension'}", 415)
         _check_content(kind, data)
+        return kind
+
+    def submit(self, filename: str, data: bytes, name: str | None = None, said: dict | None = None) -> Job:
+        """Check an upload (size, type, name, and what ``said`` says it is: ``company``, ``period``, ``form``) and
+        queue its job; an :class:`UploadRefused` changes nothing."""
+        kind = self._kind(filename, data)
         name = safe_name(name if name else filename)
+        said = {k: v for k, v in (said or {}).items() if v}  # a field left empty: read from the document
+        try:
+            described({}, name, **said)
+        except InvalidInput as e:
+            raise UploadRefused(str(e)) from None
         with self._guard:
             taken = {d.casefold() for d in self.engine.index.docs}
             busy = {j.name.casefold() for j in self._jobs.values() if j.stage in _ACTIVE}
@@ -278,7 +297,7 @@ class Jobs:
                                     f"remove it first (DELETE /v1/documents/{name}) or upload under another name", 409)
             job_id = secrets.token_hex(8)
             rel = f"uploads/{job_id}/{name}{'.pdf' if kind == 'pdf' else '.md'}"
-            job = Job(id=job_id, name=name, kind=kind, bytes=len(data), file=rel)
+            job = Job(id=job_id, name=name, kind=kind, bytes=len(data), file=rel, said=said)
             job.estimate = self._estimate(job)
             try:
                 atomic_write(self.root / rel, data)
@@ -295,6 +314,31 @@ class Jobs:
         self._queue.put(job)
         self._start()
         return job
+
+    def cover(self, filename: str, data: bytes) -> dict:
+        """What a file says it is before it is uploaded (``POST /v1/documents/cover``): ``{"company", "period",
+        "form"}`` from its cover page (the first :data:`COVER_PAGES` pages of a PDF, the start of a Markdown file) and
+        its name, to prefill the upload's fields; nothing is stored or indexed. Refused like an upload (type, size)."""
+        kind = self._kind(filename, data)
+        stem = safe_name(filename)
+        if kind == "markdown":
+            lines = data.decode("utf-8").split("\n")[:400]
+        else:
+            tmp = self.root / "uploads" / f"cover-{secrets.token_hex(8)}.pdf"
+            try:
+                atomic_write(tmp, data)
+                # read like an upload: in a process of its own under the PDF caps (ppkit.documents.pdfguard)
+                lines = read_guarded(tmp, _cover_lines, str(tmp))
+            except PpkitError as e:  # the file named by its name, never by where it was stored (as a job's error)
+                shown = Path(filename).name or "the file"
+                raise UploadRefused(str(e).replace(str(tmp.resolve()), shown).replace(str(tmp), shown)) from None
+            except OSError as e:
+                raise UploadRefused(f"the server cannot store the file to read it ({e.strerror or type(e).__name__})"
+                                    ": send it again later", 507 if e.errno in (errno.ENOSPC, errno.EDQUOT) else 503
+                                    ) from None
+            finally:
+                tmp.unlink(missing_ok=True)
+        return guess_from_text(lines, stem)
 
     def get(self, job_id: str) -> Job:
         """The job ``job_id`` (a NotFound when there is none)."""
@@ -333,6 +377,23 @@ class Jobs:
                 if job.name == doc and job.stage == "done":
                     self._delete_upload(job)
             return {"removed": doc, "documents": len(new.docs)}
+        finally:
+            self._write.release()
+
+    def describe(self, name: str, said: dict) -> dict:
+        """Say what the indexed document ``name`` is (``said``: ``company``, ``period``, ``form``; an empty string
+        clears one) with :func:`ppkit.pipeline.describe_documents`, and swap the new index in; 409
+        (:class:`UploadRefused`) while a job writes the index. Returns the document as ``GET /v1/documents`` lists it."""
+        if not self._write.acquire(blocking=False):
+            raise UploadRefused("an upload is being indexed: edit the document when its job is done (GET /v1/jobs)",
+                                409)
+        try:
+            old = self.engine.index
+            doc = old.resolve_doc(name)
+            new = describe_documents(self.folder, {doc: said}, embedder=old.embedder, config=old.config,
+                                     connection=old.store.connection)
+            self.engine.adopt(new)
+            return {"document": next(d for d in self.engine.documents() if d["name"] == doc)}
         finally:
             self._write.release()
 
@@ -377,7 +438,7 @@ class Jobs:
             old = self.engine.index
             recipe = _embedder_recipe(old)
             child = self._child = Child(_index_upload, str(self.root / job.file), str(self.folder), job.name,
-                                        job.kind, old.config, recipe, name=f"ppkit-job-{job.id}")
+                                        job.kind, old.config, recipe, job.said, name=f"ppkit-job-{job.id}")
             warnings = self._follow(job, child)
             self._stage(job, "loading")
             new = load_index(self.folder, embedder=old.embedder, config=old.config, connection=old.store.connection)
@@ -454,17 +515,29 @@ def _embedder_recipe(index) -> object:
     return index.embedder if kind == "custom" else (kind, dict(spec.get("kwargs", {})))
 
 
-def _index_upload(path: str, folder: str, name: str, kind: str, config: Config, recipe) -> list[str]:
+def _index_upload(path: str, folder: str, name: str, kind: str, config: Config, recipe,
+                  said: dict | None = None) -> list[str]:
     """In the job's own process: a PDF extracted (each PDF read under its caps), then the file indexed into the
-    index ``folder`` as ``name``; each stage told to the server. Returns the build's warnings."""
+    index ``folder`` as ``name`` (with what the uploader ``said`` it is); each stage told to the server. Returns the
+    build's warnings."""
     if kind == "pdf":
         tell("stage", "extracting")
         tell("pages", checked_page_count(path))
         prepare_pdfs([path], workers=1, progress=False)
     tell("stage", "indexing")
     embedder = get_embedder(recipe[0], **recipe[1]) if isinstance(recipe, tuple) else recipe
-    index = build_index([path], folder, embedder=embedder, config=config, names=[name], progress=False, workers=1)
+    index = build_index([path], folder, embedder=embedder, config=config, names=[name], progress=False, workers=1,
+                        described={name: said} if said else None)
     return list(index.manifest["build"].get("warnings", []))
+
+
+def _cover_lines(pdf: str) -> list[str]:
+    """In a process of its own (:func:`ppkit.documents.pdfguard.read_guarded`): the Markdown lines of the first
+    :data:`COVER_PAGES` pages of ``pdf``, its decompressed bytes and page count checked first."""
+    check_inflated(pdf)
+    n = checked_page_count(pdf) or COVER_PAGES
+    got = get_extractor("offline").extract_pages(Path(pdf), list(range(1, min(n, COVER_PAGES) + 1)), progress=False)
+    return "".join(md for _, md in got.pages).split("\n")
 
 
 def _alive(pid: int) -> bool:

@@ -14,7 +14,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["Turn", "AskRequest", "Message", "TextPart", "ChatRequest", "MAX_QUESTION", "MAX_TURNS"]
+__all__ = ["Turn", "AskRequest", "Message", "TextPart", "ChatRequest", "DescribeRequest", "MAX_QUESTION",
+           "MAX_TURNS"]
 
 MAX_QUESTION = 2000  # characters of one question (or one turn of a history)
 MAX_TURNS = 20  # earlier turns a follow-up may bring
@@ -102,3 +103,13 @@ class ChatRequest(_OpenAI):
                 raise ValueError(f"messages[{i}] is a question of {len(m.text()):,} characters, over the "
                                  f"{MAX_QUESTION:,} a question may have (as on /v1/ask): send a shorter one")
         return self
+
+
+class DescribeRequest(_Strict):
+    """What a document is, said by the user (``PATCH /v1/documents/{name}``): any of the three; an empty string
+    clears one, a field left out stays as it is."""
+
+    company: Annotated[str, Field(max_length=200)] | None = Field(None, examples=["Harbor Lights Holdings, Inc."])
+    period: Annotated[str, Field(max_length=20)] | None = Field(None, description="FY2024, 2024, FY2024Q2 or Q2 2024")
+    form: Annotated[str, Field(max_length=40)] | None = Field(None, description="10-K, 10-Q, 8-K, 20-F, 40-F, 10-KT, "
+                                                                                  "6-K or earnings release")

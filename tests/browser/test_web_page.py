@@ -15,6 +15,9 @@ contoso (an HTML table, as LlamaParse writes them). What is checked:
 * 390x844 and 360x740 without horizontal page scroll, the question box and the Remove buttons reachable;
 * a two-page PDF uploaded (the bar and status follow the job to "indexed"), answered with its page named and the
   section shown by page, filtered, removed; the upload estimate counts down, then says it is over;
+* what a document is (issue 47): the upload's company, period and form prefilled from the file (``POST
+  /v1/documents/cover``), corrected by hand, shown in the documents table and selected by the filters; a row's Edit
+  button changes them (``PATCH /v1/documents/{name}``);
 * no JavaScript error and no failed request (the favicon included).
 
 Screenshots go to ``.ppkit/screenshots/``.
@@ -404,3 +407,64 @@ def test_references_in_the_text_resolve_against_the_answers_sections(tab):
                         ["(ID: 0005)", "north"], ["(ID: 0005)", "south"]]
     assert links[1] == [[21, 21], [25, 25], [22, 22], None, None]
     assert links[2] is True  # an id no section of the answer has stays text
+
+
+def test_upload_says_what_the_document_is_and_the_filter_selects_it(tab, server, screenshots):
+    """Issue 47: the upload's company, period and form, prefilled from the file (its cover; the company from its
+    name) and corrected by hand, are what the documents table shows and what the filters select; the Edit button
+    changes them."""
+    _, tmp = server
+    p, page = tab, tab.page
+    report = tmp / "QUARRY_2024_10K.md"
+    report.write_text("# Quarry Lane Outfitters\n\nFORM 10-K\n\nFor the fiscal year ended December 31, 2024\n\n"
+                      "Quarry Lane Outfitters sells hiking boots and tents.\n\n"
+                      "## Results\n\n| Line item | 2024 | 2023 |\n| --- | --- | --- |\n| Net sales | 4,120 | 3,870 |\n",
+                      encoding="utf-8")
+    page.set_input_files("#upload-file", str(report))
+    page.wait_for_function("() => document.getElementById('upload-period').value === 'FY2024'", timeout=p.wait(20))
+    assert page.locator("#upload-form-type").input_value() == "10-K"  # both from the cover (a period never from a name)
+    assert page.locator("#upload-company").input_value() == "QUARRY"  # from the file's name: corrected by hand
+    page.locator("#upload-company").fill("Quarry Lane Outfitters")
+    page.get_by_role("button", name="Upload").click()
+    page.wait_for_function("() => /indexed|failed/.test(document.getElementById('upload-status').textContent)",
+                           timeout=p.wait(90))
+    assert page.locator("#upload-status").inner_text() == "QUARRY_2024_10K: indexed"
+    assert [page.locator(f"#upload-{k}").input_value() for k in ("company", "period", "form-type")] == ["", "", ""]
+    page.wait_for_function("() => document.querySelectorAll('#documents tbody tr').length === 5", timeout=p.wait(10))
+    page.locator("#filter-company").select_option("Quarry Lane Outfitters")
+    page.locator("#filter-period").select_option("FY2024")
+    assert p.rows() == ["QUARRY_2024_10K"]
+    p.ask("What were the net sales in 2024?", enter=False)
+    assert {t.split(" >")[0] for t in page.locator("#breadcrumbs li").all_inner_texts()} == {"QUARRY_2024_10K"}
+
+    # the Edit button: globex said to be another company and period; the period filter follows
+    page.locator("#filter-company").select_option("")
+    page.locator("#filter-period").select_option("")
+    page.get_by_role("button", name="Edit globex").click()
+    page.locator("#edit-company").fill("Globex Corporation")
+    page.locator("#edit-period").fill("FY2023")
+    page.locator("#edit-form-type").fill("10-K")
+    page.get_by_role("button", name="Save").click()
+    page.wait_for_function("() => /Saved|Not saved/.test(document.getElementById('upload-status').textContent)",
+                           timeout=p.wait(30))
+    assert page.locator("#upload-status").inner_text() == "Saved what globex is."
+    page.wait_for_function("() => [...document.getElementById('filter-period').options]"
+                           ".some(o => o.value === 'FY2023')", timeout=p.wait(10))
+    page.locator("#filter-period").select_option("FY2023")
+    assert p.rows() == ["globex"]
+    row = page.locator("#documents tbody tr[data-doc='globex'] td").all_inner_texts()
+    assert row[1:4] == ["Globex Corporation", "FY2023", "10-K"]
+    page.screenshot(path=str(screenshots / "serve_page_describe.png"), full_page=True)
+
+    # as they were: globex's fields cleared again (read from the document: none), the upload removed
+    page.locator("#filter-period").select_option("")
+    page.get_by_role("button", name="Edit globex").click()
+    for k in ("company", "period", "form-type"):
+        page.locator(f"#edit-{k}").fill("")
+    page.get_by_role("button", name="Save").click()
+    page.wait_for_function("() => document.querySelector(\"#documents tr[data-doc='globex'] td[data-label=Company]\")"
+                           ".textContent === ''", timeout=p.wait(30))
+    page.once("dialog", lambda d: d.accept())
+    page.get_by_role("button", name="Remove QUARRY_2024_10K").click()
+    page.wait_for_function("() => document.querySelectorAll('#documents tbody tr').length === 4", timeout=p.wait(20))
+    assert p.rows() == list(DOCS)

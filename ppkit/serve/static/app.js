@@ -60,9 +60,10 @@ function shownDocs() {
     && (!form || d.form === form));
 }
 
-function docActions(d) {  // the last cell of a document's row: its buttons
-  return el("td", { class: "actions" }, el("button", { type: "button", class: "remove", "aria-label": "Remove " + d.name,
-                                                       text: "Remove", onclick: () => removeDoc(d.name) }));
+function docActions(d) {  // the last cell of a document's row: its buttons (Edit: what the document is, below)
+  return el("td", { class: "actions" }, editButton(d),
+            el("button", { type: "button", class: "remove", "aria-label": "Remove " + d.name,
+                           text: "Remove", onclick: () => removeDoc(d.name) }));
 }
 
 function docRow(d) {  // data-label: a field's name where a narrow screen shows the row as a card
@@ -130,6 +131,7 @@ async function upload(event) {
   const status = $("upload-status"), bar = $("upload-progress");
   const form = new FormData();
   form.append("file", file);
+  appendAbout(form);
   bar.value = 0;
   status.classList.remove("error");
   status.textContent = "Uploading " + file.name + " ...";
@@ -153,6 +155,7 @@ async function upload(event) {
   status.textContent = job.state === "done" ? job.name + ": indexed" : job.name + ": failed: " + job.error.message;
   status.classList.toggle("error", job.state === "failed");
   $("upload-file").value = "";
+  for (const k of ABOUT) aboutField(k).value = "";
   await loadDocs();
 }
 
@@ -462,7 +465,68 @@ function renderSection(s, marks, stated) {  // stated: the figures that choose a
   if (wide && target.offsetLeft + target.offsetWidth <= wide.clientWidth) wide.scrollLeft = 0;
 }
 
+// ---- what a document is: company, period, form (issue 47) ---------------------------------------------------
+// The upload's three fields are prefilled from the file's cover page (POST /v1/documents/cover) when a file is
+// chosen and sent with it; each row of the documents table has an Edit button (PATCH /v1/documents/{name}).
+const ABOUT = ["company", "period", "form"];
+const aboutField = (k) => $(k === "form" ? "upload-form-type" : "upload-" + k);
+
+async function prefillAbout() {
+  const file = $("upload-file").files[0];
+  for (const k of ABOUT) aboutField(k).value = "";
+  if (!file) return;
+  const form = new FormData();
+  form.append("file", file);
+  const response = await api("/v1/documents/cover", { method: "POST", body: form });
+  if (!response.ok) return;  // the upload itself will say what is wrong with the file
+  const cover = (await response.json()).cover;
+  for (const k of ABOUT) if (!aboutField(k).value && cover[k]) aboutField(k).value = cover[k];
+}
+
+function appendAbout(form) {
+  for (const k of ABOUT) {
+    const v = aboutField(k).value.trim();
+    if (v) form.append(k, v);
+  }
+}
+
+function editButton(d) {
+  return el("button", { type: "button", class: "edit", "aria-label": "Edit " + d.name, text: "Edit",
+                        onclick: () => openEdit(d) });
+}
+
+function openEdit(d) {
+  const box = $("edit-form");
+  box.dataset.doc = d.name;
+  $("edit-title").textContent = "What " + d.name + " is";
+  $("edit-company").value = d.company || "";
+  $("edit-period").value = d.period || "";
+  $("edit-form-type").value = d.form || "";
+  box.hidden = false;
+  $("edit-company").focus();
+}
+
+async function saveEdit(event) {
+  event.preventDefault();
+  const name = $("edit-form").dataset.doc, status = $("upload-status");
+  const body = { company: $("edit-company").value.trim(), period: $("edit-period").value.trim(),
+                 form: $("edit-form-type").value.trim() };
+  const response = await api("/v1/documents/" + encodeURIComponent(name), {
+    method: "PATCH", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  status.textContent = response.ok ? "Saved what " + name + " is." : "Not saved: " + (await errorText(response));
+  status.classList.toggle("error", !response.ok);
+  if (response.ok) $("edit-form").hidden = true;
+  await loadDocs();
+}
+
+function listenAbout() {
+  $("upload-file").addEventListener("change", prefillAbout);
+  $("edit-form").addEventListener("submit", saveEdit);
+  $("edit-cancel").addEventListener("click", () => { $("edit-form").hidden = true; });
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  listenAbout();
   $("ask-form").addEventListener("submit", ask);
   $("new-conversation").addEventListener("click", newConversation);
   $("upload-form").addEventListener("submit", upload);
