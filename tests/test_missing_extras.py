@@ -27,9 +27,11 @@ def test_layout_backend_without_the_pdf_extra_says_how_to_add_it(tmp_path, monke
 
 
 def test_whole_document_comparison_without_scipy_names_the_compare_extra(monkeypatch):
-    from ppkit.answer.compare import _assign
+    from collections import Counter
 
-    monkeypatch.setitem(sys.modules, "scipy.optimize", None)
+    from ppkit.compare.signals import tfidf_vectors
+
+    monkeypatch.setitem(sys.modules, "scipy", None)
     with pytest.raises(MissingDependency, match=r"pip install 'ppkit\[compare\]'") as e:
-        _assign(np.eye(2), np.eye(2))
+        tfidf_vectors([Counter(a=1), Counter(b=2)])
     assert "\n" not in str(e.value)

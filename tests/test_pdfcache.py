@@ -177,7 +177,7 @@ def test_answers_cite_doc_and_page(paged_index):
     answer = paged_index.ask("What was the revenue from widgets in 2021?", k=1, docs=["widget"])
     assert "From widget > " in answer.text and "(p.3-4, lines 3-8)" in answer.text  # the breadcrumb names the doc
     # the block states the line; the evidence cites it by line and page without repeating it
-    assert answer.block.text.startswith("Revenue was 10 million dollars")
+    assert answer.block.text.startswith("$10 million: “Revenue was 10 million dollars")
     assert "  - line 5 (p.3): quoted in the answer above" in answer.text
     assert answer.text.rstrip().endswith("Pages: widget p.3-4")
     d = json.loads(answer.to_json())

@@ -565,8 +565,8 @@ def check_block(block, sections: list[Section], *, question: str = "", analysis:
     Returns verify_block's dict with ``answered`` (True, False or None), ``answered_reason`` and
     ``answered_checks`` (:data:`CHECKS`, each ``{"ok", "reason"}``).
     """
-    out = verify_block(block, sections, question=question)
     asked = read_question(mask_references(question), analysis) if question.strip() else None
+    out = verify_block(block, sections, question=question, asked=asked)
     docs = asked_docs(analysis.filters) if analysis is not None else None
     return {**out, **check_answered(block, list(sections), asked, docs=docs).to_dict()}
 

@@ -231,7 +231,7 @@ def read_question(question: str, analysis: Analysis | None = None) -> Asked:
     """
     analysis = analysis or Analysis.of(question)
     q = question.strip()
-    measure = read_measure(q)
+    measure = analysis.metric if analysis.question == question else read_measure(q)
     yes_no = bool(_YES_NO.match(q)) and not _WH.search(q.split(",")[-1]) and not _EITHER.search(q)
     supers = [d for w, d in _SUPERLATIVE.items() if re.search(rf"\b{w}\b", q, re.I)]
     direction = supers[0] if supers else ""

@@ -348,7 +348,7 @@ class ExtractiveSynthesizer:
                 {"image_threshold": threshold, "image_ratio": ratio, "image_scores": best})
 
 
-_VECTORS: dict[tuple[int, str], object] = {}  # (embedder id, text) -> unit vector; the oldest dropped first
+_VECTORS: dict[tuple[int, str], np.ndarray] = {}  # (embedder id, text) -> unit vector; the oldest dropped first
 _VECTORS_KEPT = 50_000
 
 
@@ -364,7 +364,8 @@ def cached_vectors(embedder, texts: tuple[str, ...]):
             _VECTORS[(key, t)] = v
         while len(_VECTORS) > _VECTORS_KEPT:
             _VECTORS.pop(next(iter(_VECTORS)))
-    return np.stack([_VECTORS[(key, t)] for t in texts])
+    rows: list[np.ndarray] = [np.asarray(_VECTORS[(key, t)]) for t in texts]
+    return np.stack(rows)
 
 
 def _without_breadcrumbs(line: str, metric) -> str:

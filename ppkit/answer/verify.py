@@ -718,7 +718,7 @@ def summary_line(report: dict) -> str:
 
 # -- the answer block: its figures and sentences against its cited lines, and whether it answers
 
-def asked_for(question: str) -> dict:
+def asked_for(question: str, asked=None) -> dict:
     """What a question asks for, as the block check reads it: ``{"asks": "yes_no" | "list" | "percent" |
     "ratio" | "amount" | "passage", "years": [...]}`` (the fiscal years it names, as strings), from the one
     reader :func:`ppkit.answer.question.read_question`.
@@ -728,7 +728,7 @@ def asked_for(question: str) -> dict:
     >>> asked_for("For Boeing, did it pay a dividend in 2022?")["asks"]
     'yes_no'
     """
-    a = read_question(mask_references(question))
+    a = asked if asked is not None else read_question(mask_references(question))
     asks = {"yes_no": "yes_no", "percent": "percent", "ratio": "ratio", "days": "ratio", "amount": "amount",
             "per_share": "amount", "count": "amount"}.get(a.type, "passage")
     return {"asks": asks, "years": [str(y) for y in a.years]}
@@ -874,7 +874,7 @@ def _two_of(n: dict, amounts: list[tuple[str, float]], percents: list[tuple[str,
     return None
 
 
-def verify_block(block, sections, *, question: str = "") -> dict:
+def verify_block(block, sections, *, question: str = "", asked=None) -> dict:
     """Check an answer block (:class:`ppkit.answer.block.AnswerBlock`) against the lines it cites (the quote
     check; whether it answers the question is :func:`ppkit.answer.answered.check_block`'s).
 
@@ -885,9 +885,9 @@ def verify_block(block, sections, *, question: str = "") -> dict:
     numbers and dates are never values (:func:`mask_references`). ``claims[].where`` name source lines.
 
     Returns ``{"verified", "kind", "confidence", "asks", "years", "reasons", "claims"}`` (``reasons``: why the
-    quotes do not check; ``asks`` and ``years``: :func:`asked_for`).
+    quotes do not check; ``asks`` and ``years``: :func:`asked_for`, of ``asked`` when the question was read already).
     """
-    ask = asked_for(question)
+    ask = asked_for(question, asked)
     base = {"asks": ask["asks"], "years": ask["years"], "kind": block.kind,
             "confidence": None if block.confidence is None else round(block.confidence, 3)}
     cited = _cited_sections(block, sections)

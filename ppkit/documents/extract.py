@@ -507,6 +507,8 @@ def extract_pdf_guarded(pdf: str | Path, out_dir: str | Path, **options) -> Extr
     backend = options.get("backend", "auto")
     if not isinstance(backend, str) or resolve_backend(backend) == "llamaparse":
         return extract_pdf(pdf, out_dir, **options)
+    if backend == "layout":  # a missing extra said here in one line, not from inside the reading process
+        LayoutExtractor()
     return read_guarded(pdf, _extract_with, str(pdf), str(out_dir), options)
 
 
