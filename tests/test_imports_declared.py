@@ -30,10 +30,11 @@ EXTRAS_OF = {
     "ppkit.indexing": ("local", "int8", "qdrant"),
     "ppkit.retrieval": (),
     "ppkit.answer": (),
-    "ppkit.answer.compare": ("compare",),
+    "ppkit.finance": (),
+    "ppkit.compare": ("compare",),
     "ppkit.ui": ("notebooks",),
-    "ppkit.serve": ("serve",),
-    "ppkit.bench": ("bench", "notebooks", "peers", "serve"),
+    "ppkit.serve": ("serve", "local"),  # the usage counts in the served model's word pieces, when it is installed
+    "ppkit.bench": ("bench", "notebooks", "peers", "serve", "compare"),  # fit-align: scipy's minimize
 }
 
 

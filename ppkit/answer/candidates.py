@@ -296,7 +296,8 @@ def _computed(asked: Asked, sections: list[Section]) -> tuple[list[Candidate], M
     if not res.ok:  # what the measure needs that the statements do not show: for the hedge, never an answer
         missing = "; ".join(res.missing)
         return [Candidate("missing", f"the {asked.measure.name} needs {missing}, which the retrieved statements do "
-                          "not show", "", home, (), context=asked.measure.name, extra={"metric": res})], res
+                          "not show", "", home, (), context=asked.measure.name,
+                          extra={"citations": cites, "metric": res})], res
     unit = {"usd": "amount", "percent": "percent", "ratio": "ratio", "days": "days", "per_share": "per_share"}.get(
         res.metric.unit, "ratio")
     scale = _UNIT_SCALE.get(res.scale, "") if unit == "amount" else ""
@@ -331,7 +332,7 @@ def _metric_citations(res: MetricResult, sections: list[Section]) -> tuple[Block
 
 # ---- shares of table rows ---------------------------------------------------------------------------------------
 
-_ITEMS = re.compile(r"\s*(?:\+|,|&|\band\b|\bplus\b)\s*", re.I)
+_ITEMS = re.compile(r"(?<!\s)\s*(?:\+|,|&|\band\b|\bplus\b)\s*", re.I)  # from a run's first space: linear
 _PART_NOISE = frozenset(words("segment segments combined top two three both total"))
 
 

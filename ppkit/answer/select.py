@@ -220,7 +220,8 @@ def _closest(asked: Asked, cands: list[Candidate], ranked, conf: float | None) -
     focus; None when nothing shares any of it."""
     gap = next((c for c in cands if c.kind == "missing"), None)
     if gap is not None and not ranked:  # a measure asked whose inputs the statements lack: say which
-        return AnswerBlock(clip(f"Not stated directly: {gap.text}.", MAX_CHARS), "closest", (), asked.type, conf)
+        return AnswerBlock(clip(f"Not stated directly: {gap.text}.", MAX_CHARS), "closest", gap.citations, asked.type,
+                           conf)
     best = None
     if ranked:
         c = ranked[0][1]
@@ -260,8 +261,9 @@ def select(question: str, sections: list[Section], analysis: Analysis | None = N
     ranked = rank_candidates(asked, cands, selector, embed)
     if not ranked:
         hedge = _closest(asked, cands, [], None)
-        if hedge is not None:
-            return Selection(hedge, asked, ranked, None)
+        if hedge is not None:  # the gap (a measure's missing inputs) as the chosen one: its found inputs are shown
+            gap = next((c for c in cands if c.kind == "missing"), None)
+            return Selection(hedge, asked, ranked, None, gap)
         what = asked.focus or "the question"
         return Selection(AnswerBlock(f"Not found: no retrieved passage is about {what}.", "not_found", (),
                                      asked.type, None), asked, ranked)

@@ -265,6 +265,10 @@ class ExtractiveSynthesizer:
                 rest = [_without_breadcrumbs(ln, metric) for ln in rest]
             out += rest + ([""] if rest else [])
             cited |= {li.node_id for li in metric.inputs}
+        elif metric is not None and block.kind == "closest" and metric.inputs:  # the inputs found, as such
+            found = [ln for ln in format_metric(metric).split("\n") if ln.startswith("Found: ")]
+            out += found + [""]
+            cited |= {li.node_id for li in metric.inputs}
         shown = self._shown(sel, sections)
         out += self._evidence(shown, sections, quoted=sel.chosen if block.states else None)
         quoted = {c.section.section_id for c in shown}

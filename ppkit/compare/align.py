@@ -47,7 +47,7 @@ __all__ = ["AlignWeights", "Link", "Alignment", "align", "score_matrix", "decide
 WEIGHTS_PATH = Path(__file__).with_name("align_weights.json")
 MAX_COUNTERPARTS = 3
 CONTAINER_SHARE = 0.5  # a container's counterpart holds at least this share of its sections' counterparts
-_TERM = re.compile(r"\b[A-Z][\w’'-]+(?:\s+(?:of|and|for|the|to|in|on)?\s*[A-Z][\w’'-]+)+")
+_TERM = re.compile(r"\b[A-Z][\w’'-]+(?:\s+(?:(?:of|and|for|the|to|in|on)\s+)?[A-Z][\w’'-]+)+")
 
 
 @dataclass(frozen=True)

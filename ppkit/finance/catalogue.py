@@ -133,7 +133,7 @@ class Catalogue:
 
 # ---- formulas ---------------------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"\s*(?:(?P<num>\d+(?:\.\d+)?)|(?P<name>[a-z_][a-z0-9_]*)|(?P<op>[-+*/(),]))")
+_TOKEN = re.compile(r"(?P<num>\d+(?:\.\d+)?)|(?P<name>[a-z_][a-z0-9_]*)|(?P<op>[-+*/(),])")
 _FUNCTIONS = {"avg": 1, "prev": 1, "chg": 1, "cagr": 1, "reported": 2}
 
 
@@ -141,6 +141,9 @@ def _tokens(text: str) -> list[tuple[str, str]]:
     out, pos = [], 0
     text = text.strip()
     while pos < len(text):
+        if text[pos].isspace():
+            pos += 1
+            continue
         m = _TOKEN.match(text, pos)
         if not m or m.end() == pos:
             raise CatalogueError(f"formula {text!r}: cannot read {text[pos:pos + 12]!r}")

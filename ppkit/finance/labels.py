@@ -29,7 +29,7 @@ __all__ = ["words", "phrase", "label_match", "find_phrases", "QUALIFIERS"]
 QUALIFIERS = frozenset(stem(w) for w in ("net", "attributable", "less", "excluding", "including", "after",
                                            "before", "gross"))
 _ASIDE = re.compile(r"\([^()]*\)")
-_MARKUP = re.compile(r"<[^>]+>|[*_`]")
+_MARKUP = re.compile(r"<[^<>]+>|[*_`]")
 _TOKEN = re.compile(r"[a-z0-9&]+(?:'[a-z0-9]+)?|[,;:(—–]|\s-\s|…|\*")
 _BOUNDARY = frozenset(",;:(—–")
 # function words only: "other", "total", "net", "not" and the like name a different row and are kept

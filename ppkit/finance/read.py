@@ -199,7 +199,7 @@ def read_measure(question: str) -> Measure | None:
 
 
 # where a phrase of a share ends: a preposition or verb that starts what follows ("... in FY2022", "... came from")
-_PHRASE_END = re.compile(r"\s+(?:in|for|during|at|as of|over|of the year|that|which|was|were|is|are|came|come|comes|"
+_PHRASE_END = re.compile(r"(?<!\s)\s+(?:in|for|during|at|as of|over|of the year|that|which|was|were|is|are|came|come|comes|"
                          r"did|does|do|has|have|had|from|attributable|contributed|represented|accounted|made|generated|"
                          r"derived|compared)\b|[?,;]|$", re.I)
 _PART_START = re.compile(r"\b(?:(?:is|was|were|are)\s+)?(?:came from|comes from|come from|from|attributable to|"
@@ -289,12 +289,13 @@ def _share(question: str, amounts: list[tuple[Mention, Measure]]) -> Measure | N
 _REMAINING = re.compile(r"\b(?:remain\w*|was left|left over|is left|left)\s+after\b", re.I)
 # a formula a question writes in words after "defined as", "calculated as", "computed as"
 _DEFINED = re.compile(r"\b(?:defined|calculated|computed|measured)\s+as\b(?P<body>[^?;]+)", re.I)
-_OPERATORS = [(re.compile(r"\s*(?:divided\s+by|over|/)\s*", re.I), "/"),
-              (re.compile(r"\s*(?:minus|less|-)\s+", re.I), "-"), (re.compile(r"\s*(?:plus|\+)\s*", re.I), "+"),
-              (re.compile(r"\s*(?:times|multiplied\s+by|\*)\s*", re.I), "*"),
-              (re.compile(r"\s*\(\s*"), "("), (re.compile(r"\s*\)\s*"), ")")]
+# read at a word (the filler below takes the spaces between): no leading run of spaces to try from each of its spaces
+_OPERATORS = [(re.compile(r"(?:divided\s+by|over|/)\s*", re.I), "/"),
+              (re.compile(r"(?:minus|less|-)\s+", re.I), "-"), (re.compile(r"(?:plus|\+)\s*", re.I), "+"),
+              (re.compile(r"(?:times|multiplied\s+by|\*)\s*", re.I), "*"),
+              (re.compile(r"\(\s*"), "("), (re.compile(r"\)\s*"), ")")]
 _FILLER = re.compile(r"\s+|(?:the|a|an|of|total|its|their)\b|[,:]", re.I)
-_BODY_END = re.compile(r"\s+(?:for|in|during|at|as of)\s+(?!\()|\.\s|\.$", re.I)
+_BODY_END = re.compile(r"(?<!\s)\s+(?:for|in|during|at|as of)\s+(?!\()|\.\s|\.$", re.I)
 
 
 def defined_measure(question: str) -> Measure | None:

@@ -90,7 +90,7 @@ _AT_LEAST = re.compile(r"^\+(?!\s*[$(]?\d)")
 _RESULT = re.compile(r"[=≈]\s*[~$]*\s*$")
 _OPERATOR = re.compile(r"^\s*[/+×*÷−-]\s*[$(]?\d")
 # an operand of a formula the text writes: followed by an operator or "=" ("4,280 / 2,000 = 2.14")
-_OPERAND = re.compile(r"^\s*\)?\s*(?:[/+×*÷−=≈-]|x\s)\s*[~$(]?\s*\d")
+_OPERAND = re.compile(r"^\s*(?:\)\s*)?(?:[/+×*÷−=≈-]|x\s)\s*(?:[~$(]\s*)?\d")
 # a period's length ("the 12 months ended", "52-week period ending"): no figure
 _PERIOD_LENGTH = re.compile(r"^[\s-]*(?:months?|weeks?)\s+(?:period\s+)?end(?:ed|ing)\b", re.I)
 _YES_NO = re.compile(r"^\W*(yes|no)\b", re.I)
