@@ -59,7 +59,7 @@ def _concept(c: str):
     return catalogue().concepts[c]
 
 
-__all__ = ["LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "question_year", "adjusted_block"]
+__all__ = ["LineItem", "MetricResult", "cell_value", "interim", "compute_metric", "format_metric", "metric_block", "question_year"]
 
 
 @dataclass(frozen=True)
@@ -131,6 +131,11 @@ def _label_fit(label: str, phrases) -> str | None:
     return "exact" if "exact" in fits else "prefix" if "prefix" in fits else None
 
 
+def _label(cell: str) -> str:
+    """A row's label as written, without Markdown emphasis and with each run of whitespace one space."""
+    return " ".join(cell.replace("*", "").split())
+
+
 def _items(rows, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
     """(label, line, {year: value}, exact) of the rows (:func:`ppkit.answer.statement_rows.statement_rows`) whose
     label names the concept (:data:`ppkit.finance.catalogue` labels; ``exact``: the whole label, not its start)."""
@@ -140,7 +145,7 @@ def _items(rows, concept: str) -> list[tuple[str, int, dict[int, float], bool]]:
     for ln, cells, years in rows:
         if not cells or cell_value(cells[0]) is not None:
             continue
-        label = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip()
+        label = _label(cells[0])
         norm = label.casefold().replace("’", "'").rstrip(":").strip()
         raw = [x for x in cells[1:] if x not in ("$", "%")]
         vals = [v for v in (cell_value(x) for x in raw) if v is not None]
@@ -168,10 +173,10 @@ def _component_rows(rows, concept: str, year: int) -> list[tuple[str, int, float
     for ln, cells, years in rows:
         if not cells or not years or cell_value(cells[0]) is not None:
             continue
-        label = re.sub(r"\s+", " ", cells[0].replace("*", "")).strip()
+        label = _label(cells[0])
         if _label_fit(label, parts) is None:
             continue
-        vals = [v for v in (cell_value(x) for x in cells[1:] if x not in ("$", "%")) if v is not None]
+        vals = [v for v in map(cell_value, cells[1:]) if v is not None]  # a lone "$" or "%" cell holds none
         if len(vals) == len(years) and year in years and label.casefold() not in {o[0].casefold() for o in out}:
             out.append((label, ln, dict(zip(years, vals))[year]))
     return out
@@ -190,11 +195,11 @@ _FINANCIAL_ROW = re.compile(r"(total )?net interest income|(total )?revenues? ne
 
 # a statement of a part of a year: its columns are three, six or nine months (13, 26, 39 weeks) or a quarter
 # a period's length ("three months ended", "13 weeks ended", "fifty-two weeks ended"): its number and unit, read as a
-# share of a year by _year_share
-_LENGTH = re.compile(r"\b([a-z]+(?:-[a-z]+)?|\d{1,2})[\s-]+(months?|weeks)\s+ended\b", re.I)
-_NUMBER_NAMES = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve "
-                                             "thirteen".split())} | {"twenty-six": 26, "thirty-nine": 39,
-                                                                       "fifty-two": 52, "fifty-three": 53}
+# share of a year by _year_share; or a column of a quarter or a whole year ("quarters ended", "years ended")
+_PERIOD_ENDED = re.compile(r"\b(?:([a-z]+(?:-[a-z]+)?|\d{1,2})[\s-]+(months?|weeks)|(quarter|year)s?)\s+ended\b", re.I)
+_NUMBER_NAMES = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+                 "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "twenty-six": 26, "thirty-nine": 39,
+                 "fifty-two": 52, "fifty-three": 53}
 
 # a question asking about a part of a year (a quarter, a half, months)
 _PART_YEAR = re.compile(r"\bQ[1-4]\b|\b(?:19|20)\d\dQ[1-4]\b|\bQ[1-4]\s?(?:FY)?\s?'?\d{2,4}\b|\bquarter|\bH[12]\b|"
@@ -220,9 +225,14 @@ def interim(section: Section) -> bool:
     True
     """
     head = section.breadcrumb + "\n" + section.text[:3000]
-    shares = [x for m in _LENGTH.finditer(head) if (x := _year_share(m.group(1), m.group(2))) is not None]
-    part = any(x < 0.95 for x in shares) or bool(re.search(r"\bquarters?\s+ended\b", head, re.I))
-    whole = any(x >= 0.95 for x in shares) or bool(re.search(r"\byears?\s+ended\b", head, re.I))
+    part = whole = False
+    for m in _PERIOD_ENDED.finditer(head):
+        if m.group(2):
+            share = _year_share(m.group(1), m.group(2))
+        else:
+            share = 0.25 if m.group(3).casefold() == "quarter" else 1.0
+        if share is not None:
+            part, whole = part or share < 0.95, whole or share >= 0.95
     return part and not whole
 
 
@@ -301,7 +311,7 @@ class _Book:
         return []
 
     def labels(self, kind: str) -> list[str]:
-        return [re.sub(r"\s+", " ", cells[0].replace("*", "")).strip().casefold()
+        return [_label(cells[0]).casefold()
                 for s in self.shape.get(kind, []) for _, cells, _ in self.rows(s) if cells]
 
     def whole(self, kind: str, year: int) -> bool:
@@ -475,41 +485,41 @@ def _not_meaningful(book: _Book, ev: _Eval, metric: Metric, doc: str) -> str:
     gone = set(ev.missing_concepts)
     ops = book.labels("operations")
     financial = any(_FINANCIAL_ROW.match(lb) for lb in ops) and not any(re.match(r"costs? of", lb) for lb in ops)
-    if financial and gone & {"cogs", "inventory", "operating_income"}:
-        what = {"cogs": "cost of sales", "inventory": "inventories", "operating_income": "operating income"}
+    what = {"cogs": "cost of sales", "inventory": "inventories", "operating_income": "operating income"}
+    if financial and gone & set(what):
         lacking = ", ".join(what[c] for c in what if c in gone)
         return (f"{doc}'s income statement is a financial company's (revenues net of interest expense) and reports "
                 f"no {lacking}, so the {metric.name} is not defined for it")
     bal = book.labels("balance")
     classified = any(re.match(r"total current (assets|liabilities)", lb) for lb in bal)
-    if bal and not book.trimmed("balance") and any(re.match(r"total assets$", lb) for lb in bal) and not classified \
+    if bal and not book.trimmed("balance") and "total assets" in bal and not classified \
             and gone & {"current_assets", "current_liabilities"}:
         return (f"{doc}'s balance sheet does not divide assets and liabilities into current and non-current, "
                 f"so the {metric.name} is not defined for it")
     return ""
 
 
-_COMPARE = re.compile(r"\b(compar\w*|chang\w*|vs\.?|versus|from\b.*\bto|between|trend|increas\w*|decreas\w*|declin\w*|"
-                      r"improv\w*|deteriorat\w*|year[- ]over[- ]year|yoy)\b", re.I)
-_CHANGE = re.compile(r"\b(chang\w*|increas\w*|decreas\w*|declin\w*|improv\w*|grow\w*|shrink\w*|drop\w*|rise|rose)\b",
-                     re.I)
-_PRIOR = re.compile(r"\b(year[- ]over[- ]year|yoy|(the )?(prior|previous|preceding) (fiscal )?year)\b", re.I)
-# a question about the metric's course ("an improving margin", "historically consistent"): the year before too
-_TREND = re.compile(r"\b(improv\w*|deteriorat\w*|trend\w*|historically|consisten\w*|fluctuat\w*|stable|stability|"
-                    r"volatil\w*)\b", re.I)
+# a question comparing the metric with another year ("compare", "vs.", "from ... to", "year over year"), or asking
+# about its course ("an improving margin", "historically consistent")
+_COMPARED = re.compile(r"\b(compar\w*|chang\w*|vs\.?|versus|from\b.*\bto|between|increas\w*|decreas\w*|declin\w*|"
+                       r"year[- ]over[- ]year|yoy|improv\w*|deteriorat\w*|trend\w*|historically|consisten\w*|"
+                       r"fluctuat\w*|stable|stability|volatil\w*)\b", re.I)
+# ... of one year only: with the year before when it names a prior year, a course or a change
+_FROM_PRIOR = re.compile(r"\b(year[- ]over[- ]year|yoy|(the )?(prior|previous|preceding) (fiscal )?year|improv\w*|"
+                         r"deteriorat\w*|trend\w*|historically|consisten\w*|fluctuat\w*|stable|stability|volatil\w*|"
+                         r"chang\w*|increas\w*|decreas\w*|declin\w*|grow\w*|shrink\w*|drop\w*|rise|rose)\b", re.I)
 
 
 def _other_year(question: str, years: Sequence[int], year: int | None, metric: Metric) -> int | None:
     """The second year a question compares the metric with (FY2021 in "... for FY2022 and compare it with
     FY2021"), or None; never for a metric that is itself a change."""
-    if year is None or "prev" in str(metric.formula) or "chg" in str(metric.formula) or not (
-            _COMPARE.search(question) or _TREND.search(question)):
+    if year is None or "prev" in str(metric.formula) or "chg" in str(metric.formula) or not _COMPARED.search(question):
         return None
     others = [y for y in years if y != year]
     if others:
         return max(others)
     # a change asked of one year ("what drove the margin change in FY2022") is from the year before
-    return year - 1 if _PRIOR.search(question) or _TREND.search(question) or _CHANGE.search(question) else None
+    return year - 1 if _FROM_PRIOR.search(question) else None
 
 
 # a day count's days as the question states them ("360 * (average ...)", "using 360 days"); else 365
@@ -794,20 +804,3 @@ def metric_block(result: MetricResult, sections: list[Section]) -> AnswerBlock:
 def _clip(text: str) -> str:
     return text if len(text) <= MAX_CHARS else text[: MAX_CHARS - 1].rstrip() + "…"
 
-
-# a company's own adjusted measure ("Adjusted EBITDA", "non-GAAP operating margin"): not the textbook formula
-_ADJUSTED = re.compile(r"\badjusted\b|\bnon[- ]?gaap\b|\bunderlying\b|\bcomparable\b", re.I)
-
-
-def adjusted_block(question: str, result: MetricResult | None, sections: list[Section]) -> AnswerBlock | None:
-    """When ``question`` asks a company's own adjusted (non-GAAP) measure and ``result`` is the textbook formula's
-    value (no row of the company's own measure was read): an ``inputs`` block saying the adjusted figure is not
-    computed, with the formula's value as what the statements give; else None."""
-    if result is None or not result.ok or not _ADJUSTED.search(question) or _ADJUSTED.search(result.metric.name):
-        return None
-    if any(_concept(li.concept).statement == "reported" for li in result.inputs):
-        return None
-    base = metric_block(result, sections)
-    return AnswerBlock(_clip(f"The adjusted (non-GAAP) {result.metric.name} asked is the company's own measure, not "
-                             f"computed here; the statements give, by the general formula: {base.text}"), "inputs",
-                       base.citations)

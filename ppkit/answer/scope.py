@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 
 from ..finance.read import mentions
-from ..retrieval.analyze import Analysis
+from ..retrieval.analyze import Analysis, name_words
 from ..retrieval.types import Section
 
 __all__ = ["missing_from", "refused", "not_found_line", "abstained"]
@@ -48,9 +48,9 @@ def _abbreviation(name: str, hay: str) -> bool:
     """Whether ``name`` is an abbreviation: a known one, one with ``&`` or ``/`` (D&A, P&L), or capitals whose
     initials begin consecutive words of ``hay`` (``NIM``: "net interest margin")."""
     low = name.casefold().rstrip(".")
-    if low in _ABBREVIATIONS or re.search(r"[&/]", name):
+    if low in _ABBREVIATIONS or "&" in name or "/" in name:
         return True
-    letters = re.sub(r"[^A-Za-z]", "", name)
+    letters = "".join(c for c in name if c.isascii() and c.isalpha())
     if not (2 <= len(letters) <= 6 and sum(c.isupper() for c in letters) >= max(2, len(letters) - 1)):
         return False
     return re.search(r"\b" + _SEP.join(rf"{c}\w*" for c in letters.casefold()) + r"\b", hay) is not None
@@ -64,7 +64,7 @@ def _own_names(sections: list[Section], analysis: Analysis) -> set[str]:
     f = analysis.filters
     for name, chosen in (f.company_docs.items() if f is not None else ()):
         if docs & set(chosen):
-            words |= {w.casefold() for w in re.findall(r"[\w&.-]+", name)}
+            words |= name_words(name)
     return words
 
 
@@ -73,7 +73,12 @@ def _unknown_subjects(question: str, analysis: Analysis) -> list[str]:
     f = analysis.filters
     if f is None or f.companies:
         return []
-    return [n for n in analysis.names if re.search(r"(?<![\w])" + re.escape(n) + r"['’]s\b", question)]
+    return [n for n in analysis.names if _subject(n, question)]
+
+
+def _subject(name: str, question: str) -> bool:
+    """Whether ``question`` writes ``name`` as a subject, possessive: "Intel's", "Intel’s"."""
+    return re.search(r"(?<![\w])" + re.escape(name) + r"['’]s\b", question) is not None
 
 
 def _initials(name: str, sections: list[Section]) -> bool:
@@ -122,7 +127,7 @@ def refused(question: str, sections: list[Section], analysis: Analysis, missing:
         return False
     f = analysis.filters
     chosen = f is not None and bool({s.doc for s in sections} & set(f.matched))
-    subject = any(re.search(r"(?<![\w])" + re.escape(n) + r"['’]s\b", question) for n in missing["names"])
+    subject = any(_subject(n, question) for n in missing["names"])
     return not chosen or subject
 
 

@@ -10,7 +10,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["tokens", "stems", "STOPWORDS", "numbers_in", "sentences", "clip", "stem", "without_invisible"]
+__all__ = ["tokens", "stems", "STOPWORDS", "numbers_in", "sentences", "clip", "stem", "without_invisible",
+           "without_possessive"]
 
 # characters that show nothing beside the format characters (category Cf: zero-width spaces and joiners, direction
 # marks, the soft hyphen): the combining grapheme joiner, variation selectors, Mongolian free variation selectors,
@@ -106,6 +107,15 @@ def clip(text: str, n: int) -> str:
     """``text`` with whitespace collapsed, cut at a word boundary to at most ``n`` characters (``…`` marks a cut)."""
     text = re.sub(r"\s+", " ", text).strip()
     return text if len(text) <= n else text[: n].rsplit(" ", 1)[0] + "…"
+
+
+def without_possessive(word: str) -> str:
+    """``word`` without a possessive "'s" at its end (either apostrophe).
+
+    >>> without_possessive("AMD's"), without_possessive("Boeing’s"), without_possessive("sales")
+    ('AMD', 'Boeing', 'sales')
+    """
+    return word[:-2] if len(word) > 1 and word[-1] == "s" and word[-2] in "'’" else word
 
 
 def without_invisible(text: str) -> str:

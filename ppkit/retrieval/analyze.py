@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date
 from functools import lru_cache
 
-from ..core.text import STOPWORDS, stems
+from ..core.text import STOPWORDS, stems, without_possessive
 from ..documents.anchors import Anchor, find_anchors
 from ..documents.cover import parse_date
 from ..documents.metadata import (
@@ -49,7 +49,7 @@ from ..llm.fence import DATA_RULE, block
 from ..finance.catalogue import Measure
 from ..finance.read import read_measure
 
-__all__ = ["chosen_names", "Analysis", "analyze_question", "QueryFilters", "question_names", "question_terms", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
+__all__ = ["chosen_names", "name_words", "Analysis", "analyze_question", "QueryFilters", "question_names", "question_terms", "question_years", "analyze_query", "analyze_catalog", "analyze_query_online", "analyze", "ANALYZE_SCHEMA",
            "parse_periods", "choose_filings", "same_period", "company_groups", "catalog_of"]
 
 
@@ -206,7 +206,8 @@ def question_names(question: str) -> list[str]:
     out = []
     for m in _CAP.finditer(question):
         w = m.group(1)
-        if re.fullmatch(r"\s*|.*[.?!:;]\s*", question[: m.start()], re.S) or any(ch.isdigit() for ch in w):
+        before = question[: m.start()].rstrip()
+        if not before or before[-1] in ".?!:;" or any(ch.isdigit() for ch in w):
             continue  # a sentence's first word ("Define ...", "Answer in ..."); "FY2022", "10-K"
         if w.casefold() in STOPWORDS or w.casefold().rstrip(".") in _GENERIC or w.casefold() in _ORDINARY:
             continue
@@ -238,9 +239,10 @@ _QUARTER_RX = [  # (pattern, group of the quarter, group of the year)
 _SPAN = re.compile(r"\b(?:between|from)\s+(?:fy\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\s+(?:and|to|through|-|–)\s+"
                    r"(?:fy\s?|fiscal\s+(?:year\s+)?)?((?:19|20)\d{2})\b|\bfy\s?((?:19|20)\d{2})\s*[-–]\s*fy\s?((?:19|20)\d{2})\b",
                    re.I)
-_FORM_WORDS = [(re.compile(r"\b10-?k\b|\bannual report\b", re.I), "10-K"), (re.compile(r"\b10-?q\b", re.I), "10-Q"),
-               (re.compile(r"\b8-?k\b", re.I), "8-K"),
-               (re.compile(r"\bearnings (?:release|report|call)|\bpress release\b", re.I), "earnings release")]
+# the forms a question names, one group each, in the order of _FORM_NAMES
+_FORM_WORDS = re.compile(r"(\b10-?k\b|\bannual report\b)|(\b10-?q\b)|(\b8-?k\b)|"
+                         r"(\bearnings (?:release|report|call)|\bpress release\b)", re.I)
+_FORM_NAMES = ("10-K", "10-Q", "8-K", "earnings release")
 _DATE_Q = re.compile(r"\b((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2},?\s+(?:19|20)\d{2})\b",
                      re.I)
 _FISCAL_MARK = re.compile(r"\b(?:fy\s?'?|fiscal\s+(?:year\s+)?)(?:(?:19|20)\d{2}|\d{2})\b(?:\s*[-–]\s*fy\s?(?:19|20)\d{2})?",
@@ -248,8 +250,8 @@ _FISCAL_MARK = re.compile(r"\b(?:fy\s?'?|fiscal\s+(?:year\s+)?)(?:(?:19|20)\d{2}
 _DATE_DMY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+((?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?,?\s+"
                        r"((?:19|20)\d{2})\b", re.I)
 # the order forms are preferred in when the period does not decide (an annual figure: the 10-K)
-_ANNUAL = ("10-K", "10-KT", "20-F")  # annual reports
 _FORM_RANK = {"10-K": 0, "10-KT": 0, "20-F": 0, "10-Q": 1, "earnings release": 2, "8-K": 3}
+_ANNUAL = tuple(form for form, rank in _FORM_RANK.items() if rank == 0)  # annual reports
 
 
 def _year4(y: str) -> int:
@@ -305,14 +307,13 @@ def _items(question: str) -> list[str]:
 
 def _clean(search: str) -> str:
     """Tidy the text left when names were cut out (``\\x00`` marks where a name was)."""
-    search = re.sub(rf"\x00{_JOINER}\x00", "\x00", search)
-    search = re.sub(rf"\x00{_JOINER}\x00", "\x00", search)  # three or more names
+    for _ in range(2):  # twice: three or more names
+        search = re.sub(rf"\x00{_JOINER}\x00", "\x00", search)
     # "the current ratios of <names> at the end" -> "the current ratios at the end"
     search = re.sub(r"\b(?:of|for|between|at|by|from|in|about|and)\s+\x00", "", search, flags=re.I)
     search = search.replace("\x00", " ")
     search = re.sub(r"\(\s*[,;]?\s*\)", "", search)  # "( )" left by a name in brackets
-    search = re.sub(r"\s+", " ", search)
-    search = re.sub(r"^\W+|\s+(?=[,.?])", "", search)
+    search = re.sub(r"^\W+|\s+(?=[,.?])", "", " ".join(search.split()))
     search = re.sub(r",\s*([,?.])", r"\1", search)
     return search.strip()
 
@@ -409,7 +410,7 @@ def _mentions(catalog: dict[str, dict], groups: list[list[str]], question: str) 
         for m in _name_rx(name, cs).finditer(question):
             if flags[(name, cs)] and _opens_sentence(question, m.start()):
                 continue
-            found.append((m.start(), m.end(), next(iter(gis)), re.sub(r"['’]s$", "", m.group(0))))
+            found.append((m.start(), m.end(), next(iter(gis)), without_possessive(m.group(0))))
     found.sort(key=lambda x: (-(x[1] - x[0]), x[0]))
     taken: list[tuple[int, int, int, str]] = []
     used = bytearray(len(question))  # 1 where a taken mention lies: linear, not mentions x mentions
@@ -468,7 +469,8 @@ def _period_terms(question: str) -> tuple[list[int], list[list[int]], list[date]
     # years written as fiscal years ("FY 2021") are the period asked about; a bare year beside them
     # is usually something else ("... expect to pay for retirees in 2024")
     marked = [y for y in _years(" ".join(m.group(0) for m in _FISCAL_MARK.finditer(question)))]
-    return sorted(set(marked)) or years, quarters, dates, [f for rx, f in _FORM_WORDS if rx.search(question)]
+    named = {m.lastindex for m in _FORM_WORDS.finditer(question)}
+    return sorted(set(marked)) or years, quarters, dates, [f for i, f in enumerate(_FORM_NAMES, 1) if i in named]
 
 
 def choose_filings(catalog: dict[str, dict], docs: list[str], question: str) -> tuple[list[str], list[str]]:
@@ -608,19 +610,16 @@ def analyze_query(index: SearchIndex, question: str) -> QueryFilters:
     return analyze_catalog(catalog_of(index), question)
 
 
-ANALYZE_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "companies": {"type": "array", "items": {"type": "string"},
-                      "description": "document names (exactly as listed) of the companies the question is about"},
-        "years": {"type": "array", "items": {"type": "integer"}, "description": "fiscal years the question names"},
-        "items": {"type": "array", "items": {"type": "string"},
-                  "description": "10-K Items the question points at, like '7' or '1A'; empty if none"},
-        "search_text": {"type": "string",
-                        "description": "the question rewritten for searching inside one filing: no company names"},
-    },
-    "required": ["companies", "years", "items", "search_text"],
+_ANALYZE_FIELDS = {
+    "companies": {"type": "array", "items": {"type": "string"},
+                  "description": "document names (exactly as listed) of the companies the question is about"},
+    "years": {"type": "array", "items": {"type": "integer"}, "description": "fiscal years the question names"},
+    "items": {"type": "array", "items": {"type": "string"},
+              "description": "10-K Items the question points at, like '7' or '1A'; empty if none"},
+    "search_text": {"type": "string",
+                    "description": "the question rewritten for searching inside one filing: no company names"},
 }
+ANALYZE_SCHEMA = {"type": "object", "properties": _ANALYZE_FIELDS, "required": list(_ANALYZE_FIELDS)}
 
 _SYSTEM = ("You turn a question about SEC filings into search filters. Use only the document names listed. "
            "Name a company only if the question is about it. Reply with JSON only. " + DATA_RULE)
@@ -697,9 +696,14 @@ def chosen_names(catalog: dict[str, dict], question: str) -> set[str]:
     ...                     "Which of JPM's segments had the lowest net revenue?"))
     ['JPM']
     """
-    words = {w.casefold() for *_, name in _mentions(catalog, company_groups(catalog), question)
-             for w in re.findall(r"[\w&.-]+", name)}
-    return {n for n in question_names(question) if set(re.findall(r"[\w&.-]+", n.casefold())) <= words} if words else set()
+    words = {w for *_, name in _mentions(catalog, company_groups(catalog), question) for w in name_words(name)}
+    return {n for n in question_names(question) if name_words(n.casefold()) <= words} if words else set()
+
+
+def name_words(name: str) -> set[str]:
+    """The words of a name, case-folded, ``&``, ``.`` and ``-`` kept inside them: ``"AT&T Inc."`` -> ``{"at&t",
+    "inc."}``."""
+    return {w.casefold() for w in re.findall(r"[\w&.-]+", name)}
 
 
 def analyze(index: SearchIndex, question: str, *, online: bool | None = None, client=None) -> QueryFilters:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..core.text import STOPWORDS, tokens
+from ..core.text import STOPWORDS, tokens, without_possessive
 from ..indexing.index import SearchIndex
 from ..llm.client import GeminiClient, online_or_offline
 from ..llm.fence import DATA_RULE, block
@@ -79,7 +79,7 @@ def _bare(question: str, names) -> bool:
     """Nothing left but filler once the company names and the periods are gone: the turn points back at the topic
     of an earlier one ("And Beta?", "And in 2021?", "What about Beta for FY2021?")."""
     drop = {t for n in names for t in tokens(n)} | STOPWORDS | _FILLER
-    return not [t for t in (re.sub(r"['’]s$", "", t) for t in tokens(question)) if t not in drop and not _PERIOD.match(t)]
+    return not [t for t in map(without_possessive, tokens(question)) if t not in drop and not _PERIOD.match(t)]
 
 
 def _prefix(companies: list[str], years: list[int], items: list[str]) -> str:
