@@ -47,7 +47,10 @@ _WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:had|has|have|was|wer
 _NARRATIVE = re.compile(r"\bwhy\b|\bhow come\b|\bdr(?:ove|ive|ives|ivers?|iving)\b|\breasons?\b|\bfactors?\b|"
                         r"\bexplain|\bdescribe|\bdiscuss|\bsummari[sz]e|\boutline|\bcaus(?:e|ed|es)\b|"
                         r"\bwhat\s+(?:is|are|was|were)\s+(?:\w+\s+){0,2}"
-                        r"(?:strateg|polic|risks?|plans?|approach|nature|business|purpose|role)|\bwho\b", re.I)
+                        r"(?:strateg|polic|risks?|plans?|approach|nature|business|purpose|role)|"
+                        # "who" asks only where it opens a sentence: after a noun it is a relative pronoun ("an analyst
+                        # who can only use the balance sheet") and asks nothing
+                        r"(?:^|[.?!;:]\s*)who\b", re.I)
 _DATE = re.compile(r"\bwhen\b|\bwhat\s+(?:date|day|month)\b|\bwhich\s+(?:date|day|month)\b|\bon what date\b", re.I)
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b|\bheadcount\b", re.I)
 _PERCENT = re.compile(r"%|\bpercent(?:age)?\b|\bmargin\b|\brate\b|\bshare of\b|\bproportion\b|\bportion of\b|"
