@@ -1,5 +1,6 @@
-"""Shared fixtures: tiny indexes over hand-written documents, the cached reference index, and
-``gemini``: the local Gemini stand-in (tests/gemini_server.py) with ppkit pointed at it."""
+"""Shared fixtures: tiny indexes over hand-written documents, the cached reference index,
+``gemini``: the local Gemini stand-in (tests/gemini_server.py) with ppkit pointed at it, and ``prior_selector``: the
+answer selector's hand-set prior in place of the fitted weights."""
 
 from pathlib import Path
 
@@ -46,6 +47,19 @@ def tenk_index():
     import ppkit
 
     return ppkit.reference_index("10k", config=ppkit.Config(online=False), progress=False)
+
+@pytest.fixture
+def prior_selector(monkeypatch):
+    """The answer selector's hand-set prior (``tests/fixtures/selector_prior.json``: every feature counts, a block
+    states its answer at a confidence of 0.5) in place of the weights fitted on the benchmarks, for tests of what
+    happens around a stated answer (citations, follow-ups, the verdict line) on documents of a few sentences, where
+    the fitted calibration, made on whole filings, would hedge."""
+    from ppkit.answer import select
+
+    prior = select.load_selector(FIX / "selector_prior.json")
+    monkeypatch.setattr(select, "load_selector", lambda path=None: prior)
+    return prior
+
 
 @pytest.fixture
 def gemini(monkeypatch, tmp_path):

@@ -101,7 +101,7 @@ def test_find_documents_and_a_folder_without_documents(tmp_path):
         index_folder(empty)
 
 
-def test_verified_is_shown_only_when_the_block_answers_the_question(tiny_index):
+def test_verified_is_shown_only_when_the_block_answers_the_question(tiny_index, prior_selector):
     # a faithful quote of operating cash flow, where free cash flow is asked: the quotes check, it does not answer
     box = CitedAnswer(tiny_index, "What was Acme's free cash flow?", k=3).verification_box.value
     assert "[verified]" not in box and "data-status='unanswered'" in box

@@ -80,7 +80,7 @@ def test_a_follow_up_keeps_the_measure_of_the_turn_before(fixture_index):
         "For Alpha: What about their margins?"
 
 
-def test_a_follow_up_is_answered_with_the_new_companys_figure_and_verified(fixture_index):
+def test_a_follow_up_is_answered_with_the_new_companys_figure_and_verified(fixture_index, prior_selector):
     a1 = fixture_index.ask("What was Alpha's net revenue in 2022?", 3)
     a2 = fixture_index.ask("And Beta?", 3, history=[a1])
     assert a2.question == "For Beta, FY2022: what was net revenue in 2022?"

@@ -173,7 +173,7 @@ def test_section_pages_are_those_of_the_lines_sent(paged_index):
     assert cut.pages == (3,) and cut.page_of(5) == 3
 
 
-def test_answers_cite_doc_and_page(paged_index):
+def test_answers_cite_doc_and_page(paged_index, prior_selector):
     answer = paged_index.ask("What was the revenue from widgets in 2021?", k=1, docs=["widget"])
     assert "From widget > " in answer.text and "(p.3-4, lines 3-8)" in answer.text  # the breadcrumb names the doc
     # the block states the line; the evidence cites it by line and page without repeating it

@@ -12,3 +12,15 @@ def test_who_after_a_noun_is_a_relative_pronoun_and_asks_nothing():
 def test_who_opening_a_sentence_asks_for_a_name():
     assert read_question("Who is Norwell's chief executive officer?").type == "narrative"
     assert read_question("Norwell changed auditors in 2021. Who audits it now?").type == "narrative"
+
+
+def test_a_request_verb_asks_only_in_its_bare_form():
+    assert read_question("Using the figures outlined in the cash flow statement, what was Norwell's capital "
+                         "expenditure in FY2020?").type == "amount"
+    assert read_question("Outline Norwell's hedging policy.").type == "narrative"
+
+
+def test_when_asks_a_date_only_before_an_auxiliary():
+    assert read_question("When computing it from the balance sheet, what was Norwell's current ratio in FY2020?"
+                         ).type == "ratio"
+    assert read_question("When did Norwell complete the acquisition of Ostrava?").type == "date"

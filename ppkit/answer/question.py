@@ -44,14 +44,18 @@ _SUPERLATIVE = {"highest": "max", "largest": "max", "biggest": "max", "greatest"
                 "least": "min", "weakest": "min", "slowest": "min", "worst": "min", "fewest": "min"}
 _WHICH = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:had|has|have|was|were|is|are|did|does|saw|showed|"
                     r"generated|contributed|posted|made|brought|produced|accounted)\b|\bwhich\b", re.I)
+# the request verbs in their bare form only: "as outlined in the P&L", "described in Note 4" ask nothing
 _NARRATIVE = re.compile(r"\bwhy\b|\bhow come\b|\bdr(?:ove|ive|ives|ivers?|iving)\b|\breasons?\b|\bfactors?\b|"
-                        r"\bexplain|\bdescribe|\bdiscuss|\bsummari[sz]e|\boutline|\bcaus(?:e|ed|es)\b|"
+                        r"\b(?:explain|describe|discuss|summari[sz]e|outline)\b|\bcaus(?:e|ed|es)\b|"
                         r"\bwhat\s+(?:is|are|was|were)\s+(?:\w+\s+){0,2}"
                         r"(?:strateg|polic|risks?|plans?|approach|nature|business|purpose|role)|"
                         # "who" asks only where it opens a sentence: after a noun it is a relative pronoun ("an analyst
                         # who can only use the balance sheet") and asks nothing
                         r"(?:^|[.?!;:]\s*)who\b", re.I)
-_DATE = re.compile(r"\bwhen\b|\bwhat\s+(?:date|day|month)\b|\bwhich\s+(?:date|day|month)\b|\bon what date\b", re.I)
+# "when" asks a date before an auxiliary ("when did", "when will"); before a gerund it sets a condition ("when
+# computing the ratio, use ...")
+_DATE = re.compile(r"\bwhen\s+(?:is|are|was|were|does|do|did|has|have|had|can|could|will|would|should)\b|"
+                   r"\bwhat\s+(?:date|day|month)\b|\bwhich\s+(?:date|day|month)\b|\bon what date\b", re.I)
 _COUNT = re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b|\bheadcount\b", re.I)
 _PERCENT = re.compile(r"%|\bpercent(?:age)?\b|\bmargin\b|\brate\b|\bshare of\b|\bproportion\b|\bportion of\b|"
                       r"\bfraction of\b|\bbps\b|\bbasis points\b", re.I)
