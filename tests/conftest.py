@@ -54,11 +54,10 @@ def prior_selector(monkeypatch):
     states its answer at a confidence of 0.5) in place of the weights fitted on the benchmarks, for tests of what
     happens around a stated answer (citations, follow-ups, the verdict line) on documents of a few sentences, where
     the fitted calibration, made on whole filings, would hedge."""
-    from ppkit.answer import select
+    from ppkit.answer.select import load_selector
 
-    prior = select.load_selector(FIX / "selector_prior.json")
-    monkeypatch.setattr(select, "load_selector", lambda path=None: prior)
-    return prior
+    monkeypatch.setenv("PPKIT_SELECTOR", str(FIX / "selector_prior.json"))
+    return load_selector()
 
 
 @pytest.fixture

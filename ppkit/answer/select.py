@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.errors import InvalidInput
 from ..core.text import clip
 from ..finance.labels import words
 from ..retrieval.analyze import Analysis
@@ -90,13 +92,26 @@ class Selector:
                 "calibration": list(self.calibration), "threshold": self.threshold, "note": self.note}
 
 
+def load_selector(path: str | Path | None = None) -> Selector:
+    """The selector saved in ``path``; by default the file ``$PPKIT_SELECTOR`` names (a selector fitted on your own
+    questions by ``ppkit bench fit-answers --out``), else the one fitted for the package."""
+    path = path or os.environ.get("PPKIT_SELECTOR") or SELECTOR_PATH
+    if not Path(path).is_file():
+        raise InvalidInput(f"no answer selector at {path} (PPKIT_SELECTOR names a selector.json that "
+                           "`ppkit bench fit-answers --out` wrote; unset it for the package's own)")
+    return _load_selector(str(Path(path).resolve()))
+
+
 @lru_cache(maxsize=4)
-def load_selector(path: str | Path = SELECTOR_PATH) -> Selector:
-    """The selector saved in ``path`` (default: the one fitted for the package)."""
-    d = json.loads(Path(path).read_text(encoding="utf-8"))
-    return Selector({k: float(d["weights"].get(k, 0.0)) for k in FEATURES}, float(d.get("bias", 0.0)),
-                    tuple(float(x) for x in d.get("calibration", (1.0, 0.0, 0.0, 0.0))), float(d.get("threshold", 0.5)),
-                    str(d.get("note", "")))
+def _load_selector(path: str) -> Selector:
+    try:
+        d = json.loads(Path(path).read_text(encoding="utf-8"))
+        return Selector({k: float(d["weights"].get(k, 0.0)) for k in FEATURES}, float(d.get("bias", 0.0)),
+                        tuple(float(x) for x in d.get("calibration", (1.0, 0.0, 0.0, 0.0))),
+                        float(d.get("threshold", 0.5)), str(d.get("note", "")))
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        raise InvalidInput(f"{path} is not an answer selector ({type(e).__name__}: {e}); write one with "
+                           "`ppkit bench fit-answers --out`") from None
 
 
 @dataclass(frozen=True)
