@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -40,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.config import selector_override
 from ..core.errors import InvalidInput
 from ..core.text import clip
 from ..finance.labels import words
@@ -95,7 +95,7 @@ class Selector:
 def load_selector(path: str | Path | None = None) -> Selector:
     """The selector saved in ``path``; by default the file ``$PPKIT_SELECTOR`` names (a selector fitted on your own
     questions by ``ppkit bench fit-answers --out``), else the one fitted for the package."""
-    path = path or os.environ.get("PPKIT_SELECTOR") or SELECTOR_PATH
+    path = path or selector_override() or SELECTOR_PATH
     if not Path(path).is_file():
         raise InvalidInput(f"no answer selector at {path} (PPKIT_SELECTOR names a selector.json that "
                            "`ppkit bench fit-answers --out` wrote; unset it for the package's own)")

@@ -9,6 +9,8 @@ Paths, built from ``Path(__file__)`` and overridable by the environment:
 * ``PPKIT_CACHE_DIR`` (else ``XDG_CACHE_HOME``) - generated indexes and the LLM response cache (:func:`cache_dir`)
 * ``PPKIT_FIGURES_DIR`` - where plots are written (:func:`figures_dir`)
 * ``PPKIT_INDEX`` - the index ``ppkit index`` writes and ``ppkit ask`` reads (:func:`index_dir_override`)
+* ``PPKIT_SELECTOR`` - the answer selector's weights (``ppkit bench fit-answers --out``) in place of the package's
+  (:func:`selector_override`)
 * ``PPKIT_CONFIG_DIR`` (else ``XDG_CONFIG_HOME``) - the index-stamp key's folder (:func:`config_dir`)
 
 Switches and keys:
@@ -48,7 +50,8 @@ from .errors import ConfigError
 
 __all__ = ["PACKAGE_DIR", "project_root", "cache_dir", "figures_dir", "gemini_key", "offline_forced", "Config",
            "RETRIEVAL_MODES", "check_fields", "ENV_FIELDS", "INDEX_TIME_FIELDS", "data_dir_override",
-           "index_dir_override", "config_dir", "quiet_forced", "llama_cloud_key", "gemini_base_url", "crash_step",
+           "index_dir_override", "selector_override", "config_dir", "quiet_forced", "llama_cloud_key",
+           "gemini_base_url", "crash_step",
            "ServeSettings", "serve_settings", "export_env", "PdfCaps", "pdf_caps", "LOOPBACK_HOSTS"]
 
 RETRIEVAL_MODES = ("dense", "bm25", "hybrid", "dense+static", "hybrid+static")  # stage-1 recall ("+static": the static channel too)
@@ -108,6 +111,12 @@ def data_dir_override() -> str | None:
 def index_dir_override() -> Path | None:
     """``$PPKIT_INDEX`` (None when unset or empty): the index folder ``ppkit index`` writes and ``ppkit ask`` reads."""
     env = _env_text("PPKIT_INDEX")
+    return Path(env).expanduser() if env else None
+
+
+def selector_override() -> Path | None:
+    """``$PPKIT_SELECTOR`` (None when unset or empty): a selector.json fitted by ``ppkit bench fit-answers``."""
+    env = _env_text("PPKIT_SELECTOR")
     return Path(env).expanduser() if env else None
 
 
