@@ -200,12 +200,12 @@ def test_confidence_bins():
     assert confidence_bins([{"verdict": "correct", "confidence": None}]) == []
 
 
-def _fake_index(blocks, docs=("ACME",)):
+def _fake_index(blocks, docs=("ACME",), verifications=None):
     asked = []
 
     def ask(q, k, docs=None):
         asked.append((q, k, docs))
-        return SimpleNamespace(block=blocks[q], sections=[])
+        return SimpleNamespace(block=blocks[q], sections=[], verification=(verifications or {}).get(q))
 
     return asked, SimpleNamespace(ask=ask, docs=list(docs),
                                   manifest={"documents": [{"doc": d, "metadata": {}} for d in docs]})
@@ -229,7 +229,8 @@ def test_run_judges_each_store_and_k():
 
 def test_a_sealed_set_is_read_as_aggregates_across_corpora():
     secret_q, secret_ref = "How wide was Norwell's gross margin?", "38.2% (1,960 / 5,130)"
-    _, tenk = _fake_index({secret_q: AnswerBlock("Gross margin was 38.2% (1,960 / 5,130).", "computed")})
+    _, tenk = _fake_index({secret_q: AnswerBlock("Gross margin was 38.2% (1,960 / 5,130).", "computed")},
+                          verifications={secret_q: {"ok": True, "block": {"verified": True, "answered": True}}})
     closest = SimpleNamespace(text="Not stated directly; the closest passage: 7.", kind="closest", confidence=0.2)
     _, shelf = _fake_index({"Birch capex?": closest},
                            docs=("BIRCH_2021_10K",))
@@ -247,6 +248,8 @@ def test_a_sealed_set_is_read_as_aggregates_across_corpora():
     assert view["by_corpus"]["shared"]["5"]["shelf"]["missing"] == 1
     assert view["failures"]["shared"]["5"][0]["qids"] == ["s-2"]
     assert "Failure kinds" in judge_markdown(view) and "other 1" in judge_markdown(view)
+    assert [r["shown"] for r in view["rows"]] == ["verified", "none"]
+    assert 'Shown "verified" (shared, k=5): 0 of 0 wrong blocks, 1 of 1 correct ones.' in judge_markdown(view)
 
 
 def test_a_quarterly_report_or_release_is_its_own_filing_when_indexed_under_its_name():

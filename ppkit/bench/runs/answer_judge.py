@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
+from ...answer.answered import verdict
 from ...indexing.index import SearchIndex
 from ..measures.answer_judge import VERDICTS, confidence_bins, judge_block, out_of_scope, summarize
 from .computed import indexed_doc
@@ -52,6 +53,7 @@ def _row(q: dict, k: int, store: str, answer) -> dict:
             "reference": reference, "block": text, "kind": kind, **j,
             "scope": out_of_scope(reference, qtype), "confidence": getattr(block, "confidence", None),
             "block_chars": len(text), "answer_chars": len(str(answer)),
+            "shown": verdict(getattr(answer, "verification", None), block)["status"],  # what the views show: verified, unanswered...
             "sections": [s.section_id for s in answer.sections]}
 
 
@@ -118,9 +120,10 @@ def run_answer_judge(index: SearchIndex | None, questions: list[dict], *, ks=(3,
 def sealed_view(result: dict) -> dict:
     """``result`` without a question, reference or block text: the tables, the failure kinds and the confidence
     bins; rows keep only ``qid``, ``k``, ``store``, ``type``, ``corpus``, ``company``, ``verdict``, ``reason``,
-    ``kind``, ``hedged``, ``confidence`` and ``block_chars``."""
+    ``kind``, ``hedged``, ``confidence``, ``block_chars`` and ``shown`` (what the views show of the verification:
+    ``verified``, ``unanswered``, ...)."""
     keep = ("qid", "k", "store", "type", "corpus", "company", "verdict", "reason", "kind", "hedged", "confidence",
-            "block_chars")
+            "block_chars", "shown")
     return {**{k: v for k, v in result.items() if k != "rows"},
             "rows": [{k: r.get(k) for k in keep} for r in result["rows"]], "failures": failure_kinds(result)}
 
@@ -183,6 +186,15 @@ def judge_markdown(result: dict, *, groups: bool = True) -> str:
                 out += ["", f"Confidence against the share correct ({store}, k={k}):", "",
                         "| confidence | n | correct | share correct |", "| --- | --- | --- | --- |"]
                 out += [f"| {b['bin']} | {b['n']} | {b['correct']} | {b['share']:.2f} |" for b in bins]
+    shown = [(r["store"], r["k"], r["verdict"], r.get("shown")) for r in result["rows"] if r.get("shown")]
+    for store in result["stores"]:
+        for k in result["ks"]:
+            mine = [(v, sh) for st, kk, v, sh in shown if st == store and kk == k]
+            wrong = [sh for v, sh in mine if v == "wrong"]
+            if mine:
+                out.append(f"\nShown \"verified\" ({store}, k={k}): {sum(sh == 'verified' for sh in wrong)} of "
+                           f"{len(wrong)} wrong blocks, {sum(sh == 'verified' for v, sh in mine if v == 'correct')} "
+                           f"of {sum(v == 'correct' for v, _ in mine)} correct ones.")
     if result.get("sealed"):
         for store, by_k in (result.get("failures") or failure_kinds(result)).items():
             for k, kinds in by_k.items():
