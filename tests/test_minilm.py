@@ -76,6 +76,22 @@ def test_a_query_does_not_import_torch():
 
 
 @pytest.mark.model
+def test_an_answers_few_texts_start_no_batch_model():
+    # the answer selector embeds its candidates' rows and clauses: on the query path, as one-shot `ppkit ask` needs
+    code = ("import sys; from ppkit.indexing.embed import LocalEmbedder; e = LocalEmbedder(); "
+            "v = e.embed_short(['Total current liabilities', 'Net revenue was $700 million in 2022.']); "
+            "print(v.shape[0], v.shape[1], 'torch' in sys.modules, 'onnxruntime' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.split() == ["2", "384", "False", "False"]
+    from ppkit.indexing.embed import LocalEmbedder
+
+    e = LocalEmbedder()
+    short, batch = e.embed_short(SENTENCES), e.embed_documents(SENTENCES)
+    assert min(float(a @ b) for a, b in zip(short, batch)) > 0.999  # the same model; bf16 rounding apart
+    assert np.allclose(e.embed_short(SENTENCES), batch)  # once the batch model is loaded, it embeds them
+
+
+@pytest.mark.model
 @pytest.mark.parametrize("precision", ["bf16", "fp32"])
 def test_fast_forward_pass_equals_the_reference(precision):
     # embed() fuses the query/key/value products, rounds and normalises in place, reads GELU of a

@@ -362,7 +362,8 @@ def cached_vectors(embedder, texts: tuple[str, ...]):
     key = id(embedder)
     todo = [t for t in dict.fromkeys(texts) if (key, t) not in _VECTORS]
     if todo:
-        vecs = np.asarray(embedder.embed_documents(todo), dtype=np.float32)
+        embed = getattr(embedder, "embed_short", None) or embedder.embed_documents  # few texts: no model start-up
+        vecs = np.asarray(embed(todo), dtype=np.float32)
         vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-9)
         for t, v in zip(todo, vecs):
             _VECTORS[(key, t)] = v

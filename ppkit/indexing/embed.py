@@ -216,6 +216,17 @@ class LocalEmbedder:
             self._onnx = OnnxMiniLM(_model_path(), max_seq_length=self.max_seq_length, precision=self.precision)
         return self._onnx
 
+    def embed_short(self, texts: list[str]) -> np.ndarray:
+        """A few short texts (an answer's candidate rows and clauses): one by one on the query path while the batch
+        model is not loaded, so a one-shot ``ppkit ask`` never starts it (about 1 s for 50 texts against 4-5 s of
+        start-up); in one batch once it is."""
+        if len(texts) > 64 or self._model is not None or self._onnx is not None or not (
+                self.query_backend == "numpy" and self.precision != "int8"):
+            return self.embed_documents(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._numpy_model().embed(t) for t in texts])
+
     def embed_query(self, text: str) -> np.ndarray:
         # retrieval and re-ranking both embed the question: remember the last few
         v = self._queries.get(text)
