@@ -68,21 +68,23 @@ def test_numpy_bf16_close_to_torch_autocast():
 
 @pytest.mark.model
 def test_a_query_does_not_import_torch():
-    code = ("import sys; from ppkit.indexing.embed import LocalEmbedder; "
-            "v = LocalEmbedder().embed_query('What is the quick ratio?'); "
-            "print(v.shape[0], 'torch' in sys.modules, 'transformers' in sys.modules)")
+    assert _fresh("v = LocalEmbedder().embed_query('What is the quick ratio?')",
+                  "v.shape[0], 'torch' in sys.modules, 'transformers' in sys.modules") == ["384", "False", "False"]
+
+
+def _fresh(code: str, shown: str) -> list[str]:
+    """The words ``shown`` prints after ``code`` runs in a fresh Python with LocalEmbedder imported."""
+    code = f"import sys; from ppkit.indexing.embed import LocalEmbedder; {code}; print({shown})"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert out.stdout.split() == ["384", "False", "False"]
+    return out.stdout.split()
 
 
 @pytest.mark.model
 def test_an_answers_few_texts_start_no_batch_model():
     # the answer selector embeds its candidates' rows and clauses: on the query path, as one-shot `ppkit ask` needs
-    code = ("import sys; from ppkit.indexing.embed import LocalEmbedder; e = LocalEmbedder(); "
-            "v = e.embed_short(['Total current liabilities', 'Net revenue was $700 million in 2022.']); "
-            "print(v.shape[0], v.shape[1], 'torch' in sys.modules, 'onnxruntime' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert out.stdout.split() == ["2", "384", "False", "False"]
+    assert _fresh("v = LocalEmbedder().embed_short(['Total current liabilities', 'Net revenue was $700 million.'])",
+                  "v.shape[0], v.shape[1], 'torch' in sys.modules, 'onnxruntime' in sys.modules"
+                  ) == ["2", "384", "False", "False"]
     from ppkit.indexing.embed import LocalEmbedder
 
     e = LocalEmbedder()
