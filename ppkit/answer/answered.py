@@ -51,7 +51,7 @@ from ..retrieval.types import Section
 from .passages import section_passages
 from .question import Asked, read_question
 from .statement_rows import cell_value, rows_of
-from .verify import mask_references, numbers_with_values, verify_block
+from .verify import mask_references, number_form, numbers_with_values, verify_block
 
 __all__ = ["Check", "Answered", "check_answered", "check_block", "asked_docs", "verdict", "verdict_line", "CHECKS",
            "FOCUS_SHARE"]
@@ -62,11 +62,10 @@ _WORD = {"amount": "an amount", "percent": "a percent", "ratio": "a ratio", "day
          "per_share": "a per-share figure", "count": "a count", "date": "a date", "yes_no": "a yes or no",
          "which": "which one", "narrative": "a passage"}
 # the figures each answer type can be written as (a figure's form: :func:`_form`)
-_FORMS = {"amount": ("money", "bare"), "percent": ("percent",), "ratio": ("multiple", "bare"),
-          "days": ("days",), "per_share": ("money", "bare"), "count": ("bare", "money"), "date": ("date",)}
+_FORMS = {"amount": ("money", "number"), "percent": ("percent",), "ratio": ("multiple", "number"),
+          "days": ("days",), "per_share": ("money", "number"), "count": ("number", "money"), "date": ("date",)}
 _YEAR = re.compile(r"(?<![\d,.$])((?:19|20)\d{2})(?!\d|,\d)")
 _FY2 = re.compile(r"\bfy\s?'?(\d{2})\b", re.I)
-_DAYS = re.compile(r"^\s*(?:calendar\s+)?days?\b", re.I)
 _MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}/\d{1,2}/"
                     r"\d{2,4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+(?:19|20)\d\d\b", re.I)
 _YES_NO = re.compile(r"^\W*(?:yes|no)\b", re.I)
@@ -107,7 +106,7 @@ class _Stated:
     """What a block states, read from its text and its cited lines."""
 
     figure: dict | None  # the block's figure (numbers_with_values), None for words
-    form: str  # money, percent, multiple, days, bare, date, yes_no or "" (words)
+    form: str  # money, percent, multiple, days, number, date, yes_no or "" (words)
     own: str  # its own words: a row's label, the clause around its figure, its passage
     wide: str  # its wider words: the row's header and caption, the sentence, the breadcrumb
     years: tuple[int, ...]  # the period of its figure
@@ -129,18 +128,6 @@ def _figure(text: str) -> dict | None:
             continue
         return n
     return None
-
-
-def _form(n: dict, after: str) -> str:
-    if n["percent"]:
-        return "percent"
-    if n["multiple"]:
-        return "multiple"
-    if _DAYS.match(after):
-        return "days"
-    if n["currency"] or n["scale"]:
-        return "money"
-    return "bare"
 
 
 def _same(n: dict, v: float) -> bool:
@@ -195,7 +182,7 @@ def _stated(block, sections: list[Section]) -> _Stated:
         form = "date" if _MONTH.search(text) else ""
         return _Stated(None, form, text, " ".join([text] + [s.breadcrumb for s, _ in _cited(block, sections)[:1]]),
                        _years(text), (), False)
-    form = _form(n, mask_references(text)[n["span"][1]:n["span"][1] + 20])
+    form = number_form(n, mask_references(text)[n["span"][1]:n["span"][1] + 20])
     cited = _cited(block, sections)
     for s, ln in cited:  # a table row holding the figure
         row = _row_at(s, ln, n)
@@ -233,12 +220,12 @@ def _type(asked: Asked, st: _Stated, block) -> Check:
     fig = st.figure["text"]
     if st.form == "money" and asked.type == "per_share" and st.figure["scale"]:
         return Check(False, f"it states an amount ({fig}), not a per-share figure")
-    if st.form == "bare" and asked.type == "ratio" and st.row and st.figure["decimals"] == 0:
+    if st.form == "number" and asked.type == "ratio" and st.row and st.figure["decimals"] == 0:
         return Check(False, f"it states a table's amount ({fig}); {_WORD['ratio']} is asked")
     if st.form in forms:
         return _percent_kind(asked, st) if st.form == "percent" else Check(True)
     said = {"money": "an amount", "percent": "a percent", "multiple": "a multiple", "days": "a number of days",
-            "bare": "a number"}.get(st.form, "no figure")
+            "number": "a number"}.get(st.form, "no figure")
     return Check(False, f"it states {said} ({fig}); {_WORD[asked.type]} is asked")
 
 
@@ -390,7 +377,7 @@ def _names_its_inputs(r: _Read) -> Check | None:
     """A percent or ratio named by all its inputs and nothing else ("operating income as a percentage of net
     revenue")."""
     if not r.want or r.asked.measure.unit not in ("percent", "ratio") or r.st.form not in ("percent", "multiple",
-                                                                                               "bare"):
+                                                                                               "number"):
         return None
     inputs = set(formula_concepts(r.asked.measure.formula))
     if len(inputs) > 1 and all(x & inputs for _, x in r.named) and inputs <= {i for _, x in r.named for i in x}:

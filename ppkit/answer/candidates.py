@@ -38,7 +38,7 @@ from .metrics import MetricResult, compute_metric, interim
 from .passages import Passage, section_passages
 from .question import Asked
 from .statement_rows import cell_value, rows_of, scale_of
-from .verify import mask_references, numbers_with_values
+from .verify import mask_references, number_form, numbers_with_values
 
 __all__ = ["Candidate", "candidates", "figure_text", "KINDS"]
 
@@ -47,7 +47,6 @@ _YEAR = re.compile(r"(?<![\d,.$])((?:19|20)\d{2})(?![\d,])")
 _FY2 = re.compile(r"\bfy\s?'?(\d{2})\b", re.I)
 _DATE = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)"
                    r"\s+\d{1,2},?\s+(?:19|20)\d{2}\b", re.I)
-_DAYS_AFTER = re.compile(r"^\s*(?:calendar\s+)?days?\b", re.I)
 _COUNT_AFTER = re.compile(r"^\s+(?:[a-z][a-z-]+\s+){0,2}?[a-z][a-z-]+", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|none|neither|nor|without)\b|n't\b", re.I)
 _CLAUSE_END = re.compile(r"[;:]|,\s+(?:and|but|while|which|whereas|compared|as compared|versus|offset)\b|\.\s", re.I)
@@ -226,15 +225,13 @@ def _clause(text: str, a: int, b: int) -> str:
     return text[start:end].strip(" ,")
 
 
+_UNIT_OF_FORM = {"percent": "percent", "multiple": "ratio", "days": "days", "money": "amount"}
+
+
 def _figure_unit(n: dict, after: str) -> str:
-    if n["percent"]:
-        return "percent"
-    if n["multiple"]:
-        return "ratio"
-    if _DAYS_AFTER.match(after):
-        return "days"
-    if n["currency"] or n["scale"]:
-        return "amount"
+    form = number_form(n, after)
+    if form in _UNIT_OF_FORM:
+        return _UNIT_OF_FORM[form]
     if n["decimals"] == 0 and _COUNT_AFTER.match(after):
         return "count"
     return "ratio" if n["decimals"] else "count"

@@ -95,15 +95,14 @@ class Selector:
 def load_selector(path: str | Path | None = None) -> Selector:
     """The selector saved in ``path``; by default the file ``$PPKIT_SELECTOR`` names (a selector fitted on your own
     questions by ``ppkit bench fit-answers --out``), else the one fitted for the package."""
-    path = path or selector_override() or SELECTOR_PATH
-    if not Path(path).is_file():
-        raise InvalidInput(f"no answer selector at {path} (PPKIT_SELECTOR names a selector.json that "
-                           "`ppkit bench fit-answers --out` wrote; unset it for the package's own)")
-    return _load_selector(str(Path(path).resolve()))
+    return _load_selector(str(path or selector_override() or SELECTOR_PATH))
 
 
 @lru_cache(maxsize=4)
-def _load_selector(path: str) -> Selector:
+def _load_selector(path: str) -> Selector:  # read once per path (an error is not cached: read again next time)
+    if not Path(path).is_file():
+        raise InvalidInput(f"no answer selector at {path} (PPKIT_SELECTOR names a selector.json that "
+                           "`ppkit bench fit-answers --out` wrote; unset it for the package's own)")
     try:
         d = json.loads(Path(path).read_text(encoding="utf-8"))
         return Selector({k: float(d["weights"].get(k, 0.0)) for k in FEATURES}, float(d.get("bias", 0.0)),

@@ -67,7 +67,7 @@ from ..finance.catalogue import catalogue
 from .arithmetic import agrees, clause_span, evaluate, shown_formula, stated_change, tolerance
 from .question import read_question
 
-__all__ = ["verify_answer", "verify_block", "numbers_with_values", "find_number", "format_report", "summary_line", "column_years",
+__all__ = ["verify_answer", "verify_block", "numbers_with_values", "number_form", "find_number", "format_report", "summary_line", "column_years",
            "mask_references"]
 
 _SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "m": 1e6, "billion": 1e9, "bn": 1e9, "b": 1e9,
@@ -166,11 +166,19 @@ def _matches(claim: dict, doc_num: dict) -> bool:
     return any(abs(doc_num["value"] * s / claim["scale"] - claim["value"]) <= tol for s in scales)
 
 
-def _kind(n: dict) -> str:
-    """What a number measures, for the arithmetic: a percent, a multiple (``2.4x``), money (``$``, a scale
-    word) or a bare number."""
-    return "percent" if n["percent"] else "multiple" if n["multiple"] else "money" if n["currency"] or n["scale"] \
-        else "number"
+_DAYS_AFTER = re.compile(r"^\s*(?:calendar\s+)?days?\b", re.I)
+
+
+def number_form(n: dict, after: str = "") -> str:
+    """The form of a number of :func:`numbers_with_values` as written: ``percent``, ``multiple`` (``2.4x``),
+    ``days`` (``after``, the text that follows it, says days), ``money`` (``$``, a scale word) or ``number``."""
+    if n["percent"]:
+        return "percent"
+    if n["multiple"]:
+        return "multiple"
+    if after and _DAYS_AFTER.match(after):
+        return "days"
+    return "money" if n["currency"] or n["scale"] else "number"
 
 
 def _fits(n: dict, kind: str) -> bool:
@@ -627,7 +635,7 @@ def _derive(claims: list[dict], average: bool = False, rounds: int = 3) -> None:
     """
     for _ in range(rounds):
         formulas = {c["text"]: c["formula"] for c in claims if c.get("formula") and c["status"] == "computed"}
-        operands = list(dict.fromkeys((c["text"], c["_n"]["value"], _kind(c["_n"])) for c in claims
+        operands = list(dict.fromkeys((c["text"], c["_n"]["value"], number_form(c["_n"])) for c in claims
                                       if c["kind"] == "number" and c["status"] in ("verified", "computed", "given")))
         changed = False
         for c in claims:

@@ -186,15 +186,13 @@ def judge_markdown(result: dict, *, groups: bool = True) -> str:
                 out += ["", f"Confidence against the share correct ({store}, k={k}):", "",
                         "| confidence | n | correct | share correct |", "| --- | --- | --- | --- |"]
                 out += [f"| {b['bin']} | {b['n']} | {b['correct']} | {b['share']:.2f} |" for b in bins]
-    shown = [(r["store"], r["k"], r["verdict"], r.get("shown")) for r in result["rows"] if r.get("shown")]
     for store in result["stores"]:
         for k in result["ks"]:
-            mine = [(v, sh) for st, kk, v, sh in shown if st == store and kk == k]
-            wrong = [sh for v, sh in mine if v == "wrong"]
-            if mine:
-                out.append(f"\nShown \"verified\" ({store}, k={k}): {sum(sh == 'verified' for sh in wrong)} of "
-                           f"{len(wrong)} wrong blocks, {sum(sh == 'verified' for v, sh in mine if v == 'correct')} "
-                           f"of {sum(v == 'correct' for v, _ in mine)} correct ones.")
+            rows = [r for r in result["rows"] if r["store"] == store and r["k"] == k and r.get("shown")]
+            if rows:
+                wrong, right = ([r["shown"] for r in rows if r["verdict"] == v] for v in ("wrong", "correct"))
+                out.append(f"\nShown \"verified\" ({store}, k={k}): {wrong.count('verified')} of {len(wrong)} "
+                           f"wrong blocks, {right.count('verified')} of {len(right)} correct ones.")
     if result.get("sealed"):
         for store, by_k in (result.get("failures") or failure_kinds(result)).items():
             for k, kinds in by_k.items():
